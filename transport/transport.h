@@ -1,0 +1,97 @@
+// transport/transport.h: the one interface every messaging layer implements (tcp, udp,
+// nic, shm, and decorators such as fault). A transport moves frames of at most mtu()
+// bytes between the processes of one job; it knows nothing of supersteps or recovery.
+//
+// Contract (see DESIGN.md, "UCX" and "gRPC EventEngine" notes):
+//  - Set-up may throw std::runtime_error with a message a user can act on.
+//  - The data path never throws and never blocks: back-pressure is SendStatus::busy and
+//    the caller makes progress (receives) and retries; errors reach the FrameSink.
+//  - Frames are opaque here: the reliable layer above (recovery/) writes and checks the
+//    wire header. A reliable transport (tcp) delivers each peer's frames once, intact and
+//    in order; an unreliable one (udp, nic) may drop, duplicate or reorder them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bsp::transport {
+
+// What the process knows about itself when it builds its transport.
+struct TransportConfig {
+  int pid = 0;
+  int nprocs = 1;
+  std::uint32_t job_id = 0;
+  // Transport-specific settings from the command line / BSP_* environment, by name
+  // (e.g. "rcvbuf" -> "16777216", "iface" -> "lo", "fault" -> "drop=0.05,seed=7").
+  std::map<std::string, std::string> options;
+};
+
+struct Capabilities {
+  std::size_t mtu = 0;    // largest frame send() accepts, in bytes (header included)
+  bool reliable = false;  // true: frames arrive once, intact, in order per peer
+};
+
+enum class SendStatus {
+  sent,  // the frame was copied (or handed to the kernel); the caller may reuse it
+  busy,  // no room now: make progress (receive, flush) and send again
+};
+
+// One frame to send, for send_batch().
+struct OutFrame {
+  int peer = 0;
+  std::span<const std::byte> bytes;
+};
+
+// Receives what the transport delivers. Called only from inside receive().
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  // A frame from peer (or -1 when the transport cannot tell who sent it). The bytes are
+  // valid only during the call; copy what must outlive it.
+  virtual void on_frame(int peer, std::span<const std::byte> frame) = 0;
+  // The connection to peer is gone (closed, reset): the job cannot continue normally.
+  virtual void on_peer_lost(int peer, std::string_view why) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+
+  // ---- Set-up (collective, driven by the control plane) ----
+  // This process's address, published to every peer through the control plane.
+  virtual std::string local_address() = 0;
+  // Connects to every peer; addresses[i] is pid i's local_address(). Returns when the
+  // mesh is usable. Throws std::runtime_error on failure.
+  virtual void connect(const std::vector<std::string>& addresses) = 0;
+
+  // ---- Data path ----
+  // Sends one frame of at most capabilities().mtu bytes to peer (peer != own pid).
+  virtual SendStatus send(int peer, std::span<const std::byte> frame) = 0;
+  // Sends frames from the front until one is refused; returns how many were sent.
+  virtual std::size_t send_batch(std::span<const OutFrame> frames) {
+    std::size_t sent = 0;
+    for (const OutFrame& frame : frames) {
+      if (send(frame.peer, frame.bytes) != SendStatus::sent) break;
+      ++sent;
+    }
+    return sent;
+  }
+  // Delivers up to max_frames arrived frames to sink without blocking; returns how many.
+  virtual std::size_t receive(FrameSink& sink, std::size_t max_frames) = 0;
+  // Pushes out bytes queued inside the transport; true when nothing remains queued.
+  virtual bool flush() = 0;
+  // A descriptor (epoll/poll-able) that is readable when receive() may deliver frames
+  // or flush() may progress. Valid after connect().
+  virtual int wait_fd() const = 0;
+};
+
+}  // namespace bsp::transport
