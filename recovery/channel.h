@@ -46,6 +46,7 @@ struct ChannelConfig {
   std::uint32_t job_id = 0;
   std::size_t buffers = 0;         // shared pool size n (0: the layer's default)
   std::string ack_policy = "buffer";  // "buffer" (paper 001), "every", "pupa"
+  int spin_us = 50;                // wait(): poll this long before blocking (0: block at once)
 };
 
 class Channel {

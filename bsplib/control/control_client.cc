@@ -1,0 +1,146 @@
+// bsplib/control/control_client.cc: the process side of the control plane.
+#include "bsplib/control/control_client.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "bsplib/control/protocol.h"
+
+namespace bsp::control {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+constexpr std::chrono::milliseconds kHandshakeTimeout{120000};
+constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
+}  // namespace
+
+ControlClient::ControlClient(const std::string& host, unsigned short port) : socket_(io_) {
+  boost::system::error_code ec;
+  socket_.connect(tcp::endpoint(asio::ip::make_address(host), port), ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("cannot reach the job's coordinator at {}:{}: {}",
+                                         host, port, ec.message()));
+  }
+  socket_.set_option(tcp::no_delay(true));
+}
+
+bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t& type,
+                                 std::string& body) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (pending_.size() >= kFrameHeader) {
+      std::uint32_t length;
+      std::memcpy(&length, pending_.data(), 4);
+      if (pending_.size() >= kFrameHeader + length) {
+        type = static_cast<std::uint8_t>(pending_[4]);
+        body = pending_.substr(kFrameHeader, length);
+        pending_.erase(0, kFrameHeader + length);
+        return true;
+      }
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd waiter{fd(), POLLIN, 0};
+    int ready = ::poll(&waiter, 1, std::max<long>(0, left.count()));
+    if (ready == 0) return false;
+    if (ready < 0) continue;
+    char chunk[4096];
+    ssize_t got = ::recv(fd(), chunk, sizeof chunk, MSG_DONTWAIT);
+    if (got == 0) throw JobAborted{"the job's coordinator is gone"};
+    if (got < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      throw JobAborted{fmt::format("lost the job's coordinator: {}", std::strerror(errno))};
+    }
+    pending_.append(chunk, static_cast<std::size_t>(got));
+  }
+}
+
+JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::string& address) {
+  MessageWriter hello(MessageType::hello);
+  hello.i32(pid).i32(requested_nprocs).i32(static_cast<std::int32_t>(::getpid())).str(address);
+  asio::write(socket_, asio::buffer(hello.bytes()));
+  std::uint8_t type;
+  std::string body;
+  if (!read_message(kHandshakeTimeout, type, body)) {
+    throw std::runtime_error("timed out waiting for the other processes to start");
+  }
+  MessageReader reader(body);
+  JobStart start;
+  switch (static_cast<MessageType>(type)) {
+    case MessageType::start:
+      start.nprocs = reader.i32();
+      start.job_id = reader.u32();
+      for (int i = 0; i < start.nprocs; ++i) start.addresses.push_back(reader.str());
+      return start;
+    case MessageType::excess:
+      start.excess = true;
+      return start;
+    case MessageType::abort:
+      throw JobAborted{reader.str()};
+    default:
+      throw std::runtime_error("unexpected control message during the handshake");
+  }
+}
+
+void ControlClient::abort(const std::string& message) {
+  boost::system::error_code ec;
+  asio::write(socket_, asio::buffer(MessageWriter(MessageType::abort).str(message).bytes()), ec);
+  if (ec) return;
+  // Wait for the coordinator's echo: the message has been printed once it comes back.
+  auto deadline = std::chrono::steady_clock::now() + kAbortEchoTimeout;
+  std::uint8_t type;
+  std::string body;
+  try {
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (!read_message(left, type, body)) return;
+      if (static_cast<MessageType>(type) == MessageType::abort) return;
+    }
+  } catch (const JobAborted&) {
+  }
+}
+
+std::optional<std::string> ControlClient::poll_abort() {
+  std::uint8_t type;
+  std::string body;
+  try {
+    while (read_message(std::chrono::milliseconds(0), type, body)) {
+      if (static_cast<MessageType>(type) == MessageType::abort) {
+        return MessageReader(body).str();
+      }
+    }
+  } catch (const JobAborted& lost) {
+    return lost.message;
+  }
+  return std::nullopt;
+}
+
+void ControlClient::done(const std::string& report) {
+  boost::system::error_code ec;
+  asio::write(socket_, asio::buffer(MessageWriter(MessageType::done).str(report).bytes()), ec);
+}
+
+bool ControlClient::finished(std::chrono::milliseconds timeout) {
+  std::uint8_t type;
+  std::string body;
+  if (!read_message(timeout, type, body)) return false;
+  switch (static_cast<MessageType>(type)) {
+    case MessageType::finish:
+      return true;
+    case MessageType::abort:
+      throw JobAborted{MessageReader(body).str()};
+    default:
+      return false;
+  }
+}
+
+}  // namespace bsp::control

@@ -1,0 +1,60 @@
+// bsplib/control/control_client.h: a process's end of the control plane: the handshake
+// with the coordinator, abort in both directions, and the orderly goodbye at bsp_end.
+// Blocking calls with timeouts; poll_abort() is a cheap non-blocking check the engine
+// makes while it waits, so an abort or a dead peer stops this process promptly.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio.hpp>
+
+namespace bsp::control {
+
+struct JobStart {
+  bool excess = false;   // this process is not needed (pid >= job size)
+  int nprocs = 0;
+  std::uint32_t job_id = 0;
+  std::vector<std::string> addresses;  // index = pid
+};
+
+// Thrown when the coordinator says the job is being stopped (message already printed).
+struct JobAborted {
+  std::string message;
+};
+
+class ControlClient {
+ public:
+  ControlClient(const std::string& host, unsigned short port);
+
+  // Sends the hello and waits for the job's size and addresses. Throws JobAborted.
+  JobStart handshake(int pid, int requested_nprocs, const std::string& address);
+
+  // Tells the coordinator to stop the job with message, and waits (bounded) until it has
+  // printed it.
+  void abort(const std::string& message);
+
+  // Non-blocking: the abort message, if the coordinator has sent one.
+  std::optional<std::string> poll_abort();
+
+  // Reached bsp_end (report: "key=value ..." statistics). Then finished() tells when
+  // every process has.
+  void done(const std::string& report);
+  // Waits up to timeout for the coordinator's word that all processes reached bsp_end.
+  // Throws JobAborted if it says stop instead.
+  bool finished(std::chrono::milliseconds timeout);
+
+  int fd() { return socket_.native_handle(); }
+
+ private:
+  // Reads one message if one arrives within timeout; returns false on timeout.
+  bool read_message(std::chrono::milliseconds timeout, std::uint8_t& type, std::string& body);
+
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::socket socket_;
+  std::string pending_;  // bytes read but not yet a whole message
+};
+
+}  // namespace bsp::control

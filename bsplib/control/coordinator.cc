@@ -1,0 +1,338 @@
+// bsplib/control/coordinator.cc: handshake, orderly and unorderly shutdown, failure
+// detection and statistics for one job, on Boost.Asio (see coordinator.h).
+#include "bsplib/control/coordinator.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "bsplib/control/protocol.h"
+
+namespace bsp::control {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto kReapInterval = 20ms;     // how often launched processes are checked
+constexpr auto kLostGrace = 300ms;       // EOF without exit status: wait this long for it
+constexpr auto kKillGrace = 1000ms;      // after an abort, processes get this long to stop
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return "stopped";
+}
+
+}  // namespace
+
+struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
+  struct Session {
+    explicit Session(tcp::socket s) : socket(std::move(s)) {}
+    tcp::socket socket;
+    int pid = -1;
+    char header[kFrameHeader];
+    std::string body;
+  };
+
+  struct Process {
+    std::shared_ptr<Session> session;
+    pid_t os_pid = -1;
+    bool reaped = false;
+    int wait_status = 0;
+    bool hello = false;
+    bool excess = false;
+    bool done = false;
+    bool lost = false;  // control connection closed
+    int requested = 0;
+    std::string address;
+    std::string report;
+  };
+
+  Impl(asio::io_context& io_context, CoordinatorConfig cfg)
+      : io(io_context),
+        config(std::move(cfg)),
+        acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        reap_timer(io),
+        kill_timer(io),
+        processes(config.processes) {
+    for (std::size_t i = 0; i < config.os_pids.size() && i < processes.size(); ++i) {
+      processes[i].os_pid = config.os_pids[i];
+    }
+  }
+
+  void begin() {
+    accept();
+    schedule_reap();
+  }
+
+  // ---- connections ----
+  void accept() {
+    acceptor.async_accept([self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
+      if (ec) return;
+      s.set_option(tcp::no_delay(true));
+      auto session = std::make_shared<Session>(std::move(s));
+      self->read_header(session);
+      self->accept();
+    });
+  }
+
+  void read_header(const std::shared_ptr<Session>& session) {
+    asio::async_read(session->socket, asio::buffer(session->header, kFrameHeader),
+                     [self = shared_from_this(), session](boost::system::error_code ec, std::size_t) {
+                       if (ec) return self->on_closed(session);
+                       std::uint32_t length;
+                       std::memcpy(&length, session->header, 4);
+                       if (length > kMaxBody) return self->on_closed(session);
+                       session->body.resize(length);
+                       asio::async_read(session->socket, asio::buffer(session->body),
+                                        [self, session](boost::system::error_code ec2, std::size_t) {
+                                          if (ec2) return self->on_closed(session);
+                                          self->on_message(session);
+                                          self->read_header(session);
+                                        });
+                     });
+  }
+
+  void send(const std::shared_ptr<Session>& session, const std::string& bytes) {
+    // Control messages are small and rare: a blocking write keeps them in order.
+    boost::system::error_code ec;
+    asio::write(session->socket, asio::buffer(bytes), ec);
+  }
+
+  void on_message(const std::shared_ptr<Session>& session) {
+    auto type = static_cast<MessageType>(session->header[4]);
+    try {
+      MessageReader reader(session->body);
+      switch (type) {
+        case MessageType::hello: return on_hello(session, reader);
+        case MessageType::abort: return on_abort(session->pid, reader.str());
+        case MessageType::done: return on_done(session->pid, reader.str());
+        default:
+          break;
+      }
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "{}: bad control message: {}\n", config.who, error.what());
+    }
+  }
+
+  void on_hello(const std::shared_ptr<Session>& session, MessageReader& reader) {
+    int pid = reader.i32();
+    int requested = reader.i32();
+    pid_t os_pid = reader.i32();
+    std::string address = reader.str();
+    if (pid < 0 || pid >= config.processes || processes[pid].hello) {
+      fmt::print(stderr, "{}: unexpected hello from pid {}\n", config.who, pid);
+      return;
+    }
+    session->pid = pid;
+    Process& process = processes[pid];
+    process.session = session;
+    process.hello = true;
+    process.requested = requested;
+    process.address = std::move(address);
+    if (process.os_pid < 0 && pid != 0) process.os_pid = os_pid;
+    if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
+    if (std::all_of(processes.begin(), processes.end(), [](const Process& p) { return p.hello; })) {
+      start_job();
+    }
+  }
+
+  void start_job() {
+    int nprocs = config.processes;
+    for (const Process& p : processes) nprocs = std::min(nprocs, std::max(1, p.requested));
+    job_size = nprocs;
+    MessageWriter start(MessageType::start);
+    start.i32(nprocs).u32(config.job_id);
+    for (int pid = 0; pid < nprocs; ++pid) start.str(processes[pid].address);
+    const std::string& bytes = start.bytes();
+    for (int pid = 0; pid < config.processes; ++pid) {
+      if (pid < nprocs) {
+        send(processes[pid].session, bytes);
+      } else {
+        processes[pid].excess = true;
+        send(processes[pid].session, MessageWriter(MessageType::excess).bytes());
+      }
+    }
+  }
+
+  void on_done(int pid, std::string report) {
+    if (pid < 0) return;
+    processes[pid].done = true;
+    processes[pid].report = std::move(report);
+    if (aborted || job_size == 0) return;
+    for (int i = 0; i < job_size; ++i) {
+      if (!processes[i].done) return;
+    }
+    if (config.print_stats) print_reports();
+    const std::string& finish = MessageWriter(MessageType::finish).bytes();
+    for (int i = 0; i < job_size; ++i) send(processes[i].session, finish);
+  }
+
+  void on_abort(int pid, std::string message) {
+    if (aborted) return;
+    if (message.empty() || message.back() != '\n') message += '\n';
+    fmt::print(stderr, "{}", message);
+    std::fflush(stderr);
+    stop_all(message);
+    (void)pid;
+  }
+
+  void on_closed(const std::shared_ptr<Session>& session) {
+    int pid = session->pid;
+    if (pid < 0 || processes[pid].session != session) return;
+    Process& process = processes[pid];
+    process.lost = true;
+    if (aborted || process.done || process.excess) return check_over();
+    // Give the reaper a moment to learn how the process ended, for a better message.
+    auto timer = std::make_shared<asio::steady_timer>(io, kLostGrace);
+    timer->async_wait([self = shared_from_this(), timer, pid](boost::system::error_code) {
+      Process& p = self->processes[pid];
+      if (!self->aborted && !p.done && !p.excess) {
+        self->fail(pid, p.reaped ? describe_exit(p.wait_status) + " before bsp_end"
+                                 : "closed its connection before bsp_end");
+      }
+    });
+  }
+
+  // ---- failure and abort ----
+  void fail(int pid, const std::string& what) {
+    std::string message = fmt::format("{}: process pid {} {}; stopping the other processes\n",
+                                      config.who, pid, what);
+    fmt::print(stderr, "{}", message);
+    std::fflush(stderr);
+    failed = true;
+    stop_all(message);
+  }
+
+  void stop_all(const std::string& message) {
+    aborted = true;
+    abort_message = message;
+    const std::string& bytes = MessageWriter(MessageType::abort).str(message).bytes();
+    for (Process& p : processes) {
+      if (p.session && !p.lost) send(p.session, bytes);
+    }
+    kill_timer.expires_after(kKillGrace);
+    kill_timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec) return;
+      for (Process& p : self->processes) {
+        if (p.os_pid > 0 && !p.reaped) ::kill(p.os_pid, SIGKILL);
+      }
+    });
+    check_over();
+  }
+
+  // ---- processes ----
+  void schedule_reap() {
+    reap_timer.expires_after(kReapInterval);
+    reap_timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec) return;
+      self->reap();
+      if (!self->is_over) self->schedule_reap();
+    });
+  }
+
+  void reap() {
+    for (int pid = 0; pid < config.processes; ++pid) {
+      Process& p = processes[pid];
+      if (p.os_pid <= 0 || p.reaped) continue;
+      int status = 0;
+      pid_t got = ::waitpid(p.os_pid, &status, WNOHANG);
+      if (got == 0) continue;
+      p.reaped = true;
+      p.wait_status = got < 0 ? 0 : status;
+      bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
+      if (!clean) worst_status = std::max(worst_status, 1);
+      if (!aborted && !p.done && !p.excess) {
+        fail(pid, describe_exit(p.wait_status) +
+                      (p.hello ? " before bsp_end" : " before bsp_begin"));
+      }
+    }
+    check_over();
+  }
+
+  void check_over() {
+    for (const Process& p : processes) {
+      if (p.os_pid > 0 && !p.reaped) return;
+      // A process that is not our child (pid 0 in a program started without bsprun)
+      // counts as over when it finished or the job was aborted.
+      if (p.os_pid <= 0 && !aborted && !p.done && !p.excess) return;
+    }
+    if (is_over) return;
+    is_over = true;
+    reap_timer.cancel();
+    kill_timer.cancel();
+    boost::system::error_code ec;
+    acceptor.close(ec);
+    for (Process& p : processes) {
+      if (p.session) p.session->socket.close(ec);
+    }
+  }
+
+  void print_reports() {
+    // Reports are "key=value" pairs; print each process's and the sum of every key.
+    std::map<std::string, double> total;
+    std::vector<std::string> keys;
+    fmt::print(stderr, "{}: statistics\n", config.who);
+    for (int pid = 0; pid < job_size; ++pid) {
+      fmt::print(stderr, "  pid {:<3} {}\n", pid, processes[pid].report);
+      std::istringstream words(processes[pid].report);
+      std::string word;
+      while (words >> word) {
+        auto eq = word.find('=');
+        if (eq == std::string::npos) continue;
+        std::string key = word.substr(0, eq);
+        if (!total.count(key)) keys.push_back(key);
+        total[key] += std::strtod(word.c_str() + eq + 1, nullptr);
+      }
+    }
+    std::string line;
+    for (const std::string& key : keys) line += fmt::format(" {}={}", key, total[key]);
+    fmt::print(stderr, "  total  {}\n", line);
+    std::fflush(stderr);
+  }
+
+  asio::io_context& io;
+  CoordinatorConfig config;
+  tcp::acceptor acceptor;
+  asio::steady_timer reap_timer;
+  asio::steady_timer kill_timer;
+  std::vector<Process> processes;
+  int job_size = 0;
+  bool aborted = false;
+  bool failed = false;
+  bool is_over = false;
+  int worst_status = 0;
+  std::string abort_message;
+};
+
+Coordinator::Coordinator(asio::io_context& io, CoordinatorConfig config)
+    : impl_(std::make_shared<Impl>(io, std::move(config))) {
+  impl_->begin();
+}
+
+Coordinator::~Coordinator() = default;
+
+unsigned short Coordinator::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void Coordinator::set_os_pid(int pid, pid_t os_pid) { impl_->processes.at(pid).os_pid = os_pid; }
+
+bool Coordinator::over() const { return impl_->is_over; }
+
+int Coordinator::exit_status() const {
+  if (impl_->aborted) return 1;
+  return impl_->worst_status;
+}
+
+}  // namespace bsp::control

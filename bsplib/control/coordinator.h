@@ -1,0 +1,52 @@
+// bsplib/control/coordinator.h: the job's coordinator on the control plane. It runs in
+// bsprun (or, when a program is started without bsprun, in a thread of pid 0), accepts
+// one TCP connection per process, and:
+//  - handshake: collects every process's transport address and requested process count,
+//    then tells each the job's size and everyone's address (or that it is not needed);
+//  - orderly shutdown: when all processes reached bsp_end, lets them all leave;
+//  - unorderly shutdown: on bsp_abort, or a process that dies or exits before bsp_end,
+//    prints one message (naming the pid), tells every process to stop, and after a
+//    short grace period kills what is left;
+//  - statistics: prints the per-process reports sent at bsp_end (bsprun --stats).
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/asio.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bsp::control {
+
+struct CoordinatorConfig {
+  int processes = 1;              // processes launched (pids 0 .. processes-1)
+  std::uint32_t job_id = 0;
+  std::string who = "bsprun";     // prefix of the coordinator's own messages
+  bool print_stats = false;       // print the processes' statistics reports at the end
+  std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
+};
+
+class Coordinator {
+ public:
+  Coordinator(boost::asio::io_context& io, CoordinatorConfig config);
+  ~Coordinator();
+
+  // The TCP port processes connect to (on 127.0.0.1).
+  unsigned short port() const;
+
+  // Late registration of a launched process's OS pid (for reaping and killing).
+  void set_os_pid(int pid, pid_t os_pid);
+
+  // True once the job is over (all finished, or aborted and every process gone).
+  bool over() const;
+  // The job's exit status: 0 when every process finished bsp_end and exited 0.
+  int exit_status() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace bsp::control

@@ -1,0 +1,82 @@
+// bsplib/control/protocol.h: the control plane's messages (launcher/coordinator <-> each
+// process), over TCP, separate from the data network as in paper 001 §3.1. A message is
+// [u32 body length][u8 type][body]; bodies are built with MessageWriter and read with
+// MessageReader (little-endian integers, length-prefixed strings).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bsp::control {
+
+enum class MessageType : std::uint8_t {
+  hello = 1,   // process -> coordinator: i32 pid, i32 requested nprocs, i32 os pid, str address
+  start = 2,   // coordinator -> process: i32 nprocs, u32 job id, nprocs x str address
+  excess = 3,  // coordinator -> process: not needed (pid >= nprocs): leave quietly
+  abort = 4,   // either way: str message (coordinator -> process: stop now)
+  done = 5,    // process -> coordinator: reached bsp_end; str statistics report (may be empty)
+  finish = 6,  // coordinator -> process: every process reached bsp_end; close and leave
+};
+
+inline constexpr std::size_t kFrameHeader = 5;         // u32 length + u8 type
+inline constexpr std::uint32_t kMaxBody = 16u << 20;  // sanity bound on a message body
+
+class MessageWriter {
+ public:
+  explicit MessageWriter(MessageType type) : bytes_(kFrameHeader) {
+    bytes_[4] = static_cast<char>(type);
+  }
+  MessageWriter& i32(std::int32_t value) { return raw(&value, 4); }
+  MessageWriter& u32(std::uint32_t value) { return raw(&value, 4); }
+  MessageWriter& str(std::string_view text) {
+    u32(static_cast<std::uint32_t>(text.size()));
+    return raw(text.data(), text.size());
+  }
+  // The finished message, length field filled in.
+  const std::string& bytes() {
+    std::uint32_t body = static_cast<std::uint32_t>(bytes_.size() - kFrameHeader);
+    std::memcpy(bytes_.data(), &body, 4);
+    return bytes_;
+  }
+
+ private:
+  MessageWriter& raw(const void* data, std::size_t size) {
+    bytes_.append(static_cast<const char*>(data), size);
+    return *this;
+  }
+  std::string bytes_;
+};
+
+class MessageReader {
+ public:
+  explicit MessageReader(std::string_view body) : body_(body) {}
+  std::int32_t i32() { return scalar<std::int32_t>(); }
+  std::uint32_t u32() { return scalar<std::uint32_t>(); }
+  std::string str() {
+    std::uint32_t size = u32();
+    need(size);
+    std::string text(body_.substr(0, size));
+    body_.remove_prefix(size);
+    return text;
+  }
+
+ private:
+  template <typename T>
+  T scalar() {
+    need(sizeof(T));
+    T value;
+    std::memcpy(&value, body_.data(), sizeof(T));
+    body_.remove_prefix(sizeof(T));
+    return value;
+  }
+  void need(std::size_t size) const {
+    if (body_.size() < size) throw std::runtime_error("truncated control message");
+  }
+  std::string_view body_;
+};
+
+}  // namespace bsp::control

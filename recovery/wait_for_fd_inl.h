@@ -1,0 +1,23 @@
+// recovery/wait_for_fd_inl.h: the template part of wait_for_fd.h.
+#pragma once
+
+#include <sched.h>
+
+namespace bsp::recovery {
+
+template <typename ReadyCheck>
+bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, ReadyCheck&& ready) {
+  using clock = std::chrono::steady_clock;
+  auto start = clock::now();
+  auto spin = std::min<std::chrono::microseconds>(std::chrono::microseconds(spin_us), timeout);
+  unsigned rounds = 0;
+  while (clock::now() - start < spin) {
+    if (ready()) return true;
+    if (++rounds % 16 == 0) sched_yield();  // let a peer sharing this core run
+  }
+  auto left = timeout - std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start);
+  if (left.count() <= 0) return ready();
+  return block_on_fd(fd, left);
+}
+
+}  // namespace bsp::recovery
