@@ -54,10 +54,10 @@ bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t
     if (ready < 0) continue;
     char chunk[4096];
     ssize_t got = ::recv(fd(), chunk, sizeof chunk, MSG_DONTWAIT);
-    if (got == 0) throw JobAborted{"the job's coordinator is gone"};
+    if (got == 0) throw JobAborted{"the job's coordinator is gone", false};
     if (got < 0) {
       if (errno == EAGAIN || errno == EINTR) continue;
-      throw JobAborted{fmt::format("lost the job's coordinator: {}", std::strerror(errno))};
+      throw JobAborted{fmt::format("lost the job's coordinator: {}", std::strerror(errno)), false};
     }
     pending_.append(chunk, static_cast<std::size_t>(got));
   }
@@ -109,17 +109,17 @@ void ControlClient::abort(const std::string& message) {
   }
 }
 
-std::optional<std::string> ControlClient::poll_abort() {
+std::optional<JobAborted> ControlClient::poll_abort() {
   std::uint8_t type;
   std::string body;
   try {
     while (read_message(std::chrono::milliseconds(0), type, body)) {
       if (static_cast<MessageType>(type) == MessageType::abort) {
-        return MessageReader(body).str();
+        return JobAborted{MessageReader(body).str(), true};
       }
     }
   } catch (const JobAborted& lost) {
-    return lost.message;
+    return lost;
   }
   return std::nullopt;
 }

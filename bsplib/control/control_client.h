@@ -20,9 +20,10 @@ struct JobStart {
   std::vector<std::string> addresses;  // index = pid
 };
 
-// Thrown when the coordinator says the job is being stopped (message already printed).
+// The job is being stopped: thrown by the blocking calls, returned by poll_abort().
 struct JobAborted {
   std::string message;
+  bool printed = true;  // false: the coordinator is gone, nobody printed a message yet
 };
 
 class ControlClient {
@@ -36,8 +37,8 @@ class ControlClient {
   // printed it.
   void abort(const std::string& message);
 
-  // Non-blocking: the abort message, if the coordinator has sent one.
-  std::optional<std::string> poll_abort();
+  // Non-blocking: set if the coordinator said stop, or is gone.
+  std::optional<JobAborted> poll_abort();
 
   // Reached bsp_end (report: "key=value ..." statistics). Then finished() tells when
   // every process has.

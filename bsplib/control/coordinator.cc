@@ -63,10 +63,18 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   Impl(asio::io_context& io_context, CoordinatorConfig cfg)
       : io(io_context),
         config(std::move(cfg)),
-        acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        acceptor(io),
         reap_timer(io),
         kill_timer(io),
         processes(config.processes) {
+    if (config.listen_fd >= 0) {
+      acceptor.assign(tcp::v4(), config.listen_fd);
+    } else {
+      tcp::endpoint local(asio::ip::make_address("127.0.0.1"), 0);
+      acceptor.open(local.protocol());
+      acceptor.bind(local);
+      acceptor.listen();
+    }
     for (std::size_t i = 0; i < config.os_pids.size() && i < processes.size(); ++i) {
       processes[i].os_pid = config.os_pids[i];
     }

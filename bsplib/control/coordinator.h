@@ -26,6 +26,7 @@ struct CoordinatorConfig {
   std::string who = "bsprun";     // prefix of the coordinator's own messages
   bool print_stats = false;       // print the processes' statistics reports at the end
   std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
+  int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
 };
 
 class Coordinator {

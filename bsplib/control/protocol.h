@@ -27,7 +27,7 @@ inline constexpr std::uint32_t kMaxBody = 16u << 20;  // sanity bound on a messa
 
 class MessageWriter {
  public:
-  explicit MessageWriter(MessageType type) : bytes_(kFrameHeader) {
+  explicit MessageWriter(MessageType type) : bytes_(kFrameHeader, '\0') {
     bytes_[4] = static_cast<char>(type);
   }
   MessageWriter& i32(std::int32_t value) { return raw(&value, 4); }

@@ -1,0 +1,144 @@
+// bsplib/bsprun.cc: the launcher. `bsprun -n P [--transport=NAME] [--stats] [--opt=value]
+// prog args...` starts P processes of prog on this host, hosts the job's coordinator
+// (control plane: handshake, abort, failure detection, statistics), forwards stdin to
+// pid 0, and exits with the job's status. Options become BSP_* environment variables,
+// which is also how a program run without bsprun picks them up.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bsplib/control/coordinator.h"
+#include "bsplib/options.h"
+#include "transport/registry.h"
+
+namespace {
+
+[[noreturn]] void usage(const std::string& problem) {
+  if (!problem.empty()) fmt::print(stderr, "bsprun: {}\n", problem);
+  fmt::print(stderr,
+             "usage: bsprun -n P [options] program [arguments...]\n"
+             "  -n P, --nprocs=P        number of processes (default: 1)\n");
+  for (const bsp::OptionHelp& option : bsp::option_help()) {
+    fmt::print(stderr, "  --{:<22}{}\n", std::string(option.name) + "=...", option.meaning);
+  }
+  fmt::print(stderr, "transports built in: {}\n", fmt::join(bsp::transport::transport_names(), ", "));
+  std::exit(problem.empty() ? 0 : 2);
+}
+
+std::string environment_name(std::string option) {
+  std::string name = "BSP_";
+  for (char c : option) name += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+bool known_option(const std::string& name) {
+  for (const bsp::OptionHelp& option : bsp::option_help()) {
+    if (name == option.name) return true;
+  }
+  return false;
+}
+
+int parse_count(const std::string& text) {
+  char* end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || value < 1 || value > 65535) usage("-n needs a process count from 1 to 65535");
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int processes = 1;
+  std::vector<std::pair<std::string, std::string>> settings;  // BSP_* variables to set
+  int first = 1;
+  for (; first < argc; ++first) {
+    std::string arg = argv[first];
+    if (arg == "-h" || arg == "--help") usage("");
+    if (arg == "--") {
+      ++first;
+      break;
+    }
+    if (arg.rfind("-", 0) != 0) break;
+    if (arg == "-n" || arg == "-np" || arg == "--nprocs") {
+      if (first + 1 >= argc) usage(arg + " needs a value");
+      processes = parse_count(argv[++first]);
+    } else if (arg.rfind("-n", 0) == 0 && arg.size() > 2 && std::isdigit(static_cast<unsigned char>(arg[2]))) {
+      processes = parse_count(arg.substr(2));
+    } else if (arg.rfind("--nprocs=", 0) == 0) {
+      processes = parse_count(arg.substr(9));
+    } else if (arg.rfind("--", 0) == 0) {
+      std::string name = arg.substr(2);
+      std::string value = "1";
+      if (auto eq = name.find('='); eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      }
+      if (!known_option(name)) usage(fmt::format("unknown option --{}", name));
+      settings.emplace_back(environment_name(name), value);
+    } else {
+      usage(fmt::format("unknown option {}", arg));
+    }
+  }
+  if (first >= argc) usage("no program to run");
+  for (const auto& [name, value] : settings) ::setenv(name.c_str(), value.c_str(), 1);
+
+  bsp::RunOptions options;
+  try {
+    options = bsp::options_from_environment();
+  } catch (const std::exception& error) {
+    usage(error.what());
+  }
+  auto names = bsp::transport::transport_names();
+  if (std::find(names.begin(), names.end(), options.transport) == names.end()) {
+    usage(fmt::format("unknown transport '{}'", options.transport));
+  }
+
+  std::uint32_t job_id = 0;
+  if (::getrandom(&job_id, sizeof job_id, 0) != sizeof job_id || job_id == 0) job_id = static_cast<std::uint32_t>(::getpid());
+
+  boost::asio::io_context io;
+  bsp::control::CoordinatorConfig config;
+  config.processes = processes;
+  config.job_id = job_id;
+  config.who = "bsprun";
+  config.print_stats = options.stats;
+  bsp::control::Coordinator coordinator(io, config);
+
+  ::setenv("BSP_CONTROL", fmt::format("127.0.0.1:{}", coordinator.port()).c_str(), 1);
+  ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
+  ::setenv("BSP_JOB_ID", std::to_string(job_id).c_str(), 1);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  for (int pid = 0; pid < processes; ++pid) {
+    pid_t child = ::fork();
+    if (child < 0) {
+      std::perror("bsprun: fork");
+      return 1;
+    }
+    if (child == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
+      ::setenv("BSP_PID", std::to_string(pid).c_str(), 1);
+      if (pid != 0) {
+        int null = ::open("/dev/null", O_RDONLY);
+        if (null >= 0) ::dup2(null, STDIN_FILENO);
+      }
+      ::execvp(argv[first], argv + first);
+      fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
+      ::_exit(127);
+    }
+    coordinator.set_os_pid(pid, child);
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  io.run();
+  return coordinator.exit_status();
+}

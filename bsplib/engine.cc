@@ -1,0 +1,386 @@
+// bsplib/engine.cc: the superstep engine (see engine.h for the protocol).
+#include "bsplib/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+namespace bsp {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr auto kWaitSlice = 20ms;        // longest single block before re-checking the job
+constexpr auto kDrainLimit = 5s;         // bsp_end: longest wait for the last acknowledgements
+constexpr int kMaxTagSize = 1 << 20;     // a sanity bound on bsp_set_tagsize
+}  // namespace
+
+Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, JobControl& job)
+    : pid_(pid),
+      nprocs_(nprocs),
+      channel_(std::move(channel)),
+      job_(job),
+      max_payload_(channel_ ? channel_->max_payload() : 0),
+      outgoing_(static_cast<std::size_t>(nprocs)),
+      incoming_(static_cast<std::size_t>(nprocs)) {}
+
+Engine::~Engine() = default;
+
+// ---------------------------------------------------------------- errors and checks
+
+void Engine::usage_error(std::string_view call, const std::string& what) {
+  job_.abort_job(fmt::format("bsplib: {} on pid {}: {}", call, pid_, what));
+  __builtin_unreachable();
+}
+
+void Engine::check_pid(std::string_view call, int pid) {
+  if (pid < 0 || pid >= nprocs_) {
+    usage_error(call, fmt::format("pid {} is out of range (there are {} processes, pids 0..{})",
+                                  pid, nprocs_, nprocs_ - 1));
+  }
+}
+
+std::uint32_t Engine::registration_of(std::string_view call, int pid, const void* address,
+                                      long offset, long nbytes) {
+  check_pid(call, pid);
+  if (offset < 0 || nbytes < 0) {
+    usage_error(call, fmt::format("negative offset {} or size {}", offset, nbytes));
+  }
+  auto index = registrations_.find(address);
+  if (!index) {
+    usage_error(call, fmt::format("address {} (offset {}, {} bytes, pid {}) is not registered; "
+                                  "bsp_push_reg takes effect at the next bsp_sync",
+                                  address, offset, nbytes, pid));
+  }
+  return *index;
+}
+
+// ---------------------------------------------------------------- DRMA
+
+void Engine::push_reg(const void* address, long size) {
+  if (size < 0) usage_error("bsp_push_reg", fmt::format("negative size {}", size));
+  registrations_.push(address, static_cast<std::size_t>(size));
+}
+
+void Engine::pop_reg(const void* address) {
+  if (!registrations_.pop(address)) {
+    usage_error("bsp_pop_reg", fmt::format("address {} is not registered", static_cast<const void*>(address)));
+  }
+}
+
+void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
+  const char* call = buffered ? "bsp_put" : "bsp_hpput";
+  std::uint32_t registration = registration_of(call, pid, dst, offset, nbytes);
+  if (nbytes == 0) return;
+  if (buffered) {
+    records::Writer(outgoing_[pid].stream)
+        .put(registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
+  } else {
+    hpputs_.push_back(HpPut{pid, src, registration, static_cast<std::uint32_t>(offset),
+                            static_cast<std::uint32_t>(nbytes)});
+  }
+}
+
+void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) {
+  std::uint32_t registration = registration_of("bsp_get", pid, src, offset, nbytes);
+  if (nbytes == 0) return;
+  auto request_id = static_cast<std::uint32_t>(pending_gets_.size());
+  pending_gets_.push_back(PendingGet{static_cast<std::byte*>(dst), static_cast<std::uint32_t>(nbytes), pid});
+  Outgoing& out = outgoing_[pid];
+  records::Writer(out.stream)
+      .get_request(registration, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(nbytes), request_id);
+  ++out.get_requests;
+  out.reply_bytes_expected += static_cast<std::uint64_t>(nbytes);
+}
+
+// ---------------------------------------------------------------- BSMP
+
+void Engine::set_tagsize(int* tag_nbytes) {
+  if (*tag_nbytes < 0 || *tag_nbytes > kMaxTagSize) {
+    usage_error("bsp_set_tagsize", fmt::format("tag size {} is out of range 0..{}", *tag_nbytes, kMaxTagSize));
+  }
+  int previous = next_tagsize_;
+  next_tagsize_ = *tag_nbytes;
+  *tag_nbytes = previous;
+}
+
+void Engine::send(int pid, const void* tag, const void* payload, long nbytes) {
+  check_pid("bsp_send", pid);
+  if (nbytes < 0) usage_error("bsp_send", fmt::format("negative payload size {}", nbytes));
+  records::Writer(outgoing_[pid].stream)
+      .message(tag, static_cast<std::uint32_t>(tagsize_), payload, static_cast<std::uint32_t>(nbytes));
+}
+
+void Engine::qsize(int* nmessages, int* accum_nbytes) const {
+  if (nmessages) *nmessages = static_cast<int>(messages_.size());
+  if (accum_nbytes) *accum_nbytes = static_cast<int>(messages_.payload_bytes());
+}
+
+void Engine::get_tag(int* status, void* tag) const {
+  if (messages_.size() == 0) {
+    *status = -1;
+    return;
+  }
+  MessageQueue::Message message = messages_.front();
+  *status = static_cast<int>(message.payload_size);
+  if (message.tag_size > 0 && tag) std::memcpy(tag, message.tag, message.tag_size);
+}
+
+void Engine::move(void* payload, long reception_nbytes) {
+  if (messages_.size() == 0) usage_error("bsp_move", "the message queue is empty");
+  MessageQueue::Message message = messages_.front();
+  std::size_t size = std::min<std::size_t>(message.payload_size, static_cast<std::size_t>(std::max(0L, reception_nbytes)));
+  if (size > 0) std::memcpy(payload, message.payload, size);
+  messages_.pop_front();
+}
+
+int Engine::hpmove(void** tag_ptr, void** payload_ptr) {
+  if (messages_.size() == 0) return -1;
+  MessageQueue::Message message = messages_.front();
+  *tag_ptr = const_cast<std::byte*>(message.tag);
+  *payload_ptr = const_cast<std::byte*>(message.payload);
+  messages_.pop_front();
+  return static_cast<int>(message.payload_size);
+}
+
+// ---------------------------------------------------------------- receiving
+
+void Engine::on_payload(int peer, std::span<const std::byte> payload) {
+  Incoming& in = incoming_[peer];
+  in.stream.insert(in.stream.end(), payload.begin(), payload.end());
+  if (in_sync_) parse(peer);
+}
+
+void Engine::on_peer_lost(int peer, std::string_view why) {
+  if (finishing_) return;
+  // The coordinator usually knows better (exit status, signal): give it a moment.
+  auto deadline = Clock::now() + 1s;
+  while (Clock::now() < deadline) {
+    job_.check_for_abort();
+    std::this_thread::sleep_for(10ms);
+  }
+  job_.abort_job(fmt::format("bsplib: pid {} lost contact with pid {} ({})", pid_, peer, why));
+}
+
+void Engine::parse(int src) {
+  Incoming& in = incoming_[src];
+  while (in.phase != Phase::complete) {
+    bool bad = false;
+    std::size_t size = records::record_size(in.stream, in.parsed, bad);
+    if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
+    if (size == 0) return;
+    const std::byte* at = in.stream.data() + in.parsed;
+    auto kind = static_cast<records::Kind>(at[0]);
+    if (in.phase == Phase::records) {
+      switch (kind) {
+        case records::Kind::put:
+          in.puts.push_back(records::read_put(at, in.parsed));
+          break;
+        case records::Kind::get_request:
+          in.get_requests.push_back(records::read_get_request(at));
+          break;
+        case records::Kind::message: {
+          records::Message m = records::read_message(at, in.parsed);
+          const std::byte* tag = in.stream.data() + m.tag_at;
+          messages_.add_arriving({tag, m.tag_size}, {tag + m.tag_size, m.payload_size});
+          break;
+        }
+        case records::Kind::end: {
+          records::End end = records::read_end(at);
+          if (end.fingerprint != registrations_.superstep_fingerprint()) {
+            job_.abort_job(fmt::format(
+                "bsplib: registrations differ between processes in superstep {}: pid {} made {}, "
+                "pid {} made {} (bsp_push_reg/bsp_pop_reg must be called in the same order everywhere)",
+                superstep_, pid_, registrations_.superstep_summary(), src,
+                fmt::format("{} bsp_push_reg", end.pushes)));
+          }
+          in.phase = in.reply_bytes_missing > 0 ? Phase::replies : Phase::complete;
+          ++ended_;
+          break;
+        }
+        case records::Kind::get_reply:
+          job_.abort_job(fmt::format("bsplib: pid {} got an unexpected get reply from pid {}", pid_, src));
+      }
+    } else {
+      if (kind != records::Kind::get_reply) {
+        job_.abort_job(fmt::format("bsplib: pid {} expected get replies from pid {}", pid_, src));
+      }
+      records::GetReply reply = records::read_get_reply(at, in.parsed);
+      apply_reply(src, reply, in.stream.data() + reply.data_at);
+      in.reply_bytes_missing -= std::min<std::uint64_t>(reply.size, in.reply_bytes_missing);
+      if (in.reply_bytes_missing == 0) in.phase = Phase::complete;
+    }
+    in.parsed += size;
+  }
+}
+
+void Engine::apply_reply(int src, const records::GetReply& reply, const std::byte* data) {
+  if (reply.request_id >= pending_gets_.size() || pending_gets_[reply.request_id].from != src ||
+      std::uint64_t{reply.piece_offset} + reply.size > pending_gets_[reply.request_id].size) {
+    job_.abort_job(fmt::format("bsplib: pid {} got a get reply from pid {} that matches no request", pid_, src));
+  }
+  std::memcpy(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
+}
+
+// ---------------------------------------------------------------- the end of a superstep
+
+void Engine::serve_gets() {
+  for (int src = 0; src < nprocs_; ++src) {
+    for (const records::GetRequest& request : incoming_[src].get_requests) {
+      const Registration* area = registrations_.get(request.registration);
+      if (!area || std::uint64_t{request.offset} + request.size > area->size) {
+        job_.abort_job(fmt::format(
+            "bsplib: bsp_get by pid {} from pid {}: offset {} + {} bytes is outside registration #{} "
+            "({} bytes on pid {})",
+            src, pid_, request.offset, request.size, request.registration, area ? area->size : 0, pid_));
+      }
+      const std::byte* from = static_cast<const std::byte*>(area->address) + request.offset;
+      // Large replies go out in pieces no bigger than a payload, so they pack and flow.
+      std::uint32_t piece = static_cast<std::uint32_t>(std::max<std::size_t>(max_payload_, 4096));
+      for (std::uint32_t done = 0; done < request.size; done += piece) {
+        std::uint32_t size = std::min(piece, request.size - done);
+        records::Writer(outgoing_[src].stream).get_reply(request.request_id, done, from + done, size);
+      }
+    }
+  }
+}
+
+void Engine::apply_puts() {
+  for (int src = 0; src < nprocs_; ++src) {
+    const Incoming& in = incoming_[src];
+    for (const records::Put& put : in.puts) {
+      const Registration* area = registrations_.get(put.registration);
+      if (!area || std::uint64_t{put.offset} + put.size > area->size) {
+        job_.abort_job(fmt::format(
+            "bsplib: bsp_put by pid {} into pid {}: offset {} + {} bytes is outside registration #{} "
+            "({} bytes on pid {})",
+            src, pid_, put.offset, put.size, put.registration, area ? area->size : 0, pid_));
+      }
+      std::memcpy(static_cast<std::byte*>(const_cast<void*>(area->address)) + put.offset,
+                  in.stream.data() + put.data_at, put.size);
+    }
+  }
+}
+
+// Records addressed to this process skip the channel.
+void Engine::deliver_local() {
+  Outgoing& out = outgoing_[pid_];
+  if (out.sent == out.stream.size()) return;
+  Incoming& in = incoming_[pid_];
+  in.stream.insert(in.stream.end(), out.stream.begin() + static_cast<std::ptrdiff_t>(out.sent), out.stream.end());
+  out.sent = out.stream.size();
+  parse(pid_);
+}
+
+bool Engine::send_pending() {
+  bool sent_any = false;
+  for (int step = 1; step < nprocs_; ++step) {
+    int peer = (pid_ + step) % nprocs_;
+    Outgoing& out = outgoing_[peer];
+    while (out.sent < out.stream.size()) {
+      std::size_t size = std::min(max_payload_, out.stream.size() - out.sent);
+      if (channel_->send(peer, {out.stream.data() + out.sent, size}) != recovery::SendResult::ok) break;
+      out.sent += size;
+      sent_any = true;
+    }
+  }
+  return sent_any;
+}
+
+bool Engine::all_sent() const {
+  for (const Outgoing& out : outgoing_) {
+    if (out.sent != out.stream.size()) return false;
+  }
+  return true;
+}
+
+void Engine::pump() {
+  bool moved = send_pending();
+  moved |= channel_->progress(*this) > 0;
+  if (moved) return;
+  job_.check_for_abort();
+  awaited_.clear();
+  for (int peer = 0; peer < nprocs_; ++peer) {
+    if (peer != pid_ && incoming_[peer].phase != Phase::complete) awaited_.push_back(peer);
+  }
+  channel_->wait(awaited_, kWaitSlice);
+}
+
+void Engine::sync() {
+  auto started = Clock::now();
+  in_sync_ = true;
+  // 1. Unbuffered puts read their source now; every stream gets its `end`.
+  for (const HpPut& hp : hpputs_) {
+    records::Writer(outgoing_[hp.pid].stream).put(hp.registration, hp.offset, hp.src, hp.size);
+  }
+  hpputs_.clear();
+  for (int peer = 0; peer < nprocs_; ++peer) {
+    Outgoing& out = outgoing_[peer];
+    records::Writer(out.stream)
+        .end(records::End{static_cast<std::uint32_t>(superstep_), registrations_.pushes_this_superstep(),
+                          registrations_.superstep_fingerprint(), out.get_requests});
+    incoming_[peer].reply_bytes_missing = out.reply_bytes_expected;
+  }
+  for (int src = 0; src < nprocs_; ++src) parse(src);  // early arrivals
+  deliver_local();
+  // 2. The exchange, until every process's `end` is here.
+  while (ended_ < nprocs_) pump();
+  // 3. Gets read memory before this superstep's puts land.
+  serve_gets();
+  deliver_local();
+  apply_puts();
+  // 4. Replies to this process's gets, and everything it owes others, out.
+  for (;;) {
+    bool complete = all_sent();
+    for (const Incoming& in : incoming_) complete &= in.phase == Phase::complete;
+    if (complete) break;
+    pump();
+  }
+  // 5. The next superstep begins.
+  registrations_.commit();
+  messages_.deliver_arrived();
+  tagsize_ = next_tagsize_;
+  pending_gets_.clear();
+  for (Outgoing& out : outgoing_) {
+    out.stream.clear();
+    out.sent = 0;
+    out.get_requests = 0;
+    out.reply_bytes_expected = 0;
+  }
+  for (Incoming& in : incoming_) {
+    in.stream.erase(in.stream.begin(), in.stream.begin() + static_cast<std::ptrdiff_t>(in.parsed));
+    in.parsed = 0;
+    in.phase = Phase::records;
+    in.puts.clear();
+    in.get_requests.clear();
+  }
+  ended_ = 0;
+  in_sync_ = false;
+  ++superstep_;
+  channel_->progress(*this);  // push out anything the transport still queues
+  communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
+}
+
+void Engine::finish() {
+  sync();
+  finishing_ = true;
+  auto deadline = Clock::now() + kDrainLimit;
+  while (!channel_->all_acknowledged() && Clock::now() < deadline) {
+    if (channel_->progress(*this) == 0) {
+      job_.check_for_abort();
+      channel_->wait({}, 1ms);
+    }
+  }
+}
+
+void Engine::keep_alive(std::chrono::milliseconds how_long) {
+  auto deadline = Clock::now() + how_long;
+  while (Clock::now() < deadline) {
+    if (channel_->progress(*this) == 0) channel_->wait({}, std::min<std::chrono::milliseconds>(how_long, 1ms));
+  }
+}
+
+}  // namespace bsp

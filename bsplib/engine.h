@@ -1,0 +1,148 @@
+// bsplib/engine.h: the superstep engine: registration, DRMA (put/get and the unbuffered
+// hp variants), BSMP (send/move/tags) and the sync protocol, over a reliable channel.
+//
+// Communication posted in a superstep is only recorded (puts copy their source now) in
+// one record stream per destination (superstep_records.h). bsp_sync then:
+//   1. appends hp-put data (read now) and an `end` record to every stream, and sends the
+//      streams as channel payloads, destinations visited in the order pid+1, pid+2, ...
+//      so processes do not all hit the same peer at once (scheduling), many records per
+//      payload (packing);
+//   2. receives until every peer's `end` has arrived (that is the barrier: one payload
+//      each way per pair when nothing else is sent);
+//   3. serves the get requests it received, reading its memory before any put of the
+//      superstep lands, then applies the puts (source by source, in call order);
+//   4. waits for the replies to its own gets;
+//   5. commits registration changes and the tag size, and delivers the messages.
+// Records of a peer's next superstep that arrive early stay buffered until then.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bsplib/message_queue.h"
+#include "bsplib/registration_table.h"
+#include "bsplib/superstep_records.h"
+#include "recovery/channel.h"
+
+namespace bsp {
+
+// What the engine needs from the runtime around it.
+class JobControl {
+ public:
+  virtual ~JobControl() = default;
+  // Stops the whole job with message (printed once by the coordinator). Does not return.
+  [[noreturn]] virtual void abort_job(const std::string& message) = 0;
+  // Checked while waiting: leaves quietly if the coordinator says the job is stopping.
+  virtual void check_for_abort() = 0;
+};
+
+class Engine : private recovery::PayloadSink {
+ public:
+  Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, JobControl& job);
+  ~Engine() override;
+
+  int pid() const { return pid_; }
+  int nprocs() const { return nprocs_; }
+
+  // DRMA
+  void push_reg(const void* address, long size);
+  void pop_reg(const void* address);
+  void put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered);
+  void get(int pid, const void* src, long offset, void* dst, long nbytes);
+
+  // BSMP
+  void set_tagsize(int* tag_nbytes);
+  void send(int pid, const void* tag, const void* payload, long nbytes);
+  void qsize(int* nmessages, int* accum_nbytes) const;
+  void get_tag(int* status, void* tag) const;
+  void move(void* payload, long reception_nbytes);
+  int hpmove(void** tag_ptr, void** payload_ptr);
+
+  void sync();
+  // bsp_end: a last superstep, then waits (bounded) until the channel has delivered all.
+  void finish();
+  // Keeps the protocol running (answering acks and probes) while the runtime waits for
+  // the other processes to finish.
+  void keep_alive(std::chrono::milliseconds how_long);
+
+  double communication_seconds() const { return communication_seconds_; }
+  long supersteps() const { return superstep_; }
+  const recovery::Channel& channel() const { return *channel_; }
+
+  // Reports a misuse of the API by this process (names the call and pid); never returns.
+  [[noreturn]] void usage_error(std::string_view call, const std::string& what);
+
+ private:
+  struct Outgoing {
+    std::vector<std::byte> stream;  // records of the superstep (then get replies)
+    std::size_t sent = 0;           // bytes handed to the channel
+    std::uint32_t get_requests = 0;
+    std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
+  };
+  enum class Phase { records, replies, complete };
+  struct Incoming {
+    std::vector<std::byte> stream;
+    std::size_t parsed = 0;
+    Phase phase = Phase::records;
+    std::vector<records::Put> puts;
+    std::vector<records::GetRequest> get_requests;
+    std::uint64_t reply_bytes_missing = 0;
+  };
+  struct PendingGet {
+    std::byte* dst;
+    std::uint32_t size;
+    int from;
+  };
+  struct HpPut {
+    int pid;
+    const void* src;
+    std::uint32_t registration, offset, size;
+  };
+
+  // PayloadSink
+  void on_payload(int peer, std::span<const std::byte> payload) override;
+  void on_peer_lost(int peer, std::string_view why) override;
+
+  void parse(int src);
+  void apply_reply(int src, const records::GetReply& reply, const std::byte* data);
+  void serve_gets();
+  void apply_puts();
+  void deliver_local();
+  bool send_pending();
+  // One round of progress; blocks (spin, then wait) when nothing moved.
+  void pump();
+  bool all_sent() const;
+  std::uint32_t registration_of(std::string_view call, int pid, const void* address, long offset, long nbytes);
+  void check_pid(std::string_view call, int pid);
+
+  const int pid_;
+  const int nprocs_;
+  std::unique_ptr<recovery::Channel> channel_;
+  JobControl& job_;
+  std::size_t max_payload_;
+
+  RegistrationTable registrations_;
+  MessageQueue messages_;
+  int tagsize_ = 0;
+  int next_tagsize_ = 0;
+
+  std::vector<Outgoing> outgoing_;
+  std::vector<Incoming> incoming_;
+  std::vector<PendingGet> pending_gets_;
+  std::vector<HpPut> hpputs_;
+  std::vector<int> awaited_;
+  int ended_ = 0;
+  bool in_sync_ = false;
+  bool finishing_ = false;
+
+  long superstep_ = 0;
+  double communication_seconds_ = 0;
+};
+
+}  // namespace bsp

@@ -1,0 +1,60 @@
+// bsplib/options.cc: BSP_* environment variables -> RunOptions.
+#include "bsplib/options.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace bsp {
+namespace {
+
+const char* env(const char* name) { return std::getenv(name); }
+
+long number(const char* name, const char* text) {
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (!*text || *end) throw std::runtime_error(fmt::format("{}={} is not a whole number", name, text));
+  return value;
+}
+
+constexpr const char* kTransportKeys[] = {"rcvbuf", "sndbuf", "mtu", "iface", "host", "pace", "trace"};
+
+}  // namespace
+
+RunOptions options_from_environment() {
+  RunOptions options;
+  if (const char* v = env("BSP_TRANSPORT"); v && *v) options.transport = v;
+  if (const char* v = env("BSP_STATS"); v && *v) options.stats = std::string(v) != "0";
+  if (const char* v = env("BSP_SPIN_US"); v && *v) options.spin_us = static_cast<int>(number("BSP_SPIN_US", v));
+  if (const char* v = env("BSP_BUFFERS"); v && *v) options.buffers = static_cast<std::size_t>(number("BSP_BUFFERS", v));
+  if (const char* v = env("BSP_ACK_POLICY"); v && *v) options.ack_policy = v;
+  if (const char* v = env("BSP_FAULT"); v && *v) options.fault = v;
+  for (const char* key : kTransportKeys) {
+    std::string name = "BSP_";
+    for (const char* c = key; *c; ++c) name += static_cast<char>(std::toupper(*c));
+    if (const char* v = env(name.c_str()); v && *v) options.transport_options[key] = v;
+  }
+  return options;
+}
+
+const std::vector<OptionHelp>& option_help() {
+  static const std::vector<OptionHelp> help = {
+      {"transport", "messaging layer: tcp (default), udp, nic, ... (BSP_TRANSPORT)"},
+      {"stats", "print each process's packet and time counters at the end (BSP_STATS=1)"},
+      {"spin-us", "microseconds to spin before blocking when waiting (BSP_SPIN_US)"},
+      {"buffers", "buffers in the reliable layer's shared pool (BSP_BUFFERS)"},
+      {"ack-policy", "reliable layer's acknowledgements: buffer (default), every, pupa (BSP_ACK_POLICY)"},
+      {"fault", "inject faults on sends, e.g. drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (BSP_FAULT)"},
+      {"rcvbuf", "kernel socket receive buffer in bytes (BSP_RCVBUF)"},
+      {"sndbuf", "kernel socket send buffer in bytes (BSP_SNDBUF)"},
+      {"mtu", "largest frame in bytes for datagram transports (BSP_MTU)"},
+      {"iface", "network interface for the nic transport (BSP_IFACE)"},
+      {"host", "address to listen on (BSP_HOST, default 127.0.0.1)"},
+      {"pace", "minimum gap between datagrams sent, e.g. 20us (BSP_PACE)"},
+      {"trace", "write every frame sent and received to FILE.pcap (BSP_TRACE)"},
+  };
+  return help;
+}
+
+}  // namespace bsp

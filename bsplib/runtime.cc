@@ -1,0 +1,271 @@
+// bsplib/runtime.cc: process start-up, the control plane handshake, bsp_end and aborts.
+#include "bsplib/runtime.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "bsplib/control/control_client.h"
+#include "bsplib/control/coordinator.h"
+#include "recovery/channel.h"
+#include "transport/registry.h"
+
+namespace bsp {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::atoi(value) : fallback;
+}
+
+std::uint32_t random_job_id() {
+  std::uint32_t id = 0;
+  if (::getrandom(&id, sizeof id, 0) != sizeof id) id = static_cast<std::uint32_t>(::getpid()) * 2654435761u;
+  return id == 0 ? 1 : id;
+}
+
+// A listening TCP socket on 127.0.0.1, port chosen by the kernel.
+int listen_locally(unsigned short& port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0 ||
+      ::listen(fd, SOMAXCONN) < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) < 0) {
+    std::perror("bsplib: cannot open the control socket");
+    std::exit(1);
+  }
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+Runtime& Runtime::instance() {
+  static Runtime* runtime = new Runtime();  // never destroyed: usable from atexit
+  return *runtime;
+}
+
+int Runtime::nprocs_available() const {
+  if (const char* launched = std::getenv("BSP_PROCESSES")) return std::atoi(launched);
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(cores);
+}
+
+double Runtime::seconds_since_begin() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+Engine& Runtime::engine(const char* call) {
+  if (!engine_) {
+    std::fprintf(stderr, "bsplib: %s called outside bsp_begin ... bsp_end\n", call);
+    std::fflush(stderr);
+    if (control_) abort_job(fmt::format("bsplib: {} called outside bsp_begin ... bsp_end", call));
+    std::exit(1);
+  }
+  return *engine_;
+}
+
+void Runtime::init(void (*spmd)(), int, char**) {
+  // Under bsprun every process runs main; the standard wants only pid 0 there, the others
+  // running the SPMD function directly.
+  if (std::getenv("BSP_CONTROL") && env_int("BSP_PID", 0) != 0) {
+    spmd();
+    std::exit(0);
+  }
+}
+
+int Runtime::start_local_processes(int processes, std::uint32_t job_id, unsigned short& port) {
+  int listen_fd = listen_locally(port);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<pid_t> os_pids(static_cast<std::size_t>(processes), -1);
+  for (int pid = 1; pid < processes; ++pid) {
+    pid_t child = ::fork();
+    if (child < 0) {
+      std::perror("bsplib: fork");
+      std::exit(1);
+    }
+    if (child == 0) {
+      ::close(listen_fd);
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
+      return pid;
+    }
+    os_pids[static_cast<std::size_t>(pid)] = child;
+  }
+  control::CoordinatorConfig config;
+  config.processes = processes;
+  config.job_id = job_id;
+  config.who = "bsplib";
+  config.print_stats = options_.stats;
+  config.os_pids = os_pids;
+  config.listen_fd = listen_fd;
+  coordinator_thread_ = std::thread([config] {
+    boost::asio::io_context io;
+    control::Coordinator coordinator(io, config);
+    io.run();
+    if (int status = coordinator.exit_status(); status != 0) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      ::_exit(status);
+    }
+  });
+  ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
+  return 0;
+}
+
+void Runtime::begin(int maxprocs) {
+  if (begun_) {
+    std::fprintf(stderr, "bsplib: bsp_begin called a second time\n");
+    std::exit(1);
+  }
+  begun_ = true;
+  try {
+    options_ = options_from_environment();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bsplib: %s\n", error.what());
+    std::exit(1);
+  }
+  int pid = 0;
+  int processes = 0;
+  std::uint32_t job_id = 0;
+  std::string host = "127.0.0.1";
+  unsigned short port = 0;
+  if (const char* control = std::getenv("BSP_CONTROL")) {
+    launched_ = true;
+    std::string where = control;
+    auto colon = where.rfind(':');
+    host = where.substr(0, colon);
+    port = static_cast<unsigned short>(std::atoi(where.c_str() + colon + 1));
+    pid = env_int("BSP_PID", 0);
+    processes = env_int("BSP_PROCESSES", 1);
+    job_id = static_cast<std::uint32_t>(std::strtoul(std::getenv("BSP_JOB_ID") ? std::getenv("BSP_JOB_ID") : "1", nullptr, 10));
+  } else {
+    processes = std::max(1, maxprocs);
+    job_id = random_job_id();
+    pid = start_local_processes(processes, job_id, port);
+  }
+  started_ = std::chrono::steady_clock::now();
+
+  try {
+    control_ = std::make_unique<control::ControlClient>(host, port);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
+    std::exit(1);
+  }
+  std::unique_ptr<transport::Transport> transport;
+  std::string address;
+  try {
+    transport::TransportConfig config{pid, processes, job_id, options_.transport_options};
+    if (!options_.fault.empty()) config.options["fault"] = options_.fault;
+    transport = transport::create_transport(options_.transport, config);
+    address = transport->local_address();
+  } catch (const std::exception& error) {
+    abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
+  }
+  control::JobStart start;
+  try {
+    start = control_->handshake(pid, std::max(1, maxprocs), address);
+  } catch (const control::JobAborted& stopped) {
+    if (!stopped.printed) std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, stopped.message.c_str());
+    leave(1);
+  } catch (const std::exception& error) {
+    abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
+  }
+  if (start.excess) std::exit(0);  // bsp_begin asked for fewer processes than were launched
+  try {
+    transport->connect(start.addresses);
+  } catch (const std::exception& error) {
+    abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
+  }
+  recovery::ChannelConfig channel_config;
+  channel_config.pid = pid;
+  channel_config.nprocs = start.nprocs;
+  channel_config.job_id = start.job_id;
+  channel_config.buffers = options_.buffers;
+  channel_config.ack_policy = options_.ack_policy;
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  channel_config.spin_us = options_.spin_us >= 0 ? options_.spin_us : (processes <= cores ? 100 : 10);
+  std::unique_ptr<recovery::Channel> channel;
+  try {
+    channel = recovery::make_channel(std::move(transport), channel_config);
+  } catch (const std::exception& error) {
+    abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
+  }
+  engine_ = std::make_unique<Engine>(pid, start.nprocs, std::move(channel), *this);
+}
+
+std::string Runtime::statistics_report() const {
+  if (!options_.stats || !engine_) return {};
+  const recovery::ChannelStats& s = engine_->channel().stats();
+  return fmt::format(
+      "supersteps={} comm_s={:.6f} data_sent={} data_received={} bytes_sent={} explicit_acks={} "
+      "nacks={} retransmissions={} duplicates={} corrupt={} foreign={} malformed={} send_waits={}",
+      engine_->supersteps(), engine_->communication_seconds(), s.data_sent, s.data_received,
+      s.bytes_sent, s.explicit_acks_sent, s.nacks_sent, s.retransmissions, s.duplicates_received,
+      s.corrupt_dropped, s.foreign_dropped, s.malformed_dropped, s.send_buffer_waits);
+}
+
+void Runtime::end() {
+  Engine& engine = this->engine("bsp_end");
+  int pid = engine.pid();
+  engine.finish();
+  control_->done(statistics_report());
+  try {
+    while (!control_->finished(0ms)) engine.keep_alive(2ms);
+  } catch (const control::JobAborted& stopped) {
+    if (!stopped.printed) std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, stopped.message.c_str());
+    leave(1);
+  }
+  engine_.reset();
+  if (pid != 0) {
+    std::exit(0);  // only pid 0 continues after bsp_end
+  }
+  control_.reset();
+  if (coordinator_thread_.joinable()) coordinator_thread_.join();  // the others have exited
+}
+
+void Runtime::leave(int status) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Pid 0 of a job started without bsprun hosts the coordinator: it ends the process once
+  // every other process is gone.
+  if (coordinator_thread_.joinable()) coordinator_thread_.join();
+  ::_exit(status);
+}
+
+void Runtime::abort_job(const std::string& message) {
+  if (control_) {
+    control_->abort(message);
+  } else {
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+  leave(1);
+}
+
+void Runtime::check_for_abort() {
+  if (!control_) return;
+  if (auto stopped = control_->poll_abort()) {
+    if (!stopped->printed) {
+      std::fprintf(stderr, "bsplib: pid %d: %s; stopping\n", engine_ ? engine_->pid() : -1,
+                   stopped->message.c_str());
+    }
+    leave(1);
+  }
+}
+
+}  // namespace bsp

@@ -1,0 +1,57 @@
+// bsplib/runtime.h: a BSPlib process's life: how it was started (by bsprun, or directly,
+// in which case bsp_begin starts the other processes itself and pid 0 hosts the job's
+// coordinator in a thread), the set-up of the control plane, transport and channel, the
+// orderly end (bsp_end) and the unorderly one (bsp_abort, a dead peer).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "bsplib/engine.h"
+#include "bsplib/options.h"
+
+namespace bsp {
+
+namespace control {
+class ControlClient;
+}
+
+class Runtime final : public JobControl {
+ public:
+  static Runtime& instance();
+
+  void init(void (*spmd)(), int argc, char** argv);
+  void begin(int maxprocs);
+  void end();
+
+  // The engine between bsp_begin and bsp_end; calls outside them are an error.
+  Engine& engine(const char* call);
+  bool running() const { return engine_ != nullptr; }
+
+  int nprocs_available() const;
+  double seconds_since_begin() const;
+  const RunOptions& options() const { return options_; }
+  std::string transport_name() const { return options_.transport; }
+
+  [[noreturn]] void abort_job(const std::string& message) override;
+  void check_for_abort() override;
+
+ private:
+  Runtime() = default;
+  // Starts processes 1..processes-1 by fork; returns this process's pid.
+  int start_local_processes(int processes, std::uint32_t job_id, unsigned short& port);
+  [[noreturn]] void leave(int status);
+  std::string statistics_report() const;
+
+  RunOptions options_;
+  std::unique_ptr<control::ControlClient> control_;
+  std::unique_ptr<Engine> engine_;
+  std::chrono::steady_clock::time_point started_;
+  bool begun_ = false;
+  bool launched_ = false;           // started by bsprun
+  std::thread coordinator_thread_;  // pid 0 of a job started without bsprun
+};
+
+}  // namespace bsp

@@ -1,0 +1,149 @@
+// bsplib/superstep_records.h: what a superstep sends to each peer. All communication a
+// process posts for one destination in a superstep is appended, in call order, to one
+// byte stream of records; bsp_sync cuts the stream into channel payloads (so many small
+// puts share a frame: packing), and the receiver parses the same stream back. Records may
+// straddle payloads. Layout (little-endian, unaligned):
+//
+//   put          u8 kind, u32 registration, u32 offset, u32 size, size bytes
+//   get_request  u8 kind, u32 registration, u32 offset, u32 size, u32 request id
+//   get_reply    u8 kind, u32 request id, u32 piece offset, u32 size, size bytes
+//   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
+//   end          u8 kind, u32 superstep, u32 pushes, u64 registration fingerprint,
+//                u32 get requests sent to this peer
+//
+// `end` closes a superstep's records from one sender; get replies for that superstep
+// follow it (the server answers once it has every peer's `end`).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace bsp::records {
+
+enum class Kind : std::uint8_t { put = 1, get_request = 2, get_reply = 3, message = 4, end = 5 };
+
+inline constexpr std::size_t kPutHeader = 13;
+inline constexpr std::size_t kGetRequestSize = 17;
+inline constexpr std::size_t kGetReplyHeader = 13;
+inline constexpr std::size_t kMessageHeader = 9;
+inline constexpr std::size_t kEndSize = 21;
+
+static_assert(kEndSize == 1 + 4 + 4 + 8 + 4);
+
+struct Put {
+  std::uint32_t registration, offset, size;
+  std::size_t data_at;  // position of the data in the stream
+};
+struct GetRequest {
+  std::uint32_t registration, offset, size, request_id;
+};
+struct GetReply {
+  std::uint32_t request_id, piece_offset, size;
+  std::size_t data_at;
+};
+struct Message {
+  std::uint32_t tag_size, payload_size;
+  std::size_t tag_at;  // payload follows the tag
+};
+struct End {
+  std::uint32_t superstep, pushes;
+  std::uint64_t fingerprint;
+  std::uint32_t get_requests;
+};
+
+// ---- writing ----
+class Writer {
+ public:
+  explicit Writer(std::vector<std::byte>& out) : out_(out) {}
+  void put(std::uint32_t registration, std::uint32_t offset, const void* data, std::uint32_t size) {
+    head(Kind::put).u32(registration).u32(offset).u32(size).bytes(data, size);
+  }
+  void get_request(std::uint32_t registration, std::uint32_t offset, std::uint32_t size,
+                   std::uint32_t request_id) {
+    head(Kind::get_request).u32(registration).u32(offset).u32(size).u32(request_id);
+  }
+  void get_reply(std::uint32_t request_id, std::uint32_t piece_offset, const void* data,
+                 std::uint32_t size) {
+    head(Kind::get_reply).u32(request_id).u32(piece_offset).u32(size).bytes(data, size);
+  }
+  void message(const void* tag, std::uint32_t tag_size, const void* payload, std::uint32_t payload_size) {
+    head(Kind::message).u32(tag_size).u32(payload_size).bytes(tag, tag_size).bytes(payload, payload_size);
+  }
+  void end(const End& end) {
+    head(Kind::end).u32(end.superstep).u32(end.pushes).u64(end.fingerprint).u32(end.get_requests);
+  }
+
+ private:
+  Writer& head(Kind kind) {
+    out_.push_back(static_cast<std::byte>(kind));
+    return *this;
+  }
+  Writer& u32(std::uint32_t value) { return bytes(&value, 4); }
+  Writer& u64(std::uint64_t value) { return bytes(&value, 8); }
+  Writer& bytes(const void* data, std::size_t size) {
+    const auto* p = static_cast<const std::byte*>(data);
+    out_.insert(out_.end(), p, p + size);
+    return *this;
+  }
+  std::vector<std::byte>& out_;
+};
+
+// ---- reading ----
+inline std::uint32_t read_u32(const std::byte* at) {
+  std::uint32_t value;
+  std::memcpy(&value, at, 4);
+  return value;
+}
+inline std::uint64_t read_u64(const std::byte* at) {
+  std::uint64_t value;
+  std::memcpy(&value, at, 8);
+  return value;
+}
+
+// Size of the complete record starting at stream[pos], or 0 if it has not all arrived.
+// Sets bad when the kind byte is not a record kind.
+inline std::size_t record_size(std::span<const std::byte> stream, std::size_t pos, bool& bad) {
+  std::size_t available = stream.size() - pos;
+  if (available < 1) return 0;
+  const std::byte* at = stream.data() + pos;
+  switch (static_cast<Kind>(at[0])) {
+    case Kind::put:
+    case Kind::get_reply: {
+      if (available < kPutHeader) return 0;
+      std::size_t total = kPutHeader + read_u32(at + 9);
+      return available < total ? 0 : total;
+    }
+    case Kind::get_request:
+      return available < kGetRequestSize ? 0 : kGetRequestSize;
+    case Kind::message: {
+      if (available < kMessageHeader) return 0;
+      std::size_t total = kMessageHeader + std::size_t{read_u32(at + 1)} + read_u32(at + 5);
+      return available < total ? 0 : total;
+    }
+    case Kind::end:
+      return available < kEndSize ? 0 : kEndSize;
+  }
+  bad = true;
+  return 0;
+}
+
+inline Put read_put(const std::byte* at, std::size_t pos) {
+  return Put{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), pos + kPutHeader};
+}
+inline GetRequest read_get_request(const std::byte* at) {
+  return GetRequest{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), read_u32(at + 13)};
+}
+inline GetReply read_get_reply(const std::byte* at, std::size_t pos) {
+  return GetReply{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), pos + kGetReplyHeader};
+}
+inline Message read_message(const std::byte* at, std::size_t pos) {
+  return Message{read_u32(at + 1), read_u32(at + 5), pos + kMessageHeader};
+}
+inline End read_end(const std::byte* at) {
+  return End{read_u32(at + 1), read_u32(at + 5), read_u64(at + 9), read_u32(at + 17)};
+}
+
+}  // namespace bsp::records
