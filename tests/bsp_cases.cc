@@ -1,0 +1,489 @@
+// tests/bsp_cases.cc: BSPlib programs that check the standard's semantics, one per case,
+// chosen with --case=NAME; run under bsprun by tests/semantics_test.cc on every transport
+// and several process counts. A failed check stops the job through bsp_abort with the
+// file and line, so the driver sees a non-zero exit and the message.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bsplib/bsp.h"
+
+#define CHECK(condition)                                                                     \
+  do {                                                                                       \
+    if (!(condition)) bsp_abort("CHECK failed on pid %d: %s (%s:%d)", bsp_pid(), #condition, \
+                                __FILE__, __LINE__);                                         \
+  } while (0)
+
+namespace {
+
+int available_before_begin = 0;  // bsp_nprocs() before bsp_begin
+
+int p() { return bsp_nprocs(); }
+int me() { return bsp_pid(); }
+
+// Every process puts its pid into slot [pid] of everyone's array.
+void put_all_to_all() {
+  std::vector<int> slots(p(), -1);
+  bsp_push_reg(slots.data(), p() * sizeof(int));
+  bsp_sync();
+  int mine = me() * 10 + 1;
+  for (int dst = 0; dst < p(); ++dst) bsp_put(dst, &mine, slots.data(), me() * sizeof(int), sizeof(int));
+  CHECK(slots[me()] == -1);  // nothing lands before the sync
+  bsp_sync();
+  for (int src = 0; src < p(); ++src) CHECK(slots[src] == src * 10 + 1);
+  bsp_pop_reg(slots.data());
+  bsp_sync();
+}
+
+// A get in the same superstep as a put to the same place reads the old value.
+void get_before_put() {
+  int value = 100 + me();
+  bsp_push_reg(&value, sizeof value);
+  bsp_sync();
+  int right = (me() + 1) % p();
+  int got = -1;
+  int fresh = 500 + me();
+  bsp_get(right, &value, 0, &got, sizeof got);
+  bsp_put(right, &fresh, &value, 0, sizeof fresh);
+  bsp_sync();
+  CHECK(got == 100 + right);
+  int left = (me() + p() - 1) % p();
+  CHECK(value == 500 + left);
+  bsp_pop_reg(&value);
+  bsp_sync();
+}
+
+// Several puts to one place land in some sequential order: from one process, the last
+// call wins; from many, the result is one of the values written.
+void overlapping_puts() {
+  int target = -1;
+  int pair[2] = {-1, -1};
+  bsp_push_reg(&target, sizeof target);
+  bsp_push_reg(pair, sizeof pair);
+  bsp_sync();
+  for (int k = 0; k < 5; ++k) {
+    int v = me() * 100 + k;
+    bsp_put(0, &v, &target, 0, sizeof v);
+  }
+  // Overlapping ranges from one process: [a b] then [c] at offset 4.
+  int ab[2] = {1, 2};
+  int c = 3;
+  bsp_put((me() + 1) % p(), ab, pair, 0, sizeof ab);
+  bsp_put((me() + 1) % p(), &c, pair, sizeof(int), sizeof c);
+  bsp_sync();
+  if (me() == 0) {
+    bool one_of_them = false;
+    for (int src = 0; src < p(); ++src) one_of_them |= target == src * 100 + 4;
+    CHECK(one_of_them);
+  }
+  CHECK(pair[0] == 1 && pair[1] == 3);
+  bsp_pop_reg(pair);
+  bsp_pop_reg(&target);
+  bsp_sync();
+}
+
+// bsp_put copies its source at the call: changing it afterwards changes nothing.
+void put_copies_source() {
+  std::vector<char> area(64, 0);
+  bsp_push_reg(area.data(), area.size());
+  bsp_sync();
+  char buffer[64];
+  std::memset(buffer, 'a' + me() % 26, sizeof buffer);
+  bsp_put((me() + 1) % p(), buffer, area.data(), 0, sizeof buffer);
+  std::memset(buffer, '!', sizeof buffer);
+  bsp_sync();
+  int left = (me() + p() - 1) % p();
+  for (char ch : area) CHECK(ch == 'a' + left % 26);
+  bsp_pop_reg(area.data());
+  bsp_sync();
+}
+
+// Unbuffered variants: hpput's source and hpget's destination are used up to the sync.
+void hp_variants() {
+  std::vector<double> field(8, -1.0);
+  bsp_push_reg(field.data(), field.size() * sizeof(double));
+  bsp_sync();
+  std::vector<double> source(8);
+  for (int i = 0; i < 8; ++i) source[i] = me() * 1000 + i;
+  bsp_hpput((me() + 1) % p(), source.data(), field.data(), 0, 8 * sizeof(double));
+  bsp_sync();
+  int left = (me() + p() - 1) % p();
+  for (int i = 0; i < 8; ++i) CHECK(field[i] == left * 1000 + i);
+  double fetched[4] = {0, 0, 0, 0};
+  bsp_hpget(left, field.data(), 2 * sizeof(double), fetched, 4 * sizeof(double));
+  bsp_sync();
+  int left2 = (me() + 2 * p() - 2) % p();
+  for (int i = 0; i < 4; ++i) CHECK(fetched[i] == left2 * 1000 + 2 + i);
+  bsp_pop_reg(field.data());
+  bsp_sync();
+}
+
+// Registration: matched by order, effective at the next sync, pop removes the most
+// recent registration of an address, NULL / size-0 registrations allowed, sizes may differ.
+void registration_order_and_pop() {
+  int a[4] = {0, 0, 0, 0};
+  int b[4] = {0, 0, 0, 0};
+  // With 3 or more processes the last one contributes nothing to the first registration
+  // (NULL, 0): it cannot be a target, and it never names `a` itself.
+  const bool contributes_a = !(p() >= 3 && me() == p() - 1);
+  const void* a_ident = contributes_a ? a : nullptr;
+  bsp_push_reg(a_ident, contributes_a ? sizeof a : 0);
+  bsp_push_reg(b, sizeof b);
+  bsp_push_reg(b, 2 * sizeof(int));  // b again: the most recent registration is this one
+  bsp_sync();
+  int v = 7;
+  if (p() > 1 && me() == 0) bsp_put(1, &v, a, 3 * sizeof(int), sizeof v);
+  bsp_put((me() + 1) % p(), &v, b, sizeof(int), sizeof v);
+  bsp_sync();
+  if (p() > 1 && me() == 1) CHECK(a[3] == 7);
+  CHECK(b[1] == 7);
+  bsp_pop_reg(b);  // removes the 2-int registration; the 4-int one is in effect again
+  bsp_sync();
+  int w = 9;
+  bsp_put((me() + 1) % p(), &w, b, 3 * sizeof(int), sizeof w);
+  bsp_sync();
+  CHECK(b[3] == 9);
+  bsp_pop_reg(b);
+  bsp_pop_reg(a_ident);
+  bsp_sync();
+}
+
+// Tag size: set now, in effect from the next sync; the call returns the previous size.
+void tagsize_states() {
+  int size = 8;
+  bsp_set_tagsize(&size);
+  CHECK(size == 0);
+  std::int64_t tag = 0x1122334455667788LL + me();
+  int payload = me();
+  // Still tag size 0 in this superstep.
+  bsp_send((me() + 1) % p(), &tag, &payload, sizeof payload);
+  bsp_sync();
+  int left = (me() + p() - 1) % p();
+  int status = -2;
+  std::int64_t got_tag = 0;
+  bsp_get_tag(&status, &got_tag);
+  CHECK(status == sizeof(int));
+  CHECK(got_tag == 0);  // zero-byte tag: nothing copied
+  int got = -1;
+  bsp_move(&got, sizeof got);
+  CHECK(got == left);
+  // Now the tag size is 8.
+  bsp_send((me() + 1) % p(), &tag, &payload, sizeof payload);
+  int again = 4;
+  bsp_set_tagsize(&again);
+  CHECK(again == 8);
+  bsp_sync();
+  bsp_get_tag(&status, &got_tag);
+  CHECK(status == sizeof(int));
+  CHECK(got_tag == 0x1122334455667788LL + left);
+  bsp_move(&got, sizeof got);
+  // Tag size 4 now.
+  std::int32_t small_tag = 40 + me();
+  bsp_send((me() + 1) % p(), &small_tag, nullptr, 0);
+  bsp_sync();
+  std::int32_t got_small = 0;
+  bsp_get_tag(&status, &got_small);
+  CHECK(status == 0);
+  CHECK(got_small == 40 + left);
+  bsp_move(nullptr, 0);
+  bsp_get_tag(&status, &got_small);
+  CHECK(status == -1);
+  int zero = 0;
+  bsp_set_tagsize(&zero);
+  bsp_sync();
+}
+
+// BSMP: messages arrive next superstep, in any order; qsize, get_tag, move, hpmove;
+// empty and zero-length messages; unmoved messages are gone after the following sync.
+void bsmp_all_to_all() {
+  int tag_size = sizeof(int);
+  bsp_set_tagsize(&tag_size);
+  bsp_sync();
+  for (int dst = 0; dst < p(); ++dst) {
+    for (int k = 0; k <= dst % 3; ++k) {
+      int tag = me();
+      std::vector<int> payload(k + me(), dst);
+      bsp_send(dst, &tag, payload.data(), payload.size() * sizeof(int));
+    }
+  }
+  int n = -1, bytes = -1;
+  bsp_qsize(&n, &bytes);
+  CHECK(n == 0 && bytes == 0);
+  bsp_sync();
+  int expected_n = 0, expected_bytes = 0;
+  for (int src = 0; src < p(); ++src) {
+    for (int k = 0; k <= me() % 3; ++k) {
+      ++expected_n;
+      expected_bytes += (k + src) * sizeof(int);
+    }
+  }
+  bsp_qsize(&n, &bytes);
+  CHECK(n == expected_n && bytes == expected_bytes);
+  std::vector<int> seen(p(), 0);
+  for (int i = 0; i < expected_n; ++i) {
+    int status = -2, tag = -1;
+    bsp_get_tag(&status, &tag);
+    CHECK(status >= 0 && tag >= 0 && tag < p());
+    if (i % 2 == 0) {
+      std::vector<int> payload(status / sizeof(int) + 1, -1);
+      bsp_move(payload.data(), status);
+      for (int j = 0; j < status / (int)sizeof(int); ++j) CHECK(payload[j] == me());
+    } else {
+      void* tag_ptr = nullptr;
+      void* payload_ptr = nullptr;
+      int size = bsp_hpmove(&tag_ptr, &payload_ptr);
+      CHECK(size == status);
+      CHECK(*static_cast<int*>(tag_ptr) == tag);
+      for (int j = 0; j < size / (int)sizeof(int); ++j) CHECK(static_cast<int*>(payload_ptr)[j] == me());
+    }
+    ++seen[tag];
+  }
+  for (int src = 0; src < p(); ++src) CHECK(seen[src] == me() % 3 + 1);
+  int status = 0;
+  bsp_get_tag(&status, nullptr);
+  CHECK(status == -1);
+  void *t, *q;
+  CHECK(bsp_hpmove(&t, &q) == -1);
+  // Unmoved messages do not survive the next sync.
+  int tag = 1;
+  bsp_send(me(), &tag, nullptr, 0);
+  bsp_sync();
+  bsp_qsize(&n, &bytes);
+  CHECK(n == 1 && bytes == 0);
+  bsp_sync();
+  bsp_qsize(&n, &bytes);
+  CHECK(n == 0);
+}
+
+// Many supersteps in a row: a token ring with a put and a message each step.
+void many_supersteps() {
+  long token = 0;
+  bsp_push_reg(&token, sizeof token);
+  bsp_sync();
+  const int steps = 2000;
+  for (int step = 1; step <= steps; ++step) {
+    long next = token + 1;
+    bsp_put((me() + 1) % p(), &next, &token, 0, sizeof next);
+    bsp_sync();
+    CHECK(token == step);
+  }
+  bsp_pop_reg(&token);
+  bsp_sync();
+}
+
+// Syncs with no communication at all.
+void empty_supersteps() {
+  for (int i = 0; i < 500; ++i) bsp_sync();
+  int n = -1;
+  bsp_qsize(&n, nullptr);
+  CHECK(n == 0);
+}
+
+// Large puts and gets (several MB, many frames) in both directions at once.
+void large_transfers() {
+  const int count = 1 << 20;  // 4 MB of ints
+  std::vector<int> area(count, -1);
+  std::vector<int> fetched(count, -1);
+  bsp_push_reg(area.data(), count * sizeof(int));
+  bsp_sync();
+  std::vector<int> data(count);
+  for (int i = 0; i < count; ++i) data[i] = me() * 7 + i;
+  int right = (me() + 1) % p();
+  int left = (me() + p() - 1) % p();
+  bsp_put(right, data.data(), area.data(), 0, count * sizeof(int));
+  bsp_sync();
+  for (int i = 0; i < count; i += 997) CHECK(area[i] == left * 7 + i);
+  CHECK(area[count - 1] == left * 7 + count - 1);
+  bsp_get(left, area.data(), 0, fetched.data(), count * sizeof(int));
+  bsp_sync();
+  int left2 = (me() + 2 * p() - 2) % p();
+  for (int i = 0; i < count; i += 991) CHECK(fetched[i] == left2 * 7 + i);
+  CHECK(fetched[count - 1] == left2 * 7 + count - 1);
+  bsp_pop_reg(area.data());
+  bsp_sync();
+}
+
+// Many small puts to every destination in one superstep (packing).
+void many_small_puts() {
+  const int per_peer = 5000;
+  std::vector<std::int16_t> grid(p() * per_peer, -1);
+  bsp_push_reg(grid.data(), grid.size() * sizeof(std::int16_t));
+  bsp_sync();
+  for (int dst = 0; dst < p(); ++dst) {
+    for (int i = 0; i < per_peer; ++i) {
+      std::int16_t v = static_cast<std::int16_t>(me() * 3 + i % 100);
+      bsp_put(dst, &v, grid.data(), (me() * per_peer + i) * sizeof v, sizeof v);
+    }
+  }
+  bsp_sync();
+  for (int src = 0; src < p(); ++src) {
+    for (int i = 0; i < per_peer; ++i) CHECK(grid[src * per_peer + i] == src * 3 + i % 100);
+  }
+  bsp_pop_reg(grid.data());
+  bsp_sync();
+}
+
+// Zero-length puts, gets and messages are legal and do nothing.
+void zero_length() {
+  int x = 5;
+  bsp_push_reg(&x, sizeof x);
+  bsp_sync();
+  int y = 9;
+  bsp_put((me() + 1) % p(), &y, &x, 0, 0);
+  bsp_get((me() + 1) % p(), &x, 0, &y, 0);
+  bsp_send((me() + 1) % p(), nullptr, nullptr, 0);
+  bsp_sync();
+  CHECK(x == 5 && y == 9);
+  int n = 0, bytes = -1;
+  bsp_qsize(&n, &bytes);
+  CHECK(n == 1 && bytes == 0);
+  bsp_pop_reg(&x);
+  bsp_sync();
+}
+
+// bsp_time runs forwards; bsp_nprocs and bsp_pid agree with the launcher.
+void enquiry() {
+  double t0 = bsp_time();
+  bsp_sync();
+  double t1 = bsp_time();
+  CHECK(t1 >= t0 && t0 >= 0);
+  const char* launched = std::getenv("BSP_PROCESSES");
+  if (launched) CHECK(p() <= std::atoi(launched));
+  if (launched) CHECK(available_before_begin == std::atoi(launched));
+  CHECK(me() >= 0 && me() < p());
+}
+
+// bsprun's standard input reaches pid 0, which shares what it read.
+void stdin_to_pid0() {
+  long value = -1;
+  bsp_push_reg(&value, sizeof value);
+  bsp_sync();
+  if (me() == 0) {
+    CHECK(std::scanf("%ld", &value) == 1);
+    for (int dst = 1; dst < p(); ++dst) bsp_put(dst, &value, &value, 0, sizeof value);
+  }
+  bsp_sync();
+  CHECK(value == 12345);
+  bsp_pop_reg(&value);
+  bsp_sync();
+}
+
+// ---- cases that must fail, with a clear message ----
+void abort_with_message() {
+  bsp_sync();
+  if (me() == p() - 1) bsp_abort("custom abort message %d from the test", 42);
+  for (;;) bsp_sync();  // the others wait in sync until stopped
+}
+
+void killed_process() {
+  bsp_sync();
+  if (me() == p() - 1) raise(SIGKILL);
+  for (;;) bsp_sync();
+}
+
+void put_unregistered() {
+  int x = 0, y = 1;
+  bsp_sync();
+  bsp_put(0, &y, &x, 0, sizeof y);
+  bsp_sync();
+}
+
+void put_outside_registration() {
+  int x[2] = {0, 0};
+  bsp_push_reg(x, sizeof x);
+  bsp_sync();
+  int y[3] = {1, 2, 3};
+  if (me() == p() - 1) bsp_put(0, y, x, 4, sizeof y);
+  bsp_sync();
+  bsp_sync();
+}
+
+void get_outside_registration() {
+  int x[2] = {0, 0};
+  bsp_push_reg(x, sizeof x);
+  bsp_sync();
+  int y[3];
+  if (me() == p() - 1) bsp_get(0, x, 0, y, sizeof y);
+  bsp_sync();
+  bsp_sync();
+}
+
+void registration_mismatch() {
+  int a = 0, b = 0;
+  bsp_push_reg(&a, sizeof a);
+  if (me() == p() - 1) bsp_push_reg(&b, sizeof b);
+  bsp_sync();
+  bsp_sync();
+}
+
+void bad_pid() {
+  int x = 0;
+  bsp_push_reg(&x, sizeof x);
+  bsp_sync();
+  bsp_put(p(), &x, &x, 0, sizeof x);
+  bsp_sync();
+}
+
+const std::map<std::string, std::function<void()>>& cases() {
+  static const std::map<std::string, std::function<void()>> table = {
+      {"put_all_to_all", put_all_to_all},
+      {"get_before_put", get_before_put},
+      {"overlapping_puts", overlapping_puts},
+      {"put_copies_source", put_copies_source},
+      {"hp_variants", hp_variants},
+      {"registration_order_and_pop", registration_order_and_pop},
+      {"tagsize_states", tagsize_states},
+      {"bsmp_all_to_all", bsmp_all_to_all},
+      {"many_supersteps", many_supersteps},
+      {"empty_supersteps", empty_supersteps},
+      {"large_transfers", large_transfers},
+      {"many_small_puts", many_small_puts},
+      {"zero_length", zero_length},
+      {"enquiry", enquiry},
+      {"stdin_to_pid0", stdin_to_pid0},
+      {"abort_with_message", abort_with_message},
+      {"killed_process", killed_process},
+      {"put_unregistered", put_unregistered},
+      {"put_outside_registration", put_outside_registration},
+      {"get_outside_registration", get_outside_registration},
+      {"registration_mismatch", registration_mismatch},
+      {"bad_pid", bad_pid},
+  };
+  return table;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string name;
+  int procs = 0;  // --procs=P: ask bsp_begin for P (default: what bsp_nprocs offers)
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--case=", 0) == 0) name = arg.substr(7);
+    if (arg.rfind("--procs=", 0) == 0) procs = std::atoi(arg.c_str() + 8);
+  }
+  if (name == "call_outside_begin") {
+    bsp_sync();  // must be reported, not crash
+    return 0;
+  }
+  auto found = cases().find(name);
+  if (found == cases().end()) {
+    std::fprintf(stderr, "unknown case '%s'\n", name.c_str());
+    return 2;
+  }
+  available_before_begin = bsp_nprocs();
+  bsp_begin(procs > 0 ? procs : available_before_begin);
+  found->second();
+  bsp_end();
+  if (bsp_nprocs() > 0) std::printf("case %s passed\n", name.c_str());
+  return 0;
+}

@@ -1,0 +1,32 @@
+// tests/run_program.h: runs a program (usually bsprun ...) as a subprocess in its own
+// process group, feeds it stdin, captures stdout and stderr, and kills the whole group
+// if it outlives a deadline, so no test can hang. Shared by every end-to-end test.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bsp::testing {
+
+struct ProgramResult {
+  int exit_code = -1;     // exit status, or 128 + signal
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+ProgramResult run_program(const std::vector<std::string>& argv,
+                          std::chrono::milliseconds deadline = std::chrono::seconds(60),
+                          const std::string& input = "",
+                          const std::map<std::string, std::string>& environment = {});
+
+// How many times needle occurs in haystack.
+int count_occurrences(const std::string& haystack, const std::string& needle);
+
+// The transports this build of bsprun offers (from `bsprun --help`).
+std::vector<std::string> available_transports(const std::string& bsprun);
+
+}  // namespace bsp::testing

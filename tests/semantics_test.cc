@@ -1,0 +1,183 @@
+// tests/semantics_test.cc: the BSPlib semantics cases of tests/bsp_cases.cc, run under
+// bsprun on every transport this build has, on 1, 2, 3, 4 and 8 processes; then the
+// cases that must fail (abort, a killed process, each misuse) with their messages, and
+// the ways of starting a job (bsprun, directly, bsp_begin asking for fewer).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tests/run_program.h"
+
+namespace {
+
+using bsp::testing::ProgramResult;
+using bsp::testing::run_program;
+using namespace std::chrono_literals;
+
+const std::string kBsprun = "bsplib/bsprun";
+const std::string kCases = "tests/bsp_cases";
+
+bool transport_available(const std::string& transport) {
+  static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
+  return std::find(names.begin(), names.end(), transport) != names.end();
+}
+
+ProgramResult run_case(const std::string& transport, int procs, const std::string& name,
+                       const std::string& input = "", std::chrono::milliseconds deadline = 120s) {
+  return run_program({kBsprun, "-n", std::to_string(procs), "--transport=" + transport, kCases,
+                      "--case=" + name},
+                     deadline, input);
+}
+
+std::string describe(const ProgramResult& result) {
+  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") +
+         "\nstdout:\n" + result.out + "\nstderr:\n" + result.err;
+}
+
+// ---- semantics that must hold ----
+using Semantics = std::tuple<std::string, int, std::string>;  // transport, procs, case
+
+class SemanticsTest : public ::testing::TestWithParam<Semantics> {};
+
+TEST_P(SemanticsTest, Holds) {
+  const auto& [transport, procs, name] = GetParam();
+  if (!transport_available(transport)) GTEST_SKIP() << "transport " << transport << " is not built in";
+  ProgramResult result = run_case(transport, procs, name, name == "stdin_to_pid0" ? "12345\n" : "");
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+}
+
+const std::vector<std::string> kHoldingCases = {
+    "put_all_to_all", "get_before_put",    "overlapping_puts",  "put_copies_source",
+    "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
+    "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
+    "zero_length",    "enquiry",           "stdin_to_pid0"};
+
+INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
+                         ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::Values(1, 2, 3, 4, 8),
+                                            ::testing::ValuesIn(kHoldingCases)),
+                         [](const ::testing::TestParamInfo<Semantics>& info) {
+                           return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param)) +
+                                  "_" + std::get<2>(info.param);
+                         });
+
+// ---- failures that must stop the job with a clear message ----
+using Failure = std::tuple<std::string, int>;  // transport, procs
+
+class FailureTest : public ::testing::TestWithParam<Failure> {
+ protected:
+  void SetUp() override {
+    if (!transport_available(transport())) GTEST_SKIP() << "transport " << transport() << " is not built in";
+  }
+  const std::string& transport() const { return std::get<0>(GetParam()); }
+  int procs() const { return std::get<1>(GetParam()); }
+};
+
+TEST_P(FailureTest, AbortPrintsMessageOnceAndFails) {
+  ProgramResult result = run_case(transport(), procs(), "abort_with_message", "", 30s);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_EQ(bsp::testing::count_occurrences(result.err, "custom abort message 42 from the test"), 1)
+      << describe(result);
+}
+
+TEST_P(FailureTest, KilledProcessStopsTheOthersNamingIt) {
+  if (procs() < 2) GTEST_SKIP() << "needs a process to survive the killed one";
+  ProgramResult result = run_case(transport(), procs(), "killed_process", "", 30s);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("pid " + std::to_string(procs() - 1)), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("signal 9"), std::string::npos) << describe(result);
+  EXPECT_LT(result.seconds, 5.0 + 2.0) << describe(result);
+}
+
+TEST_P(FailureTest, PutToUnregisteredAddress) {
+  ProgramResult result = run_case(transport(), procs(), "put_unregistered", "", 30s);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("bsp_put on pid"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("is not registered"), std::string::npos) << describe(result);
+}
+
+TEST_P(FailureTest, PutOutsideRegistration) {
+  ProgramResult result = run_case(transport(), procs(), "put_outside_registration", "", 30s);
+  EXPECT_NE(result.exit_code, 0);
+  std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 4 + 12 bytes";
+  EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("(8 bytes on pid 0)"), std::string::npos) << describe(result);
+}
+
+TEST_P(FailureTest, GetOutsideRegistration) {
+  ProgramResult result = run_case(transport(), procs(), "get_outside_registration", "", 30s);
+  EXPECT_NE(result.exit_code, 0);
+  std::string expected = "bsp_get by pid " + std::to_string(procs() - 1) + " from pid 0: offset 0 + 12 bytes";
+  EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+}
+
+TEST_P(FailureTest, RegistrationOrderDiffers) {
+  if (procs() < 2) GTEST_SKIP() << "needs two processes to differ";
+  ProgramResult result = run_case(transport(), procs(), "registration_mismatch", "", 30s);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("registrations differ between processes"), std::string::npos) << describe(result);
+}
+
+TEST_P(FailureTest, PidOutOfRange) {
+  ProgramResult result = run_case(transport(), procs(), "bad_pid", "", 30s);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("pid " + std::to_string(procs()) + " is out of range"), std::string::npos)
+      << describe(result);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTransports, FailureTest,
+                         ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::Values(1, 2, 4)),
+                         [](const ::testing::TestParamInfo<Failure>& info) {
+                           return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param));
+                         });
+
+// ---- ways of starting a job ----
+TEST(StartTest, CallOutsideBeginIsReported) {
+  ProgramResult result = run_program({kCases, "--case=call_outside_begin"}, 30s);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("bsp_sync called outside bsp_begin"), std::string::npos) << describe(result);
+}
+
+TEST(StartTest, DirectStartWithoutLauncher) {
+  for (int procs : {1, 3, 4}) {
+    ProgramResult result = run_program({kCases, "--case=put_all_to_all", "--procs=" + std::to_string(procs)}, 60s);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_NE(result.out.find("case put_all_to_all passed"), std::string::npos) << describe(result);
+  }
+}
+
+TEST(StartTest, DirectStartAbortAndKill) {
+  ProgramResult aborted = run_program({kCases, "--case=abort_with_message", "--procs=3"}, 30s);
+  EXPECT_NE(aborted.exit_code, 0) << describe(aborted);
+  EXPECT_EQ(bsp::testing::count_occurrences(aborted.err, "custom abort message 42"), 1) << describe(aborted);
+  ProgramResult killed = run_program({kCases, "--case=killed_process", "--procs=3"}, 30s);
+  EXPECT_FALSE(killed.timed_out) << describe(killed);
+  EXPECT_NE(killed.exit_code, 0);
+  EXPECT_NE(killed.err.find("pid 2"), std::string::npos) << describe(killed);
+}
+
+TEST(StartTest, BeginAsksForFewerThanLaunched) {
+  ProgramResult result = run_program({kBsprun, "-n", "4", kCases, "--case=put_all_to_all", "--procs=2"}, 60s);
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case put_all_to_all passed"), std::string::npos) << describe(result);
+}
+
+TEST(StartTest, UnknownTransportIsReported) {
+  ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=carrier-pigeon", kCases, "--case=enquiry"}, 30s);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("unknown transport 'carrier-pigeon'"), std::string::npos) << describe(result);
+}
+
+TEST(StartTest, TransportChosenByEnvironment) {
+  ProgramResult result =
+      run_program({kCases, "--case=put_all_to_all", "--procs=2"}, 60s, "", {{"BSP_TRANSPORT", "nonesuch"}});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("unknown transport 'nonesuch'"), std::string::npos) << describe(result);
+}
+
+}  // namespace
