@@ -1,0 +1,27 @@
+#!/bin/sh
+# tools/install.sh: installs bsprun, bspcc, bsp.h, the library and a pkg-config file under
+# PREFIX. Run through Bazel, which builds what it copies: `bazel run //:install -- PREFIX`.
+set -e
+if [ $# -ne 1 ]; then echo "usage: bazel run //:install -- PREFIX (got $# arguments: $*)" >&2; exit 2; fi
+prefix=$1
+case "$prefix" in /*) ;; *) prefix="${BUILD_WORKING_DIRECTORY:-$PWD}/$prefix" ;; esac
+here=$(pwd)  # the runfiles tree of //:install
+mkdir -p "$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
+# (cp, not install(1): inside Bazel's runfiles tree `install` may be this very target)
+copy() { rm -f "$3"; cp "$2" "$3"; chmod "$1" "$3"; }
+copy 755 "$here/bsplib/bsprun" "$prefix/bin/bsprun"
+copy 755 "$here/bsplib/bspcc.sh" "$prefix/bin/bspcc"
+copy 644 "$here/bsplib/bsp.h" "$prefix/include/bsp.h"
+copy 755 "$here/bsplib/libbsplib.so" "$prefix/lib/libbsp.so"
+cat > "$prefix/lib/pkgconfig/bsp.pc" <<PC
+prefix=$prefix
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+
+Name: bsplib
+Description: BSPlib with pluggable transports (tcp, udp, nic)
+Version: 0.1
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lbsp
+PC
+echo "installed bsprun, bspcc, bsp.h, libbsp.so and bsp.pc under $prefix"
