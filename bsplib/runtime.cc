@@ -25,6 +25,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// Waiting polls (yielding the core) this long before blocking: measured on 2 cores, it
+// beats blocking at once both for 2 processes and for 4-8 processes sharing the cores.
+constexpr int kDefaultSpinMicroseconds = 100;
+
 int env_int(const char* name, int fallback) {
   const char* value = std::getenv(name);
   return value && *value ? std::atoi(value) : fallback;
@@ -198,8 +202,7 @@ void Runtime::begin(int maxprocs) {
   channel_config.job_id = start.job_id;
   channel_config.buffers = options_.buffers;
   channel_config.ack_policy = options_.ack_policy;
-  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  channel_config.spin_us = options_.spin_us >= 0 ? options_.spin_us : (processes <= cores ? 100 : 10);
+  channel_config.spin_us = options_.spin_us >= 0 ? options_.spin_us : kDefaultSpinMicroseconds;
   std::unique_ptr<recovery::Channel> channel;
   try {
     channel = recovery::make_channel(std::move(transport), channel_config);

@@ -10,10 +10,9 @@ bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, Rea
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
   auto spin = std::min<std::chrono::microseconds>(std::chrono::microseconds(spin_us), timeout);
-  unsigned rounds = 0;
   while (clock::now() - start < spin) {
     if (ready()) return true;
-    if (++rounds % 16 == 0) sched_yield();  // let a peer sharing this core run
+    sched_yield();  // a peer sharing this core runs now instead of after a wake-up
   }
   auto left = timeout - std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start);
   if (left.count() <= 0) return ready();
