@@ -35,6 +35,7 @@ namespace {
 constexpr std::size_t kTcpMtu = 65536;             // largest frame
 constexpr std::size_t kReadChunk = 256 * 1024;     // bytes asked of the kernel per recv
 constexpr int kConnectTimeoutMs = 60000;
+constexpr std::size_t kDirectPollPeers = 2;        // up to this many peers: recv each, no epoll
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("tcp transport: {}: {}", what, std::strerror(errno)));
@@ -70,6 +71,40 @@ bool read_all(int fd, void* data, std::size_t size, int timeout_ms) {
   }
   return true;
 }
+
+// A byte queue that reads append to and frames are consumed from, without zero-filling
+// the room a read may use (a std::vector resize would clear it on every recv).
+class ByteBuffer {
+ public:
+  std::span<const std::byte> bytes() const { return {data_.get() + begin_, end_ - begin_}; }
+  void consume(std::size_t count) {
+    begin_ += count;
+    if (begin_ == end_) begin_ = end_ = 0;
+  }
+  // At least `want` writable bytes after the stored ones (moving or growing storage).
+  std::span<std::byte> room(std::size_t want) {
+    if (capacity_ - end_ < want) {
+      std::size_t stored = end_ - begin_;
+      if (stored + want > capacity_ || begin_ == 0) {
+        std::size_t capacity = std::max(2 * capacity_, stored + want);
+        auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity);
+        if (stored) std::memcpy(bigger.get(), data_.get() + begin_, stored);
+        data_ = std::move(bigger);
+        capacity_ = capacity;
+      } else {
+        std::memmove(data_.get(), data_.get() + begin_, stored);
+      }
+      begin_ = 0;
+      end_ = stored;
+    }
+    return {data_.get() + end_, capacity_ - end_};
+  }
+  void grow(std::size_t count) { end_ += count; }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  std::size_t capacity_ = 0, begin_ = 0, end_ = 0;
+};
 
 class TcpTransport final : public Transport {
  public:
@@ -179,18 +214,19 @@ class TcpTransport final : public Transport {
       if (pid != config_.pid) delivered += deliver(pid, sink, max_frames - delivered);
     }
     if (delivered >= max_frames) return delivered;
+    if (peers_.size() <= kDirectPollPeers + 1) {
+      // Few peers: asking each socket costs fewer system calls than epoll + recv.
+      for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
+        if (pid != config_.pid && !peers_[pid].lost) delivered += read_and_deliver(pid, sink, max_frames, delivered);
+      }
+      return delivered;
+    }
     epoll_event events[64];
     int ready = ::epoll_wait(epoll_fd_, events, 64, 0);
     for (int i = 0; i < ready; ++i) {
       int pid = static_cast<int>(events[i].data.u32);
       if (events[i].events & EPOLLOUT) flush_peer(pid);
-      if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-        bool closed = !read_from(pid);
-        // Frames that arrived before the connection closed are still good: hand them
-        // out first, then report the loss.
-        delivered += deliver(pid, sink, closed ? SIZE_MAX : max_frames - std::min(delivered, max_frames));
-        if (closed) sink.on_peer_lost(pid, lost_reason_);
-      }
+      if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) delivered += read_and_deliver(pid, sink, max_frames, delivered);
     }
     return delivered;
   }
@@ -209,8 +245,7 @@ class TcpTransport final : public Transport {
   struct Peer {
     int fd = -1;
     bool lost = false;
-    std::vector<std::byte> inbox;       // bytes read, not yet handed out as frames
-    std::size_t inbox_start = 0;        // first byte not yet handed out
+    ByteBuffer inbox;                   // bytes read, not yet handed out as frames
     std::vector<std::byte> queued;      // bytes the kernel did not take yet
     std::size_t queued_start = 0;
     bool watching_writable = false;
@@ -282,22 +317,28 @@ class TcpTransport final : public Transport {
     return true;
   }
 
+  // Reads pid's socket and hands out its complete frames (within the max_frames budget,
+  // of which `used` are spent); reports the loss after the frames if the peer is gone.
+  std::size_t read_and_deliver(int pid, FrameSink& sink, std::size_t max_frames, std::size_t used) {
+    bool closed = !read_from(pid);
+    // Frames that arrived before the connection closed are still good: hand them out
+    // first, then report the loss.
+    std::size_t delivered = deliver(pid, sink, closed ? SIZE_MAX : max_frames - std::min(used, max_frames));
+    if (closed) sink.on_peer_lost(pid, lost_reason_);
+    return delivered;
+  }
+
   // Reads what the kernel has for pid; false when the connection is gone.
   bool read_from(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     if (peer.lost) return true;
-    // Compact what was handed out, then read what the kernel has.
-    if (peer.inbox_start > 0) {
-      peer.inbox.erase(peer.inbox.begin(), peer.inbox.begin() + static_cast<std::ptrdiff_t>(peer.inbox_start));
-      peer.inbox_start = 0;
-    }
+    // Read what the kernel has, into room after the bytes not yet handed out.
     for (;;) {
-      std::size_t old_size = peer.inbox.size();
-      peer.inbox.resize(old_size + kReadChunk);
-      ssize_t got = ::recv(peer.fd, peer.inbox.data() + old_size, kReadChunk, MSG_DONTWAIT);
-      peer.inbox.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+      std::span<std::byte> room = peer.inbox.room(kReadChunk);
+      ssize_t got = ::recv(peer.fd, room.data(), room.size(), MSG_DONTWAIT);
       if (got > 0) {
-        if (static_cast<std::size_t>(got) < kReadChunk) return true;
+        peer.inbox.grow(static_cast<std::size_t>(got));
+        if (static_cast<std::size_t>(got) < room.size()) return true;  // drained
         continue;
       }
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
@@ -311,18 +352,18 @@ class TcpTransport final : public Transport {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     std::size_t delivered = 0;
     while (delivered < max_frames) {
-      std::size_t available = peer.inbox.size() - peer.inbox_start;
-      if (available < 4) break;
+      std::span<const std::byte> available = peer.inbox.bytes();
+      if (available.size() < 4) break;
       std::uint32_t length;
-      std::memcpy(&length, peer.inbox.data() + peer.inbox_start, 4);
+      std::memcpy(&length, available.data(), 4);
       if (length > kTcpMtu) {
         mark_lost(pid, fmt::format("bad frame length {}", length));
         sink.on_peer_lost(pid, lost_reason_);
         break;
       }
-      if (available < 4 + length) break;
-      sink.on_frame(pid, std::span<const std::byte>(peer.inbox.data() + peer.inbox_start + 4, length));
-      peer.inbox_start += 4 + length;
+      if (available.size() < 4 + length) break;
+      sink.on_frame(pid, available.subspan(4, length));
+      peer.inbox.consume(4 + length);
       ++delivered;
     }
     return delivered;

@@ -1,0 +1,133 @@
+// bench/layer_pingpong.cc: round trip between two processes through one layer of the
+// stack, busy-polling, to give the floor each higher layer is compared with:
+//   --layer=transport  bare frames through the transport (no header, no recovery)
+//   --layer=channel    payloads through the reliable channel (wire header, CRC, recovery)
+// The BSPlib superstep on top is bench/sync_time. Two processes are forked here and
+// exchange addresses over a pipe: no launcher, no control plane.
+// Run: bazel-bin/bench/layer_pingpong --transport=tcp --layer=transport --size=4
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "recovery/channel.h"
+#include "transport/registry.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string transport = "tcp";
+  std::string layer = "transport";
+  std::size_t size = 4;
+  int repetitions = 20000;
+};
+
+// Receives exactly one frame/payload, busy-polling.
+struct OneFrame : bsp::transport::FrameSink, bsp::recovery::PayloadSink {
+  bool got = false;
+  void on_frame(int, std::span<const std::byte>) override { got = true; }
+  void on_payload(int, std::span<const std::byte>) override { got = true; }
+  void on_peer_lost(int peer, std::string_view why) override {
+    fmt::print(stderr, "peer {} lost: {}\n", peer, why);
+    std::exit(1);
+  }
+};
+
+std::string read_line(int fd) {
+  std::string line;
+  char c;
+  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+int run(int pid, int to_peer, int from_peer, const Options& options) {
+  bsp::transport::TransportConfig config{pid, 2, 4242, {}};
+  auto transport = bsp::transport::create_transport(options.transport, config);
+  std::string mine = transport->local_address() + "\n";
+  if (::write(to_peer, mine.data(), mine.size()) < 0) return 1;
+  std::string theirs = read_line(from_peer);
+  std::vector<std::string> addresses = pid == 0 ? std::vector{mine, theirs} : std::vector{theirs, mine};
+  addresses[static_cast<std::size_t>(pid)].pop_back();
+  transport->connect(addresses);
+  std::unique_ptr<bsp::recovery::Channel> channel;
+  if (options.layer == "channel") {
+    bsp::recovery::ChannelConfig channel_config;
+    channel_config.pid = pid;
+    channel_config.nprocs = 2;
+    channel_config.job_id = 4242;
+    channel = bsp::recovery::make_channel(std::move(transport), channel_config);
+  }
+  std::vector<std::byte> message(options.size, std::byte{7});
+  const int peer = 1 - pid;
+  OneFrame sink;
+  auto send = [&] {
+    if (channel) {
+      while (channel->send(peer, message) != bsp::recovery::SendResult::ok) channel->progress(sink);
+    } else {
+      while (transport->send(peer, message) != bsp::transport::SendStatus::sent) transport->flush();
+    }
+  };
+  auto receive = [&] {
+    sink.got = false;
+    while (!sink.got) {
+      if (channel) channel->progress(sink);
+      else transport->receive(sink, 1);
+    }
+  };
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(options.repetitions));
+  for (int i = -1000; i < options.repetitions; ++i) {
+    if (pid == 0) {
+      auto start = Clock::now();
+      send();
+      receive();
+      if (i >= 0) samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    } else {
+      receive();
+      send();
+    }
+  }
+  if (channel) {  // let the last acknowledgements flow before leaving
+    auto until = Clock::now() + std::chrono::milliseconds(200);
+    while (Clock::now() < until && !channel->all_acknowledged()) channel->progress(sink);
+  }
+  if (pid == 0) {
+    std::sort(samples.begin(), samples.end());
+    fmt::print("layer={} transport={} size={} round_trip_us median={:.2f} min={:.2f}\n", options.layer,
+               options.transport, options.size, samples[samples.size() / 2], samples.front());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name) { return arg.substr(std::strlen(name)); };
+    if (arg.rfind("--transport=", 0) == 0) options.transport = value("--transport=");
+    else if (arg.rfind("--layer=", 0) == 0) options.layer = value("--layer=");
+    else if (arg.rfind("--size=", 0) == 0) options.size = std::stoul(value("--size="));
+    else if (arg.rfind("--repetitions=", 0) == 0) options.repetitions = std::stoi(value("--repetitions="));
+    else {
+      fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--size=4] [--repetitions=N]\n");
+      return 2;
+    }
+  }
+  int down[2], up[2];
+  if (::pipe(down) || ::pipe(up)) return 1;
+  pid_t child = ::fork();
+  if (child == 0) std::_Exit(run(1, up[1], down[0], options));
+  int status = run(0, down[1], up[0], options);
+  int child_status = 0;
+  ::waitpid(child, &child_status, 0);
+  return status != 0 ? status : (WIFEXITED(child_status) ? WEXITSTATUS(child_status) : 1);
+}
