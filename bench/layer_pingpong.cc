@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "recovery/channel.h"
+#include "recovery/wire.h"
 #include "transport/registry.h"
 
 namespace {
@@ -56,6 +57,9 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
   std::vector<std::string> addresses = pid == 0 ? std::vector{mine, theirs} : std::vector{theirs, mine};
   addresses[static_cast<std::size_t>(pid)].pop_back();
   transport->connect(addresses);
+  // Both ends ready before the first frame (a datagram sent to an unbound peer is lost).
+  char ready = 'r';
+  if (::write(to_peer, &ready, 1) != 1 || ::read(from_peer, &ready, 1) != 1) return 1;
   std::unique_ptr<bsp::recovery::Channel> channel;
   if (options.layer == "channel") {
     bsp::recovery::ChannelConfig channel_config;
@@ -64,14 +68,24 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
     channel_config.job_id = 4242;
     channel = bsp::recovery::make_channel(std::move(transport), channel_config);
   }
-  std::vector<std::byte> message(options.size, std::byte{7});
   const int peer = 1 - pid;
+  // At the transport layer the message is a bare wire header (job, source, destination:
+  // what nic's kernel filter looks at) followed by the payload; the channel adds its own.
+  std::vector<std::byte> message(options.size + (channel ? 0 : bsp::wire::kHeaderSize), std::byte{7});
+  if (!channel) {
+    bsp::wire::Header header{};
+    header.job_id = 4242;
+    header.src = static_cast<std::uint16_t>(pid);
+    header.dst = static_cast<std::uint16_t>(peer);
+    std::memcpy(message.data(), &header, sizeof header);
+  }
   OneFrame sink;
   auto send = [&] {
     if (channel) {
       while (channel->send(peer, message) != bsp::recovery::SendResult::ok) channel->progress(sink);
     } else {
       while (transport->send(peer, message) != bsp::transport::SendStatus::sent) transport->flush();
+      transport->flush();  // a transport may batch frames until flushed (nic's TX ring)
     }
   };
   auto receive = [&] {

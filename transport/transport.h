@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -74,7 +75,9 @@ class Transport {
   virtual void connect(const std::vector<std::string>& addresses) = 0;
 
   // ---- Data path ----
-  // Sends one frame of at most capabilities().mtu bytes to peer (peer != own pid).
+  // Sends one frame of at most capabilities().mtu bytes to peer (peer != own pid). The
+  // transport may hold frames back to send them in one batch: they leave at the latest
+  // at the next flush() or receive().
   virtual SendStatus send(int peer, std::span<const std::byte> frame) = 0;
   // Sends frames from the front until one is refused; returns how many were sent.
   virtual std::size_t send_batch(std::span<const OutFrame> frames) {
@@ -92,6 +95,17 @@ class Transport {
   // A descriptor (epoll/poll-able) that is readable when receive() may deliver frames
   // or flush() may progress. Valid after connect().
   virtual int wait_fd() const = 0;
+
+  // "Gathered send" (paper 001, §2.3): a transport that queues frames before handing
+  // them to the kernel (nic's TX ring) calls the hook on each queued frame just before
+  // it goes, so the layer above can write fresh protocol fields (piggy-backed ack) and
+  // reseal it. The frame's length must not change. Transports that hand frames to the
+  // kernel at send() may call it there. Default: no hook.
+  using TransmitHook = std::function<void(int peer, std::span<std::byte> frame)>;
+  void set_transmit_hook(TransmitHook hook) { transmit_hook_ = std::move(hook); }
+
+ protected:
+  TransmitHook transmit_hook_;
 };
 
 }  // namespace bsp::transport

@@ -1,0 +1,61 @@
+// transport/nic/packet_ring.h: the PACKET_MMAP rings of a packet socket (TPACKET_V2):
+// a receive ring the kernel fills while the program computes (frames are read in place,
+// no copy, no system call), and a transmit ring filled in place and handed to the kernel
+// with one send() for the whole batch ("kick"). Slot ownership is the tp_status word,
+// read with acquire and written with release ordering.
+#pragma once
+
+#include <linux/if_packet.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace bsp::transport::nic {
+
+class PacketRings {
+ public:
+  // Sets up both rings on fd for frames of up to max_frame bytes (Ethernet header
+  // included), rx_bytes and tx_bytes of ring memory. Throws std::runtime_error.
+  PacketRings(int fd, std::size_t max_frame, std::size_t rx_bytes, std::size_t tx_bytes);
+  ~PacketRings();
+  PacketRings(const PacketRings&) = delete;
+  PacketRings& operator=(const PacketRings&) = delete;
+
+  // ---- receive ----
+  // The next frame the kernel has handed over (empty when none). Valid until release().
+  std::span<const std::byte> peek_received();
+  void release_received();
+
+  // ---- transmit ----
+  // A free slot for a frame of size bytes (empty when the ring is full: kick, retry).
+  std::span<std::byte> reserve(std::size_t size);
+  // Queues the reserved slot (with a tag the hook gets back, e.g. the peer) for the next kick.
+  void queue(int tag);
+  // Calls touch(tag, frame) on every queued frame, then hands them all to the kernel with
+  // one system call. Returns false if the kernel refused (e.g. ENOBUFS): retry later.
+  bool kick(const std::function<void(int, std::span<std::byte>)>& touch);
+  bool has_queued() const { return queued_ != 0 || kick_owed_; }
+
+  std::size_t rx_frames() const { return rx_count_; }
+
+ private:
+  int fd_;
+  std::byte* map_ = nullptr;
+  std::size_t map_size_ = 0;
+  std::size_t frame_size_ = 0;
+  std::size_t rx_count_ = 0, tx_count_ = 0;
+  std::byte* rx_base_ = nullptr;
+  std::byte* tx_base_ = nullptr;
+  std::size_t rx_next_ = 0;
+  std::size_t tx_next_ = 0;        // next slot to reserve
+  std::size_t tx_first_queued_ = 0;
+  std::size_t queued_ = 0;
+  std::size_t reserved_size_ = 0;
+  bool kick_owed_ = false;  // slots marked for sending that the kernel has not taken yet
+  std::vector<int> tx_tags_;
+};
+
+}  // namespace bsp::transport::nic

@@ -1,0 +1,115 @@
+// transport/nic/packet_socket.cc: AF_PACKET socket, interface facts, BPF via libpcap.
+#include "transport/nic/packet_socket.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <ifaddrs.h>
+#include <linux/filter.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "recovery/wire.h"
+
+namespace bsp::transport::nic {
+
+Interface find_interface(const std::string& name) {
+  Interface interface;
+  interface.name = name;
+  interface.index = static_cast<int>(::if_nametoindex(name.c_str()));
+  if (interface.index == 0) {
+    throw std::runtime_error(fmt::format("nic transport: no network interface '{}' (see `ip link`)", name));
+  }
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ifreq request{};
+  std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  if (::ioctl(fd, SIOCGIFHWADDR, &request) == 0) std::memcpy(interface.mac.data(), request.ifr_hwaddr.sa_data, 6);
+  if (::ioctl(fd, SIOCGIFMTU, &request) == 0) interface.mtu = request.ifr_mtu;
+  ::close(fd);
+  return interface;
+}
+
+std::string interface_for_address(const std::string& ipv4) {
+  in_addr wanted{};
+  if (::inet_pton(AF_INET, ipv4.c_str(), &wanted) != 1 || (ntohl(wanted.s_addr) >> 24) == 127) return "lo";
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "lo";
+  std::string found = "lo";
+  for (ifaddrs* entry = list; entry; entry = entry->ifa_next) {
+    if (entry->ifa_addr && entry->ifa_addr->sa_family == AF_INET &&
+        reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr.s_addr == wanted.s_addr) {
+      found = entry->ifa_name;
+      break;
+    }
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+int open_packet_socket() {
+  // Protocol 0: nothing is received until filter_and_bind() names the EtherType, so no
+  // foreign frame slips in before the filter is attached.
+  int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+  if (fd >= 0) return fd;
+  if (errno == EPERM || errno == EACCES) {
+    throw std::runtime_error(
+        "the nic transport sends raw Ethernet frames and needs CAP_NET_RAW: run as root, or "
+        "grant it to the program with `sudo setcap cap_net_raw+ep PROGRAM` (and to bsprun); "
+        "the tcp and udp transports need no privileges (--transport=tcp or --transport=udp)");
+  }
+  throw std::runtime_error(fmt::format("nic transport: AF_PACKET socket: {}", std::strerror(errno)));
+}
+
+void filter_and_bind(int fd, const Interface& interface, std::uint32_t job_id, int pid) {
+  // BPF loads are big-endian; the wire header is little-endian, so compare byte-swapped.
+  constexpr std::size_t job_at = kEthernetHeader + offsetof(wire::Header, job_id);
+  constexpr std::size_t dst_at = kEthernetHeader + offsetof(wire::Header, dst);
+  std::string expression = fmt::format("ether proto 0x{:04x} and ether[{}:4] == 0x{:08x} and ether[{}:2] == 0x{:04x}",
+                                       kEtherType, job_at, __builtin_bswap32(job_id), dst_at,
+                                       __builtin_bswap16(static_cast<std::uint16_t>(pid)));
+  std::unique_ptr<pcap_t, decltype(&pcap_close)> dead(pcap_open_dead(DLT_EN10MB, 65535), pcap_close);
+  bpf_program program{};
+  if (pcap_compile(dead.get(), &program, expression.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {
+    throw std::runtime_error(fmt::format("nic transport: BPF filter '{}': {}", expression, pcap_geterr(dead.get())));
+  }
+  sock_fprog attached{static_cast<unsigned short>(program.bf_len), reinterpret_cast<sock_filter*>(program.bf_insns)};
+  int status = ::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &attached, sizeof attached);
+  pcap_freecode(&program);
+  if (status != 0) throw std::runtime_error(fmt::format("nic transport: attaching the BPF filter: {}", std::strerror(errno)));
+  int one = 1;
+  ::setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // not our own sends
+  sockaddr_ll address{};
+  address.sll_family = AF_PACKET;
+  address.sll_protocol = htons(kEtherType);
+  address.sll_ifindex = interface.index;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    throw std::runtime_error(fmt::format("nic transport: bind to {}: {}", interface.name, std::strerror(errno)));
+  }
+}
+
+std::string format_mac(const MacAddress& mac) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+}
+
+MacAddress parse_mac(const std::string& text) {
+  MacAddress mac{};
+  unsigned parts[6];
+  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &parts[0], &parts[1], &parts[2], &parts[3], &parts[4],
+                  &parts[5]) != 6) {
+    throw std::runtime_error("nic transport: bad MAC address '" + text + "'");
+  }
+  for (int i = 0; i < 6; ++i) mac[i] = static_cast<std::uint8_t>(parts[i]);
+  return mac;
+}
+
+}  // namespace bsp::transport::nic

@@ -1,0 +1,41 @@
+// transport/nic/packet_socket.h: the raw side of the nic transport: an AF_PACKET socket
+// for one EtherType on one interface, the interface's facts (index, MAC, MTU), and a BPF
+// filter compiled with libpcap so the kernel hands this socket only its own job's frames
+// addressed to its pid (on `lo` every packet socket would otherwise see every frame).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace bsp::transport::nic {
+
+inline constexpr std::uint16_t kEtherType = 0x88B5;  // IEEE "local experimental" EtherType
+inline constexpr std::size_t kEthernetHeader = 14;
+
+using MacAddress = std::array<std::uint8_t, 6>;
+
+struct Interface {
+  std::string name;
+  int index = 0;
+  MacAddress mac{};
+  int mtu = 0;
+};
+
+// Looks up an interface by name; throws std::runtime_error if there is none.
+Interface find_interface(const std::string& name);
+// The interface that owns an IPv4 address (for choosing the interface that reaches the
+// peers); "lo" for loopback addresses.
+std::string interface_for_address(const std::string& ipv4);
+
+// Opens the packet socket, receiving nothing until bound. Throws with a message that says
+// how to get CAP_NET_RAW when it is missing.
+int open_packet_socket();
+// Attaches a filter passing only frames of our EtherType whose wire header carries job_id
+// and is addressed to pid, then binds the socket to the interface.
+void filter_and_bind(int fd, const Interface& interface, std::uint32_t job_id, int pid);
+
+std::string format_mac(const MacAddress& mac);
+MacAddress parse_mac(const std::string& text);
+
+}  // namespace bsp::transport::nic
