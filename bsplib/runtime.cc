@@ -18,6 +18,7 @@
 #include "bsplib/control/coordinator.h"
 #include "recovery/channel.h"
 #include "transport/registry.h"
+#include "transport/trace/trace_transport.h"
 
 namespace bsp {
 
@@ -177,6 +178,9 @@ void Runtime::begin(int maxprocs) {
     transport::TransportConfig config{pid, processes, job_id, options_.transport_options};
     if (!options_.fault.empty()) config.options["fault"] = options_.fault;
     transport = transport::create_transport(options_.transport, config);
+    if (auto trace = options_.transport_options.find("trace"); trace != options_.transport_options.end()) {
+      transport = transport::wrap_with_trace(std::move(transport), trace->second, pid);
+    }
     address = transport->local_address();
   } catch (const std::exception& error) {
     abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));

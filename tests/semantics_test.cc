@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -177,7 +179,33 @@ TEST(StartTest, TransportChosenByEnvironment) {
   ProgramResult result =
       run_program({kCases, "--case=put_all_to_all", "--procs=2"}, 60s, "", {{"BSP_TRANSPORT", "nonesuch"}});
   EXPECT_NE(result.exit_code, 0);
+  EXPECT_LT(result.seconds, 10.0) << "a failed start must stop the job promptly";
   EXPECT_NE(result.err.find("unknown transport 'nonesuch'"), std::string::npos) << describe(result);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(TraceTest, EveryProcessWritesAPcapOfItsFrames) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string base = std::string(tmp ? tmp : "/tmp") + "/trace.pcap";
+  ProgramResult result =
+      run_program({kBsprun, "-n", "3", "--trace=" + base, kCases, "--case=put_all_to_all"}, 60s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  for (int pid = 0; pid < 3; ++pid) {
+    std::string file = base.substr(0, base.size() - 5) + "." + std::to_string(pid) + ".pcap";
+    FILE* trace = std::fopen(file.c_str(), "rb");
+    ASSERT_NE(trace, nullptr) << file;
+    std::uint32_t magic = 0;
+    ASSERT_EQ(std::fread(&magic, 4, 1, trace), 1u);
+    std::fseek(trace, 0, SEEK_END);
+    long size = std::ftell(trace);
+    std::fclose(trace);
+    EXPECT_EQ(magic, 0xa1b2c3d4u) << file;  // libpcap's classic file format
+    // Header (24 bytes) plus several records: a process sends and receives frames every superstep.
+    EXPECT_GT(size, 24 + 4 * (16 + 14 + 32)) << file;
+  }
 }
 
 }  // namespace

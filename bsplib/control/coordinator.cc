@@ -91,6 +91,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       if (ec) return;
       s.set_option(tcp::no_delay(true));
       auto session = std::make_shared<Session>(std::move(s));
+      self->sessions.push_back(session);
       self->read_header(session);
       self->accept();
     });
@@ -125,7 +126,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       MessageReader reader(session->body);
       switch (type) {
         case MessageType::hello: return on_hello(session, reader);
-        case MessageType::abort: return on_abort(session->pid, reader.str());
+        case MessageType::abort: return on_abort(session, reader.str());
         case MessageType::done: return on_done(session->pid, reader.str());
         default:
           break;
@@ -188,13 +189,15 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     for (int i = 0; i < job_size; ++i) send(processes[i].session, finish);
   }
 
-  void on_abort(int pid, std::string message) {
-    if (aborted) return;
-    if (message.empty() || message.back() != '\n') message += '\n';
-    fmt::print(stderr, "{}", message);
-    std::fflush(stderr);
-    stop_all(message);
-    (void)pid;
+  void on_abort(const std::shared_ptr<Session>& from, std::string message) {
+    if (!aborted) {
+      if (message.empty() || message.back() != '\n') message += '\n';
+      fmt::print(stderr, "{}", message);
+      std::fflush(stderr);
+      stop_all(message);
+    }
+    // The sender waits for this echo: its message is out. (It may not have said hello.)
+    if (from->pid < 0) send(from, MessageWriter(MessageType::abort).str(abort_message).bytes());
   }
 
   void on_closed(const std::shared_ptr<Session>& session) {
@@ -283,9 +286,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     kill_timer.cancel();
     boost::system::error_code ec;
     acceptor.close(ec);
-    for (Process& p : processes) {
-      if (p.session) p.session->socket.close(ec);
-    }
+    for (const auto& session : sessions) session->socket.close(ec);
   }
 
   void print_reports() {
@@ -317,6 +318,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   asio::steady_timer reap_timer;
   asio::steady_timer kill_timer;
   std::vector<Process> processes;
+  std::vector<std::shared_ptr<Session>> sessions;  // every connection, hello or not
   int job_size = 0;
   bool aborted = false;
   bool failed = false;

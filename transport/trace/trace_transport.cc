@@ -1,0 +1,99 @@
+// transport/trace/trace_transport.cc: pcap tracing decorator.
+#include "transport/trace/trace_transport.h"
+
+#include <fmt/format.h>
+#include <pcap/pcap.h>
+#include <sys/time.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace bsp::transport {
+namespace {
+
+constexpr std::uint16_t kEtherType = 0x88B5;
+
+class TraceTransport final : public Transport, private FrameSink {
+ public:
+  TraceTransport(std::unique_ptr<Transport> inner, const std::string& file, int pid)
+      : inner_(std::move(inner)), pid_(pid), dead_(pcap_open_dead(DLT_EN10MB, 1 << 18)) {
+    dumper_ = pcap_dump_open(dead_, file.c_str());
+    if (!dumper_) {
+      std::string why = pcap_geterr(dead_);
+      pcap_close(dead_);
+      throw std::runtime_error(fmt::format("trace: cannot write {}: {}", file, why));
+    }
+  }
+  ~TraceTransport() override {
+    pcap_dump_close(dumper_);
+    pcap_close(dead_);
+  }
+
+  std::string_view name() const override { return inner_->name(); }
+  Capabilities capabilities() const override { return inner_->capabilities(); }
+  std::string local_address() override { return inner_->local_address(); }
+  void connect(const std::vector<std::string>& addresses) override { inner_->connect(addresses); }
+
+  SendStatus send(int peer, std::span<const std::byte> frame) override {
+    SendStatus status = inner_->send(peer, frame);
+    if (status == SendStatus::sent) dump(pid_, peer, frame);
+    return status;
+  }
+  std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    outer_ = &sink;
+    std::size_t delivered = inner_->receive(*this, max_frames);
+    outer_ = nullptr;
+    return delivered;
+  }
+  bool flush() override { return inner_->flush(); }
+  int wait_fd() const override { return inner_->wait_fd(); }
+
+ private:
+  void on_frame(int peer, std::span<const std::byte> frame) override {
+    dump(peer, pid_, frame);
+    outer_->on_frame(peer, frame);
+  }
+  void on_peer_lost(int peer, std::string_view why) override { outer_->on_peer_lost(peer, why); }
+
+  static void write_mac(std::byte* at, int pid) {
+    const std::uint8_t mac[6] = {0x02, 0, 0, 0, static_cast<std::uint8_t>((pid >> 8) & 0xFF),
+                                 static_cast<std::uint8_t>(pid & 0xFF)};
+    std::memcpy(at, mac, 6);
+  }
+
+  void dump(int from, int to, std::span<const std::byte> frame) {
+    record_.resize(14 + frame.size());
+    write_mac(record_.data(), to < 0 ? 0xFFFF : to);
+    write_mac(record_.data() + 6, from < 0 ? 0xFFFF : from);
+    record_[12] = std::byte{kEtherType >> 8};
+    record_[13] = std::byte{kEtherType & 0xFF};
+    std::memcpy(record_.data() + 14, frame.data(), frame.size());
+    pcap_pkthdr header{};
+    ::gettimeofday(&header.ts, nullptr);
+    header.caplen = header.len = static_cast<bpf_u_int32>(record_.size());
+    pcap_dump(reinterpret_cast<u_char*>(dumper_), &header, reinterpret_cast<const u_char*>(record_.data()));
+  }
+
+  std::unique_ptr<Transport> inner_;
+  int pid_;
+  pcap_t* dead_;
+  pcap_dumper_t* dumper_ = nullptr;
+  FrameSink* outer_ = nullptr;
+  std::vector<std::byte> record_;
+};
+
+}  // namespace
+
+std::string trace_file_for(const std::string& path, int pid) {
+  auto dot = path.rfind('.');
+  auto slash = path.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return fmt::format("{}.{}", path, pid);
+  return fmt::format("{}.{}{}", path.substr(0, dot), pid, path.substr(dot));
+}
+
+std::unique_ptr<Transport> wrap_with_trace(std::unique_ptr<Transport> inner, const std::string& path, int pid) {
+  return std::make_unique<TraceTransport>(std::move(inner), trace_file_for(path, pid), pid);
+}
+
+}  // namespace bsp::transport
