@@ -3,8 +3,12 @@
 // (control plane: handshake, abort, failure detection, statistics), forwards stdin to
 // pid 0, and exits with the job's status. Options become BSP_* environment variables,
 // which is also how a program run without bsprun picks them up.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -31,6 +35,7 @@ namespace {
   for (const bsp::OptionHelp& option : bsp::option_help()) {
     fmt::print(stderr, "  --{:<22}{}\n", std::string(option.name) + "=...", option.meaning);
   }
+  fmt::print(stderr, "  --{:<22}{}\n", "netns=PREFIX", "run process i in network namespace PREFIX<i> (tools/cluster.sh)");
   fmt::print(stderr, "transports built in: {}\n", fmt::join(bsp::transport::transport_names(), ", "));
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -48,6 +53,38 @@ bool known_option(const std::string& name) {
   return false;
 }
 
+// The IPv4 address of a network interface, or "" if it has none.
+std::string interface_address(const std::string& name) {
+  ifaddrs* list = nullptr;
+  std::string found;
+  if (::getifaddrs(&list) != 0) return found;
+  for (ifaddrs* entry = list; entry; entry = entry->ifa_next) {
+    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr, text, sizeof text);
+    if ((name.empty() && std::string(entry->ifa_name) != "lo") || name == entry->ifa_name) {
+      found = text;
+      break;
+    }
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+// In a child: moves into network namespace `name` (made by tools/cluster.sh) and makes
+// its address the one the transports bind to.
+void enter_namespace(const std::string& name) {
+  int fd = ::open(("/var/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+    fmt::print(stderr, "bsprun: cannot enter network namespace {}: {} (made by tools/cluster.sh? root?)\n", name,
+               std::strerror(errno));
+    ::_exit(126);
+  }
+  ::close(fd);
+  std::string address = interface_address("");
+  if (!address.empty() && !std::getenv("BSP_HOST")) ::setenv("BSP_HOST", address.c_str(), 1);
+}
+
 int parse_count(const std::string& text) {
   char* end = nullptr;
   long value = std::strtol(text.c_str(), &end, 10);
@@ -59,6 +96,7 @@ int parse_count(const std::string& text) {
 
 int main(int argc, char** argv) {
   int processes = 1;
+  std::string netns;  // run process i in namespace netns + i
   std::vector<std::pair<std::string, std::string>> settings;  // BSP_* variables to set
   int first = 1;
   for (; first < argc; ++first) {
@@ -76,6 +114,8 @@ int main(int argc, char** argv) {
       processes = parse_count(arg.substr(2));
     } else if (arg.rfind("--nprocs=", 0) == 0) {
       processes = parse_count(arg.substr(9));
+    } else if (arg.rfind("--netns=", 0) == 0) {
+      netns = arg.substr(8);
     } else if (arg.rfind("--", 0) == 0) {
       std::string name = arg.substr(2);
       std::string value = "1";
@@ -112,9 +152,14 @@ int main(int argc, char** argv) {
   config.job_id = job_id;
   config.who = "bsprun";
   config.print_stats = options.stats;
+  if (!netns.empty()) {
+    // The processes live in other namespaces: listen on the cluster's switch.
+    config.listen_address = interface_address(netns + "br");
+    if (config.listen_address.empty()) usage(fmt::format("no cluster {} (make one with tools/cluster.sh up N --prefix {})", netns, netns));
+  }
   bsp::control::Coordinator coordinator(io, config);
 
-  ::setenv("BSP_CONTROL", fmt::format("127.0.0.1:{}", coordinator.port()).c_str(), 1);
+  ::setenv("BSP_CONTROL", fmt::format("{}:{}", config.listen_address, coordinator.port()).c_str(), 1);
   ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
   ::setenv("BSP_JOB_ID", std::to_string(job_id).c_str(), 1);
   std::fflush(stdout);
@@ -128,6 +173,7 @@ int main(int argc, char** argv) {
     if (child == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
       ::setenv("BSP_PID", std::to_string(pid).c_str(), 1);
+      if (!netns.empty()) enter_namespace(netns + std::to_string(pid));
       if (pid != 0) {
         int null = ::open("/dev/null", O_RDONLY);
         if (null >= 0) ::dup2(null, STDIN_FILENO);

@@ -70,7 +70,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     if (config.listen_fd >= 0) {
       acceptor.assign(tcp::v4(), config.listen_fd);
     } else {
-      tcp::endpoint local(asio::ip::make_address("127.0.0.1"), 0);
+      tcp::endpoint local(asio::ip::make_address(config.listen_address), 0);
       acceptor.open(local.protocol());
       acceptor.bind(local);
       acceptor.listen();

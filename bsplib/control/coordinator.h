@@ -27,6 +27,7 @@ struct CoordinatorConfig {
   bool print_stats = false;       // print the processes' statistics reports at the end
   std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
   int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
+  std::string listen_address = "127.0.0.1";  // where to open it
 };
 
 class Coordinator {
@@ -34,7 +35,7 @@ class Coordinator {
   Coordinator(boost::asio::io_context& io, CoordinatorConfig config);
   ~Coordinator();
 
-  // The TCP port processes connect to (on 127.0.0.1).
+  // The TCP port processes connect to (on config.listen_address).
   unsigned short port() const;
 
   // Late registration of a launched process's OS pid (for reaping and killing).

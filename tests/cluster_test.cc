@@ -1,0 +1,73 @@
+// tests/cluster_test.cc: BSPlib over an emulated switched cluster: 4 hosts made of network
+// namespaces joined by a Linux bridge (tools/cluster.sh), one process per host
+// (bsprun --netns), on every transport this build has. Needs root (namespaces, raw
+// sockets): skipped with the reason otherwise. Runs outside Bazel's sandbox (no-sandbox).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tests/run_program.h"
+
+namespace {
+
+using bsp::testing::ProgramResult;
+using bsp::testing::run_program;
+using namespace std::chrono_literals;
+
+const std::string kBsprun = "bsplib/bsprun";
+const std::string kCases = "tests/bsp_cases";
+const std::string kPrefix = "bc" + std::to_string(::getpid() % 100000);
+
+std::string describe(const ProgramResult& result) {
+  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\nstdout:\n" +
+         result.out + "\nstderr:\n" + result.err;
+}
+
+class ClusterTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  static void SetUpTestSuite() {
+    if (::geteuid() != 0) return;
+    ProgramResult up = run_program({"tools/cluster.sh", "up", "4", "--prefix", kPrefix}, 60s);
+    ready_ = up.exit_code == 0;
+    setup_error_ = up.err;
+  }
+  static void TearDownTestSuite() {
+    if (::geteuid() == 0) run_program({"tools/cluster.sh", "down", "--prefix", kPrefix}, 60s);
+  }
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to build network namespaces";
+    if (!ready_) GTEST_SKIP() << "could not build the namespace cluster: " << setup_error_;
+    static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
+    if (std::find(names.begin(), names.end(), std::get<0>(GetParam())) == names.end()) {
+      GTEST_SKIP() << "transport " << std::get<0>(GetParam()) << " is not built in";
+    }
+  }
+  static bool ready_;
+  static std::string setup_error_;
+};
+
+bool ClusterTest::ready_ = false;
+std::string ClusterTest::setup_error_;
+
+TEST_P(ClusterTest, SemanticsHoldAcrossHosts) {
+  const auto& [transport, name] = GetParam();
+  ProgramResult result = run_program(
+      {kBsprun, "-n", "4", "--netns=" + kPrefix, "--transport=" + transport, kCases, "--case=" + name}, 120s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FourHosts, ClusterTest,
+    ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
+                       ::testing::Values("put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps",
+                                         "large_transfers", "many_small_puts")),
+    [](const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
+      return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+    });
+
+}  // namespace
