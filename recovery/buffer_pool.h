@@ -1,0 +1,46 @@
+// recovery/buffer_pool.h: the one pool of n MTU-sized buffers shared by every link for
+// sending (a frame stays in its buffer until positively acknowledged) and receiving
+// (out-of-order frames wait in a buffer until the gap before them is filled). Paper 001,
+// section 2.2: when no buffer is free, send fails and the engine makes progress.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace bsp::recovery {
+
+class BufferPool {
+ public:
+  using Id = std::uint32_t;
+
+  BufferPool(std::size_t count, std::size_t buffer_size);
+
+  // A free buffer, or nothing when all are in use.
+  std::optional<Id> acquire();
+  void release(Id id);
+
+  std::span<std::byte> bytes(Id id) { return {storage_.data() + offset(id), buffer_size_}; }
+  std::span<const std::byte> bytes(Id id) const {
+    return {storage_.data() + offset(id), buffer_size_};
+  }
+
+  std::size_t capacity() const { return capacity_; }
+  std::size_t free_count() const { return free_.size(); }
+  std::size_t buffer_size() const { return buffer_size_; }
+  // Buffers handed out since construction (the consumption rate of the "buffer" policy).
+  std::uint64_t acquisitions() const { return acquisitions_; }
+
+ private:
+  std::size_t offset(Id id) const { return static_cast<std::size_t>(id) * buffer_size_; }
+
+  std::size_t capacity_;
+  std::size_t buffer_size_;
+  std::vector<std::byte> storage_;
+  std::vector<Id> free_;  // stack: the most recently released (cache-warm) goes out first
+  std::uint64_t acquisitions_ = 0;
+};
+
+}  // namespace bsp::recovery

@@ -1,0 +1,69 @@
+// recovery/protocol_constants.h: every tunable of the reliable protocol (recovery/), named
+// and explained in one place (ENet keeps its constants the same way). Times are derived
+// from the measured round trip wherever possible: no recovery waits on a fixed 200 ms or
+// 1.5 s timer as TCP does (paper 001, section 2.2).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace bsp::recovery::tuning {
+
+using namespace std::chrono_literals;
+
+// Shared buffer pool: n MTU-sized buffers for every link, sending and receiving.
+inline constexpr std::size_t kDefaultBuffers = 1024;
+// Smallest pool accepted (one buffer per peer is not enough to make progress in bursts).
+inline constexpr std::size_t kMinBuffers = 8;
+// Out-of-order arrivals are stored only while more than this share of the pool is free
+// (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
+inline constexpr std::size_t kReceiveReserveDivisor = 8;
+
+// Round-trip estimate (RFC 6298 style smoothing) before the first sample arrives.
+inline constexpr std::chrono::nanoseconds kInitialRtt = 1ms;
+// The retry interval is 2*srtt + 4*rttvar, clamped to [kMinRetry, kMaxRetry] before
+// backoff, then doubled per unanswered retry up to kMaxBackoffShift times.
+inline constexpr std::chrono::nanoseconds kMinRetry = 200us;
+inline constexpr std::chrono::nanoseconds kMaxRetry = 10ms;
+inline constexpr int kMaxBackoffShift = 5;  // at most 32x the base interval
+// Ceiling of any backed-off interval: a peer that answers late is poked at least this often.
+inline constexpr std::chrono::nanoseconds kMaxBackedOff = 40ms;
+
+// A quiet link with unacknowledged frames asks its receiver for an ack (probe with the
+// ack-request flag) after this many retry intervals without transmission or ack progress.
+inline constexpr int kSenderProbeIntervals = 2;
+
+// Frames handed to the transport per send_batch() call (sendmmsg batch).
+inline constexpr std::size_t kSendBatch = 64;
+// send() queues; it transmits on its own once this many frames wait (progress() does it
+// otherwise), so long bursts go out in batches while the engine is still sending.
+inline constexpr std::size_t kAutoTransmit = 64;
+// Frames taken from the transport per receive() call, and calls per progress().
+inline constexpr std::size_t kReceiveBatch = 64;
+inline constexpr int kReceiveRoundsPerProgress = 8;
+
+// NACK payloads list missing ranges; at most this many per frame (the rest are asked for
+// when the first ones are filled, or by the next retry).
+inline constexpr std::size_t kMaxRangesPerReport = 128;
+
+// "buffer" policy (paper 001): request an ack when the free buffers would run out within
+// one round trip at the current consumption rate, plus this safety margin of buffers.
+inline constexpr std::size_t kBufferPolicyMargin = 4;
+// Consumption rate is measured over windows of at least this length.
+inline constexpr std::chrono::nanoseconds kRateWindow = 200us;
+
+// "pupa" policy (paper 000): per-link share of the pool; the sender enters the
+// ack-required state when the link's free share drops below low water and leaves it when
+// an ack lifts it above high water (fractions of the share, in percent).
+inline constexpr std::size_t kPupaLowWaterPercent = 25;
+inline constexpr std::size_t kPupaHighWaterPercent = 50;
+// Receiver side of pupa's optimistic flow control: advertised credit is unlimited while
+// at least this percentage of the pool is free; zero on overflow.
+inline constexpr std::size_t kPupaCreditHighWaterPercent = 50;
+inline constexpr std::uint32_t kUnlimitedCredit = 0xFFFFFFFFu;
+
+// Channel::wait(): the longest single poll() the timers allow when nothing is due.
+inline constexpr std::chrono::nanoseconds kIdleWaitCap = 50ms;
+
+}  // namespace bsp::recovery::tuning

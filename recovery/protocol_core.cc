@@ -1,0 +1,637 @@
+// recovery/protocol_core.cc: sending, receiving, selective recovery, probes and acks of
+// the reliable protocol (see protocol_core.h for the scheme).
+#include "recovery/protocol_core.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "recovery/frame_codec.h"
+
+namespace bsp::recovery {
+namespace {
+
+using wire::FrameType;
+using wire::Header;
+
+// Sequence numbers further than this ahead of the expected one are not believed.
+constexpr std::uint64_t kMaxSeqAhead = std::uint64_t{1} << 30;
+
+Header read_header(std::span<const std::byte> frame) {
+  Header header;
+  std::memcpy(&header, frame.data(), wire::kHeaderSize);
+  return header;
+}
+
+void write_header(std::span<std::byte> frame, const Header& header) {
+  std::memcpy(frame.data(), &header, wire::kHeaderSize);
+}
+
+// A probe's stamp: microseconds, never 0 (0 means "no echo").
+std::uint32_t stamp_of(Time now) {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  return static_cast<std::uint32_t>(us) | 1u;
+}
+
+}  // namespace
+
+ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOutput& output)
+    : config_(config),
+      clock_(clock),
+      output_(output),
+      pool_(std::max(config.buffers ? config.buffers : tuning::kDefaultBuffers, tuning::kMinBuffers),
+            config.mtu),
+      policy_(make_ack_policy(config.ack_policy)),
+      send_(static_cast<std::size_t>(config.nprocs)),
+      receive_(static_cast<std::size_t>(config.nprocs)) {
+  if (config.mtu < wire::kHeaderSize + report_size(1) + 1) {
+    throw std::runtime_error("reliable channel: transport MTU " + std::to_string(config.mtu) +
+                             " is too small for the wire header");
+  }
+  if (config.nprocs < 1 || config.pid < 0 || config.pid >= config.nprocs) {
+    throw std::runtime_error("reliable channel: pid " + std::to_string(config.pid) +
+                             " out of range for " + std::to_string(config.nprocs) + " processes");
+  }
+  max_ranges_ = std::min(tuning::kMaxRangesPerReport,
+                         (config.mtu - wire::kHeaderSize - kReportHeadSize) / kReportRangeSize);
+  receive_reserve_ = pool_.capacity() / tuning::kReceiveReserveDivisor;
+  Time now = clock_.now();
+  for (SendLink& link : send_) link.last_activity = link.last_probe = now;
+  for (ReceiveLink& link : receive_) link.last_heard = link.last_nack = link.last_probe = now;
+  batch_.reserve(tuning::kSendBatch);
+  staged_.reserve(tuning::kSendBatch);
+}
+
+ProtocolCore::~ProtocolCore() = default;
+
+std::size_t ProtocolCore::max_payload() const {
+  return std::min<std::size_t>(config_.mtu - wire::kHeaderSize, 0xFFFF);
+}
+
+PolicyContext ProtocolCore::context(Time now) const {
+  return PolicyContext{now, rtt_.srtt(), pool_, config_.nprocs};
+}
+
+// ---------------------------------------------------------------- sending
+
+SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
+  if (peer < 0 || peer >= config_.nprocs || peer == config_.pid || payload.size() > max_payload()) {
+    throw std::logic_error("reliable channel: send to pid " + std::to_string(peer) + " of " +
+                           std::to_string(payload.size()) + " bytes is not allowed");
+  }
+  std::optional<BufferPool::Id> buffer = pool_.acquire();
+  if (!buffer) {
+    ++stats_.send_buffer_waits;
+    ask_for_acks();
+    return SendResult::no_buffer;
+  }
+  SendLink& link = send_[static_cast<std::size_t>(peer)];
+  std::span<std::byte> bytes = pool_.bytes(*buffer);
+  Header header{};
+  header.type = static_cast<std::uint8_t>(FrameType::data);
+  header.job_id = config_.job_id;
+  header.src = static_cast<std::uint16_t>(config_.pid);
+  header.dst = static_cast<std::uint16_t>(peer);
+  header.seq = static_cast<std::uint32_t>(link.next_seq);
+  write_header(bytes, header);
+  if (!payload.empty()) std::memcpy(bytes.data() + wire::kHeaderSize, payload.data(), payload.size());
+  OutstandingFrame frame;
+  frame.seq = link.next_seq++;
+  frame.buffer = *buffer;
+  frame.size = static_cast<std::uint16_t>(wire::kHeaderSize + payload.size());
+  link.queue.push_back(frame);
+  if (++untransmitted_ >= tuning::kAutoTransmit) transmit();
+  return SendResult::ok;
+}
+
+// Paper 001, footnote 4: with no buffer free, ask the links holding many unacknowledged
+// buffers for an ack (a probe with the ack-request flag, answered under every policy).
+void ProtocolCore::ask_for_acks() {
+  Time now = clock_.now();
+  std::size_t threshold = std::max<std::size_t>(
+      1, pool_.capacity() / (2 * static_cast<std::size_t>(config_.nprocs)));
+  int busiest = -1;
+  std::size_t most = 0;
+  bool asked = false;
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    SendLink& link = send_[static_cast<std::size_t>(peer)];
+    if (link.in_flight() > most) {
+      most = link.in_flight();
+      busiest = peer;
+    }
+    if (link.in_flight() >= threshold && now - link.last_probe >= rtt_.retry_interval()) {
+      emit_probe(peer, now);
+      asked = true;
+    }
+  }
+  if (!asked && busiest >= 0 &&
+      now - send_[static_cast<std::size_t>(busiest)].last_probe >= rtt_.retry_interval()) {
+    emit_probe(busiest, now);
+  }
+  flush_control();
+}
+
+bool ProtocolCore::credit_allows(const SendLink& link) const {
+  return !policy_->flow_control() || link.credit > 0;
+}
+
+std::uint32_t ProtocolCore::credit_for(int peer) {
+  std::size_t free = pool_.free_count();
+  if (!policy_->flow_control()) return static_cast<std::uint32_t>(free);
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  if (!link.overflowed) return tuning::kUnlimitedCredit;
+  if (free * 100 >= pool_.capacity() * tuning::kPupaCreditHighWaterPercent) {
+    link.overflowed = false;
+    return tuning::kUnlimitedCredit;
+  }
+  return free > receive_reserve_ ? static_cast<std::uint32_t>(free - receive_reserve_) : 0;
+}
+
+void ProtocolCore::note_ack_sent(int peer, std::uint64_t ack, std::uint32_t credit) {
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  link.advertised_credit = credit;
+  if (ack > link.ack_sent) link.ack_sent = ack;
+  if (ack == link.expected) {
+    link.since_ack = 0;
+    link.peer_asked = false;
+    link.ack_owed = false;
+  }
+}
+
+void ProtocolCore::transmit() {
+  bool open = true;
+  for (int step = 0; step < config_.nprocs && open; ++step) {
+    int peer = (round_robin_ + step) % config_.nprocs;
+    if (peer == config_.pid) continue;
+    SendLink& link = send_[static_cast<std::size_t>(peer)];
+    while (open && !link.resends.empty()) {
+      std::uint64_t seq = link.resends.front();
+      link.resends.pop_front();
+      OutstandingFrame* frame = link.find(seq);
+      if (frame == nullptr || !frame->resend_queued) continue;
+      frame->resend_queued = false;
+      stage(peer, *frame, true);
+      if (batch_.size() == tuning::kSendBatch) open = flush_batch();
+    }
+    while (open && link.has_untransmitted() && credit_allows(link)) {
+      OutstandingFrame* frame = link.find(link.next_new);
+      ++link.next_new;
+      if (policy_->flow_control() && link.credit != tuning::kUnlimitedCredit) --link.credit;
+      stage(peer, *frame, false);
+      if (batch_.size() == tuning::kSendBatch) open = flush_batch();
+    }
+  }
+  if (open) flush_batch();
+  round_robin_ = (round_robin_ + 1) % config_.nprocs;
+}
+
+// Writes the fresh protocol fields (piggy-backed ack, ack request, credit) into a queued
+// frame and puts it on the batch.
+void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
+  Time now = clock_.now();
+  SendLink& link = send_[static_cast<std::size_t>(peer)];
+  std::span<std::byte> bytes = pool_.bytes(frame.buffer).first(frame.size);
+  Header header = read_header(bytes);
+  std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
+  bool ask = policy_->request_ack(context(now), link);
+  std::uint32_t credit = credit_for(peer);
+  header.ack = static_cast<std::uint32_t>(ack);
+  header.flags = ask ? wire::kFlagAckRequest : 0;
+  header.credit = credit;
+  write_header(bytes, header);
+  wire::seal_frame(bytes);
+  batch_.push_back(transport::OutFrame{peer, bytes});
+  staged_.push_back(Staged{peer, frame.seq, resend, ask, ack, credit});
+}
+
+// Hands the batch to the output; what it refused goes back on its queues. False when the
+// output refused something (stop transmitting for now).
+bool ProtocolCore::flush_batch() {
+  if (batch_.empty()) return true;
+  std::size_t taken = output_.send_batch(batch_);
+  Time now = clock_.now();
+  for (std::size_t i = 0; i < staged_.size(); ++i) {
+    const Staged& staged = staged_[i];
+    SendLink& link = send_[static_cast<std::size_t>(staged.peer)];
+    OutstandingFrame* frame = link.find(staged.seq);
+    if (i < taken) {
+      ++frame->sends;
+      frame->last_sent = now;
+      frame->ack_requested = staged.ack_request;
+      link.last_activity = now;
+      if (staged.resend) {
+        ++stats_.retransmissions;
+      } else {
+        ++stats_.data_sent;
+        stats_.bytes_sent += frame->size - wire::kHeaderSize;
+        --untransmitted_;
+      }
+      if (staged.ack_request) ++stats_.ack_requests_sent;
+      note_ack_sent(staged.peer, staged.ack, staged.credit);
+    } else if (staged.resend) {
+      frame->resend_queued = true;
+      link.resends.push_back(staged.seq);
+    } else {
+      link.next_new = std::min(link.next_new, staged.seq);
+      if (policy_->flow_control() && link.credit != tuning::kUnlimitedCredit) ++link.credit;
+    }
+  }
+  bool all = taken == batch_.size();
+  batch_.clear();
+  staged_.clear();
+  return all;
+}
+
+void ProtocolCore::refresh_header(int peer, std::span<std::byte> frame) {
+  if (peer < 0 || peer >= config_.nprocs || frame.size() < wire::kHeaderSize) return;
+  Header header = read_header(frame);
+  std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
+  std::uint32_t credit = credit_for(peer);
+  if (header.ack == static_cast<std::uint32_t>(ack) && header.credit == credit) return;
+  header.ack = static_cast<std::uint32_t>(ack);
+  header.credit = credit;
+  write_header(frame, header);
+  wire::seal_frame(frame);
+  note_ack_sent(peer, ack, credit);
+}
+
+// ---------------------------------------------------------------- receiving
+
+std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, PayloadSink& sink) {
+  Header header;
+  switch (wire::check_frame(frame, config_.job_id, config_.pid, config_.nprocs, header)) {
+    case wire::Verdict::ok:
+      break;
+    case wire::Verdict::malformed:
+      ++stats_.malformed_dropped;
+      return 0;
+    case wire::Verdict::foreign:
+      ++stats_.foreign_dropped;
+      return 0;
+    case wire::Verdict::corrupt:
+      ++stats_.corrupt_dropped;
+      return 0;
+  }
+  int peer = header.src;
+  if (from >= 0 && from != peer) {
+    ++stats_.foreign_dropped;  // a frame claiming another process's identity
+    return 0;
+  }
+  Time now = clock_.now();
+  std::span<const std::byte> payload = frame.subspan(wire::kHeaderSize, header.length);
+  auto type = static_cast<FrameType>(header.type);
+  std::optional<LinkReport> report;
+  if (type != FrameType::data) {
+    report = decode_report(payload);
+    if (!report) {
+      ++stats_.malformed_dropped;
+      return 0;
+    }
+  }
+  take_ack(peer, header.ack, type == FrameType::ack || type == FrameType::nack, now);
+  if (policy_->flow_control()) {
+    SendLink& link = send_[static_cast<std::size_t>(peer)];
+    link.credit = header.credit;
+  }
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  switch (type) {
+    case FrameType::data:
+      return take_data(peer, header, payload, sink, now);
+    case FrameType::ack:
+      ++stats_.acks_received;
+      take_report(peer, *report, now);
+      break;
+    case FrameType::nack:
+      ++stats_.nacks_received;
+      take_report(peer, *report, now);
+      break;
+    case FrameType::probe:
+      take_report(peer, *report, now);
+      if ((header.flags & wire::kFlagAckRequest) != 0) {
+        link.answer_owed = true;
+        link.echo = report->echo;
+      }
+      break;
+  }
+  return 0;
+}
+
+void ProtocolCore::take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack, Time now) {
+  SendLink& link = send_[static_cast<std::size_t>(peer)];
+  std::uint64_t ack = extend_seq(link.acked, wire_ack);
+  if (ack <= link.acked || ack > link.next_new) return;  // stale, or acks what never left
+  Duration sample{-1};
+  while (link.acked < ack) {
+    const OutstandingFrame& frame = link.queue.front();
+    // Karn: only a frame sent once, whose ack was asked for and came explicitly, times
+    // the round trip.
+    if (explicit_ack && frame.sends == 1 && frame.ack_requested) sample = now - frame.last_sent;
+    pool_.release(frame.buffer);
+    link.queue.pop_front();
+    ++link.acked;
+  }
+  if (sample.count() >= 0) rtt_.sample(sample);
+  link.last_activity = now;
+  link.probe_backoff = 0;
+  policy_->on_acked(context(now), link);
+}
+
+std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<const std::byte> payload,
+                                    PayloadSink& sink, Time now) {
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  std::uint64_t seq = extend_seq(link.expected, header.seq);
+  if (seq >= link.expected + kMaxSeqAhead) {
+    ++stats_.malformed_dropped;
+    return 0;
+  }
+  link.last_heard = now;
+  link.probe_backoff = 0;
+  if ((header.flags & wire::kFlagAckRequest) != 0) link.peer_asked = true;
+  if (seq < link.expected || link.held.contains(seq)) {
+    ++stats_.duplicates_received;
+    link.ack_owed = true;  // the sender resent: tell it again what we have
+    return 0;
+  }
+  std::size_t delivered = 0;
+  if (seq == link.expected) {
+    ++stats_.data_received;
+    stats_.bytes_received += payload.size();
+    ++link.expected;
+    sink.on_payload(peer, payload);
+    ++delivered;
+    while (!link.held.empty() && link.held.begin()->first == link.expected) {
+      HeldFrame held = link.held.begin()->second;
+      link.held.erase(link.held.begin());
+      ++link.expected;
+      sink.on_payload(peer, std::span<const std::byte>(pool_.bytes(held.buffer).first(held.length)));
+      pool_.release(held.buffer);
+      ++delivered;
+    }
+    link.received_end = std::max(link.received_end, link.expected);
+    link.nack_backoff = 0;
+  } else {
+    if (seq > link.received_end) {
+      stats_.gaps_detected += seq - link.received_end;
+      link.nack_owed = true;
+    }
+    link.received_end = std::max(link.received_end, seq + 1);
+    std::optional<BufferPool::Id> buffer;
+    if (pool_.free_count() > receive_reserve_) buffer = pool_.acquire();
+    if (!buffer) {
+      // Overflow: not accepted; the NACK asks for it again (pupa: zero credit until
+      // buffers are free again).
+      if (policy_->flow_control()) link.overflowed = true;
+      link.nack_owed = true;
+      return 0;
+    }
+    if (!payload.empty()) std::memcpy(pool_.bytes(*buffer).data(), payload.data(), payload.size());
+    link.held.emplace(seq, HeldFrame{*buffer, static_cast<std::uint16_t>(payload.size())});
+    ++stats_.data_received;
+    stats_.bytes_received += payload.size();
+  }
+  ++link.since_ack;
+  switch (policy_->on_data(context(now), link)) {
+    case AckDecision::none:
+      break;
+    case AckDecision::end_of_round:
+      link.ack_owed = true;
+      break;
+    case AckDecision::this_frame:
+      emit_report(peer, FrameType::ack, false, 0, false, now);
+      break;
+  }
+  return delivered;
+}
+
+// A peer's report on our frames to it: resend the missing ranges, and when the report is
+// complete (a probe, or the answer to one) the tail it has not seen.
+void ProtocolCore::take_report(int peer, const LinkReport& report, Time now) {
+  if (report.echo != 0) {
+    std::uint32_t elapsed_us = stamp_of(now) - report.echo;
+    if (elapsed_us < 10'000'000u) rtt_.sample(std::chrono::microseconds(elapsed_us));
+  }
+  SendLink& link = send_[static_cast<std::size_t>(peer)];
+  for (const SeqRange& range : report.missing) {
+    std::uint64_t begin = extend_seq(link.acked, range.begin);
+    std::uint64_t end = std::min<std::uint64_t>(begin + (range.end - range.begin), link.next_new);
+    for (std::uint64_t seq = std::max(begin, link.acked); seq < end; ++seq) queue_resend(link, seq, now);
+  }
+  if (report.complete) {
+    std::uint64_t tail = std::max(extend_seq(link.acked, report.received_end), link.acked);
+    for (std::uint64_t seq = tail; seq < link.next_new; ++seq) {
+      OutstandingFrame* frame = link.find(seq);
+      if (frame != nullptr && now - frame->last_sent >= rtt_.srtt()) queue_resend(link, seq, now);
+    }
+  }
+}
+
+void ProtocolCore::queue_resend(SendLink& link, std::uint64_t seq, Time now) {
+  OutstandingFrame* frame = link.find(seq);
+  if (frame == nullptr || frame->sends == 0 || frame->resend_queued) return;
+  // A frame already resent is not resent again within half a retry interval: repeated
+  // requests for it are probably in flight with the resend.
+  if (frame->sends >= 2 && now - frame->last_sent < rtt_.retry_interval() / 2) return;
+  frame->resend_queued = true;
+  link.resends.push_back(seq);
+}
+
+// ---------------------------------------------------------------- control frames and timers
+
+void ProtocolCore::emit_report(int peer, FrameType type, bool complete, std::uint32_t echo,
+                               bool ack_request, Time now) {
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  if (type == FrameType::ack && link.has_gap()) type = FrameType::nack;
+  LinkReport report;
+  report.received_end = static_cast<std::uint32_t>(link.received_end);
+  report.echo = echo;
+  report.complete = complete;
+  bool listed_all = true;  // false: more ranges than fit, the rest wait for the retry
+  if (type != FrameType::ack) {
+    std::uint64_t cursor = link.expected;
+    for (const auto& [seq, held] : link.held) {
+      if (seq > cursor) {
+        if (report.missing.size() == max_ranges_) {
+          listed_all = false;
+          break;
+        }
+        report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor), static_cast<std::uint32_t>(seq)});
+      }
+      cursor = seq + 1;
+    }
+    if (listed_all && cursor < link.received_end) {
+      if (report.missing.size() < max_ranges_) {
+        report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor),
+                                          static_cast<std::uint32_t>(link.received_end)});
+      } else {
+        listed_all = false;
+      }
+    }
+  }
+  if (control_count_ == control_.size()) control_.emplace_back();
+  ControlFrame& control = control_[control_count_++];
+  control.peer = peer;
+  control.bytes.resize(wire::kHeaderSize + report_size(report.missing.size()));
+  std::size_t length = encode_report(report, std::span<std::byte>(control.bytes).subspan(wire::kHeaderSize));
+  std::uint32_t credit = credit_for(peer);
+  Header header{};
+  header.type = static_cast<std::uint8_t>(type);
+  header.job_id = config_.job_id;
+  header.src = static_cast<std::uint16_t>(config_.pid);
+  header.dst = static_cast<std::uint16_t>(peer);
+  header.ack = static_cast<std::uint32_t>(link.expected);
+  header.flags = ack_request ? wire::kFlagAckRequest : 0;
+  header.credit = credit;
+  write_header(control.bytes, header);
+  wire::seal_frame(std::span<std::byte>(control.bytes).first(wire::kHeaderSize + length));
+  note_ack_sent(peer, link.expected, credit);
+  switch (type) {
+    case FrameType::ack:
+      ++stats_.explicit_acks_sent;
+      break;
+    case FrameType::nack:
+      ++stats_.nacks_sent;
+      link.last_nack = now;
+      link.nack_owed = false;  // ranges beyond this frame's room: asked for by the retry
+      break;
+    case FrameType::probe:
+      ++stats_.probes_sent;
+      break;
+    case FrameType::data:
+      break;
+  }
+  if (complete && type != FrameType::probe) link.answer_owed = false;
+}
+
+void ProtocolCore::emit_probe(int peer, Time now) {
+  SendLink& sender = send_[static_cast<std::size_t>(peer)];
+  ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
+  bool ask = sender_waiting(sender);
+  emit_report(peer, FrameType::probe, true, stamp_of(now), ask, now);
+  sender.last_probe = now;
+  receiver.last_probe = now;
+}
+
+bool ProtocolCore::sender_waiting(const SendLink& link) const {
+  return link.in_flight() > 0 || (link.has_untransmitted() && !credit_allows(link));
+}
+
+Time ProtocolCore::sender_probe_due(const SendLink& link) const {
+  if (!sender_waiting(link)) return Time::max();
+  return std::max(link.last_activity, link.last_probe) +
+         tuning::kSenderProbeIntervals * rtt_.retry_interval(link.probe_backoff);
+}
+
+Time ProtocolCore::receiver_probe_due(const ReceiveLink& link) const {
+  if (!link.awaited) return Time::max();
+  return std::max({link.awaited_since, link.last_heard, link.last_probe}) +
+         rtt_.retry_interval(link.probe_backoff);
+}
+
+// Sends what this round owes the peer: the answer to a probe (complete report with the
+// echo), a NACK, or an explicit ack; and pupa's credit update.
+void ProtocolCore::emit_owed(int peer, Time now) {
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  if (policy_->flow_control()) {
+    std::uint32_t credit = credit_for(peer);
+    if ((link.advertised_credit == 0 && credit > 0) ||
+        (link.advertised_credit != tuning::kUnlimitedCredit && credit == tuning::kUnlimitedCredit)) {
+      link.ack_owed = true;
+    }
+  }
+  if (link.answer_owed) {
+    emit_report(peer, FrameType::ack, true, link.echo, false, now);
+  } else if (link.nack_owed) {
+    emit_report(peer, FrameType::nack, false, 0, false, now);
+  } else if (link.ack_owed) {
+    emit_report(peer, FrameType::ack, false, 0, false, now);
+  }
+}
+
+void ProtocolCore::service() {
+  transmit();
+  Time now = clock_.now();
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    if (peer == config_.pid) continue;
+    ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
+    SendLink& sender = send_[static_cast<std::size_t>(peer)];
+    if (receiver.has_gap() && !receiver.nack_owed &&
+        now >= receiver.last_nack + rtt_.retry_interval(receiver.nack_backoff)) {
+      receiver.nack_owed = true;
+      ++receiver.nack_backoff;
+    }
+    if (now >= sender_probe_due(sender)) {
+      emit_probe(peer, now);
+      ++sender.probe_backoff;
+    }
+    emit_owed(peer, now);
+  }
+  flush_control();
+}
+
+void ProtocolCore::service_waiting(std::span<const int> awaited) {
+  Time now = clock_.now();
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+    bool wanted = peer != config_.pid && std::find(awaited.begin(), awaited.end(), peer) != awaited.end();
+    if (wanted && !link.awaited) link.awaited_since = now;
+    link.awaited = wanted;
+  }
+  service();
+  now = clock_.now();
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+    if (now >= receiver_probe_due(link)) {
+      emit_probe(peer, now);
+      ++link.probe_backoff;
+    }
+  }
+  flush_control();
+}
+
+void ProtocolCore::flush_control() {
+  if (control_count_ == 0) return;
+  control_batch_.clear();
+  for (std::size_t i = 0; i < control_count_; ++i) {
+    control_batch_.push_back(transport::OutFrame{control_[i].peer, control_[i].bytes});
+  }
+  // A control frame the transport refuses is as good as lost: timers ask again.
+  std::size_t done = 0;
+  while (done < control_batch_.size()) {
+    std::size_t taken = output_.send_batch(std::span(control_batch_).subspan(done));
+    if (taken == 0) break;
+    done += taken;
+  }
+  control_count_ = 0;
+}
+
+Time ProtocolCore::next_deadline() const {
+  if (output_pending()) return clock_.now();
+  Time due = Time::max();
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    if (peer == config_.pid) continue;
+    const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
+    const SendLink& sender = send_[static_cast<std::size_t>(peer)];
+    if (receiver.has_gap()) due = std::min(due, receiver.last_nack + rtt_.retry_interval(receiver.nack_backoff));
+    due = std::min({due, sender_probe_due(sender), receiver_probe_due(receiver)});
+  }
+  return due;
+}
+
+bool ProtocolCore::output_pending() const {
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    const SendLink& sender = send_[static_cast<std::size_t>(peer)];
+    const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
+    if (!sender.resends.empty() || (sender.has_untransmitted() && credit_allows(sender))) return true;
+    if (receiver.ack_owed || receiver.nack_owed || receiver.answer_owed) return true;
+  }
+  return false;
+}
+
+bool ProtocolCore::all_acknowledged() const {
+  for (const SendLink& link : send_) {
+    if (link.acked != link.next_seq) return false;
+  }
+  return true;
+}
+
+}  // namespace bsp::recovery

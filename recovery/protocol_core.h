@@ -1,0 +1,154 @@
+// recovery/protocol_core.h: the reliable protocol itself, free of sockets: per-link state
+// machines (recovery/link_state.h), the shared buffer pool, and the ack policy, driven by
+// an injected clock and a frame output. recovery/reliable_channel.cc runs it over a
+// transport; the deterministic tests run it over an in-memory lossy network with a manual
+// clock, so every loss pattern is exercised without sockets or sleeps.
+//
+// Recovery is receiver-based and selective (paper 001 §2.2): the receiver notices a gap
+// from the sequence numbers and NACKs exactly the missing ranges; the sender resends only
+// those. Tail loss (nothing later reveals the gap) is found by probes: a receiver the
+// engine waits on probes a silent peer after an RTT-derived, backed-off interval; a
+// sender whose link went quiet with frames unacknowledged probes with the ack-request
+// flag. A probe carries the prober's complete report, so the answer resends the tail.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "recovery/ack_policy.h"
+#include "recovery/buffer_pool.h"
+#include "recovery/channel.h"
+#include "recovery/clock.h"
+#include "recovery/link_report.h"
+#include "recovery/link_state.h"
+#include "recovery/rtt_estimator.h"
+#include "recovery/stats.h"
+#include "recovery/wire.h"
+#include "transport/transport.h"
+
+namespace bsp::recovery {
+
+struct CoreConfig {
+  int pid = 0;
+  int nprocs = 1;
+  std::uint32_t job_id = 0;
+  std::size_t buffers = 0;  // pool size n (0: tuning::kDefaultBuffers)
+  std::size_t mtu = 0;      // largest frame, header included
+  std::string ack_policy = "buffer";
+};
+
+// Where the core's frames go: the transport, or an in-memory network in tests.
+class FrameOutput {
+ public:
+  virtual ~FrameOutput() = default;
+  // Hands frames over from the front until one is refused; returns how many were taken.
+  // Frame bytes are only valid during the call.
+  virtual std::size_t send_batch(std::span<const transport::OutFrame> frames) = 0;
+};
+
+class ProtocolCore {
+ public:
+  // Throws std::runtime_error for a bad configuration (unknown policy, MTU too small).
+  ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOutput& output);
+  ~ProtocolCore();
+  ProtocolCore(const ProtocolCore&) = delete;
+  ProtocolCore& operator=(const ProtocolCore&) = delete;
+
+  std::size_t max_payload() const;
+
+  // Copies payload into a pool buffer queued for peer; transmits when enough are queued.
+  // no_buffer: the pool is empty; links holding many unacknowledged buffers were asked
+  // for an ack (paper 001, footnote 4) and the caller should consume arrivals.
+  SendResult send(int peer, std::span<const std::byte> payload);
+
+  // One arrived frame (from: the transport's idea of the sender, or -1). In-order
+  // payloads go to sink; returns how many were delivered.
+  std::size_t on_frame(int from, std::span<const std::byte> frame, PayloadSink& sink);
+
+  // Transmits queued frames and resends, fires due timers (NACK retry, quiet-link probe),
+  // sends the acks/NACKs/answers owed.
+  void service();
+  // service() for a caller about to block waiting for `awaited`: also probes those that
+  // stayed silent for a retry interval (tail loss on their links).
+  void service_waiting(std::span<const int> awaited);
+
+  // When the next timer falls due (Time::max(): none).
+  Time next_deadline() const;
+  // True when service() has something to transmit right now.
+  bool output_pending() const;
+  // Every frame sent was acknowledged.
+  bool all_acknowledged() const;
+
+  // Writes the current piggy-backed ack and credit into a frame about to leave and
+  // reseals it (the transport's transmit hook: "gathered send", paper 001 §2.3).
+  void refresh_header(int peer, std::span<std::byte> frame);
+
+  const ChannelStats& stats() const { return stats_; }
+  std::string_view policy_name() const { return policy_->name(); }
+  Duration srtt() const { return rtt_.srtt(); }
+  std::size_t free_buffers() const { return pool_.free_count(); }
+
+ private:
+  struct Staged {
+    int peer;
+    std::uint64_t seq;
+    bool resend;
+    bool ack_request;
+    std::uint64_t ack;
+    std::uint32_t credit;
+  };
+  struct ControlFrame {
+    int peer = 0;
+    std::vector<std::byte> bytes;
+  };
+
+  PolicyContext context(Time now) const;
+  void transmit();
+  void stage(int peer, OutstandingFrame& frame, bool resend);
+  bool flush_batch();
+  void note_ack_sent(int peer, std::uint64_t ack, std::uint32_t credit);
+  std::uint32_t credit_for(int peer);
+  bool credit_allows(const SendLink& link) const;
+
+  void take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack, Time now);
+  std::size_t take_data(int peer, const wire::Header& header, std::span<const std::byte> payload,
+                        PayloadSink& sink, Time now);
+  void take_report(int peer, const LinkReport& report, Time now);
+  void queue_resend(SendLink& link, std::uint64_t seq, Time now);
+
+  bool sender_waiting(const SendLink& link) const;
+  Time sender_probe_due(const SendLink& link) const;
+  Time receiver_probe_due(const ReceiveLink& link) const;
+  void emit_report(int peer, wire::FrameType type, bool complete, std::uint32_t echo, bool ack_request,
+                   Time now);
+  void emit_probe(int peer, Time now);
+  void emit_owed(int peer, Time now);
+  void flush_control();
+  void ask_for_acks();
+
+  CoreConfig config_;
+  const Clock& clock_;
+  FrameOutput& output_;
+  BufferPool pool_;
+  std::unique_ptr<AckPolicy> policy_;
+  RttEstimator rtt_;
+  std::vector<SendLink> send_;
+  std::vector<ReceiveLink> receive_;
+  std::size_t max_ranges_;
+  std::size_t receive_reserve_;
+  std::size_t untransmitted_ = 0;
+  int round_robin_ = 0;
+
+  std::vector<transport::OutFrame> batch_;
+  std::vector<Staged> staged_;
+  std::vector<ControlFrame> control_;
+  std::size_t control_count_ = 0;
+  std::vector<transport::OutFrame> control_batch_;
+  ChannelStats stats_;
+};
+
+}  // namespace bsp::recovery

@@ -1,0 +1,102 @@
+// recovery/reliable_channel.cc: ProtocolCore over a transport. progress() transmits what
+// is queued, drains the transport in batches through the core, then sends what the round
+// owes (acks, NACKs, resends). wait() serves the timers, spins briefly, then blocks in
+// poll() on the transport's descriptor no longer than the next timer.
+#include "recovery/reliable_channel.h"
+
+#include <poll.h>
+
+#include <algorithm>
+
+#include "recovery/protocol_core.h"
+#include "recovery/wait_for_fd.h"
+
+namespace bsp::recovery {
+namespace {
+
+bool readable(int fd) {
+  pollfd waiter{fd, POLLIN, 0};
+  return ::poll(&waiter, 1, 0) > 0;
+}
+
+class ReliableChannel final : public Channel, private transport::FrameSink, private FrameOutput {
+ public:
+  ReliableChannel(std::unique_ptr<transport::Transport> transport, const ChannelConfig& config)
+      : transport_(std::move(transport)),
+        spin_us_(config.spin_us),
+        core_(CoreConfig{config.pid, config.nprocs, config.job_id, config.buffers,
+                         transport_->capabilities().mtu, config.ack_policy},
+              clock_, *this) {
+    transport_->set_transmit_hook(
+        [this](int peer, std::span<std::byte> frame) { core_.refresh_header(peer, frame); });
+  }
+
+  ~ReliableChannel() override { transport_->set_transmit_hook(nullptr); }
+
+  std::size_t max_payload() const override { return core_.max_payload(); }
+
+  SendResult send(int peer, std::span<const std::byte> payload) override {
+    return core_.send(peer, payload);
+  }
+
+  std::size_t progress(PayloadSink& sink) override {
+    sink_ = &sink;
+    delivered_ = 0;
+    core_.service();
+    for (int round = 0; round < tuning::kReceiveRoundsPerProgress; ++round) {
+      if (transport_->receive(*this, tuning::kReceiveBatch) < tuning::kReceiveBatch) break;
+    }
+    core_.service();
+    transport_->flush();
+    sink_ = nullptr;
+    return delivered_;
+  }
+
+  bool probe() override { return core_.output_pending() || readable(transport_->wait_fd()); }
+
+  void wait(std::span<const int> awaited, std::chrono::microseconds timeout) override {
+    core_.service_waiting(awaited);
+    transport_->flush();
+    if (core_.output_pending()) return;
+    Time now = clock_.now();
+    Time due = std::min(core_.next_deadline(), now + std::chrono::duration_cast<Duration>(timeout));
+    auto left = std::chrono::duration_cast<std::chrono::microseconds>(due - now);
+    if (left.count() <= 0) return;
+    spin_then_block(transport_->wait_fd(), spin_us_, left,
+                    [this] { return readable(transport_->wait_fd()); });
+  }
+
+  int wait_fd() const override { return transport_->wait_fd(); }
+  bool all_acknowledged() const override { return core_.all_acknowledged() && transport_->flush(); }
+  const ChannelStats& stats() const override { return core_.stats(); }
+  const transport::Transport& transport() const override { return *transport_; }
+
+ private:
+  void on_frame(int peer, std::span<const std::byte> frame) override {
+    if (sink_ != nullptr) delivered_ += core_.on_frame(peer, frame, *sink_);
+  }
+
+  void on_peer_lost(int peer, std::string_view why) override {
+    if (sink_ != nullptr) sink_->on_peer_lost(peer, why);
+  }
+
+  std::size_t send_batch(std::span<const transport::OutFrame> frames) override {
+    return transport_->send_batch(frames);
+  }
+
+  SteadyClock clock_;
+  std::unique_ptr<transport::Transport> transport_;
+  int spin_us_;
+  ProtocolCore core_;
+  PayloadSink* sink_ = nullptr;
+  std::size_t delivered_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Channel> make_reliable_channel(std::unique_ptr<transport::Transport> transport,
+                                               const ChannelConfig& config) {
+  return std::make_unique<ReliableChannel>(std::move(transport), config);
+}
+
+}  // namespace bsp::recovery
