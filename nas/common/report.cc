@@ -19,6 +19,14 @@ void print_line(const char* label, const std::string& value) { std::printf(" %-1
 
 }  // namespace
 
+void print_banner(const std::string& name, char problem_class, const std::string& size) {
+  if (bsp_pid() != 0) return;
+  std::printf("\n\n NAS Parallel Benchmarks (BSPlib) - %s Benchmark\n\n", name.c_str());
+  std::printf(" Size: %s  (class %c)\n", size.c_str(), problem_class);
+  std::printf(" Number of processes: %d\n\n", bsp_nprocs());
+  std::fflush(stdout);
+}
+
 int report_results(const BenchmarkResult& result, const RegionTimer& timer) {
   const int p = bsp_nprocs();
   double times[3] = {timer.seconds(), timer.communication_seconds(), timer.computation_seconds()};

@@ -22,6 +22,10 @@ struct BenchmarkResult {
   bool verified = false;
 };
 
+// Prints the NPB start banner from pid 0 ("NAS Parallel Benchmarks (BSPlib) - EP
+// Benchmark", the size, class and process count). Not collective.
+void print_banner(const std::string& name, char problem_class, const std::string& size);
+
 // Collective: combines every process's timer (the reported time is the maximum over
 // processes, as in NPB's MPI versions), pid 0 prints the report, and every process gets
 // the exit status the program should end with: 0 when verified, 1 otherwise.
