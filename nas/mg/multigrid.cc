@@ -5,14 +5,14 @@
 #include <cmath>
 
 #include "bsplib/bsp.h"
+#include "nas/common/collectives.h"
 #include "nas/mg/random_charges.h"
 
 namespace nas::mg {
 
 Multigrid::Multigrid(const MgProblem& problem, const ProcessGrid& grid)
     : problem_(problem), grid_(grid), u_storage_(problem.levels + 1),
-      r_storage_(problem.levels + 1), u_(problem.levels + 1), r_(problem.levels + 1),
-      norm_parts_(2 * std::size_t(bsp_nprocs())) {
+      r_storage_(problem.levels + 1), u_(problem.levels + 1), r_(problem.levels + 1) {
   std::size_t largest_face = 0;
   int longest_line = 0;
   for (int k = 1; k <= problem.levels; ++k) {
@@ -34,11 +34,9 @@ Multigrid::Multigrid(const MgProblem& problem, const ProcessGrid& grid)
              u_[problem.levels].m3};
   scratch_ = std::make_unique<LineScratch>(longest_line);
   halo_ = std::make_unique<HaloExchange>(grid, largest_face);
-  bsp_push_reg(norm_parts_.data(), int(norm_parts_.size() * sizeof(double)));
-  bsp_sync();
 }
 
-Multigrid::~Multigrid() { bsp_pop_reg(norm_parts_.data()); }
+Multigrid::~Multigrid() = default;
 
 void Multigrid::initialise() {
   zero(u_[problem_.levels]);
@@ -81,13 +79,12 @@ GlobalNorms Multigrid::residual_norms() {
   const LocalNorms mine = local_norms(r_[problem_.levels]);
   const double pair[2] = {mine.sum_of_squares, mine.max_abs};
   const int p = bsp_nprocs();
-  for (int q = 0; q < p; ++q)
-    bsp_put(q, pair, norm_parts_.data(), int(2 * bsp_pid() * sizeof(double)), sizeof pair);
-  bsp_sync();
+  std::vector<double> all(2 * std::size_t(p));
+  nas::all_gather(pair, sizeof pair, all.data());  // one superstep for both norms
   double sum = 0, max_abs = 0;
   for (int q = 0; q < p; ++q) {  // the same order on every process: the same result
-    sum += norm_parts_[2 * q];
-    max_abs = std::max(max_abs, norm_parts_[2 * q + 1]);
+    sum += all[2 * q];
+    max_abs = std::max(max_abs, all[2 * q + 1]);
   }
   const double points = double(problem_.n) * problem_.n * problem_.n;
   return {std::sqrt(sum / points), max_abs};

@@ -52,7 +52,6 @@ class Multigrid {
   Grid3 v_;
   std::unique_ptr<HaloExchange> halo_;
   std::unique_ptr<LineScratch> scratch_;
-  std::vector<double> norm_parts_;  // registered: [pid][sum of squares, max]
 };
 
 }  // namespace nas::mg

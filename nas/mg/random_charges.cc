@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bsplib/bsp.h"
+#include "nas/common/collectives.h"
 #include "nas/common/randlc.h"
 #include "nas/mg/stencils.h"
 
@@ -12,8 +13,8 @@ namespace nas::mg {
 namespace {
 
 constexpr int kCharges = 10;  // points set to +1, and again to -1
-constexpr double kSeed = 314159265.0;
-constexpr double kMultiplier = 1220703125.0;  // 5^13
+constexpr double kSeed = kNpbSeed;              // 314159265
+constexpr double kMultiplier = kNpbMultiplier;  // 5^13
 
 struct Candidate {
   double value;
@@ -84,12 +85,7 @@ void fill_random_charges(const Grid3& z, int n, const ProcessGrid& grid, HaloExc
   std::copy(largest.kept().begin(), largest.kept().end(), mine.begin());
   std::copy(smallest.kept().begin(), smallest.kept().end(), mine.begin() + kCharges);
   std::vector<Candidate> all(std::size_t(p) * mine.size());
-  const int bytes = int(mine.size() * sizeof(Candidate));
-  bsp_push_reg(all.data(), int(all.size() * sizeof(Candidate)));
-  bsp_sync();
-  for (int q = 0; q < p; ++q) bsp_put(q, mine.data(), all.data(), bsp_pid() * bytes, bytes);
-  bsp_sync();
-  bsp_pop_reg(all.data());
+  nas::all_gather(mine.data(), int(mine.size() * sizeof(Candidate)), all.data());
 
   ExtremeValues global_largest(true), global_smallest(false);
   for (int q = 0; q < p; ++q) {
