@@ -227,17 +227,24 @@ void Engine::apply_reply(int src, const records::GetReply& reply, const std::byt
 
 // ---------------------------------------------------------------- the end of a superstep
 
+// The memory a put from src (or a get by src) touches, checked against the registration
+// as it is on this process; outside it, the job stops with the call, pids and sizes.
+std::byte* Engine::target_area(const char* call, const char* direction, int src, std::uint32_t registration,
+                               std::uint32_t offset, std::uint32_t size) {
+  const Registration* area = registrations_.get(registration);
+  if (!area || std::uint64_t{offset} + size > area->size) {
+    job_.abort_job(fmt::format(
+        "bsplib: {} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on pid {})", call,
+        src, direction, pid_, offset, size, registration, area ? area->size : 0, pid_));
+  }
+  return static_cast<std::byte*>(const_cast<void*>(area->address)) + offset;
+}
+
 void Engine::serve_gets() {
   for (int src = 0; src < nprocs_; ++src) {
     for (const records::GetRequest& request : incoming_[src].get_requests) {
-      const Registration* area = registrations_.get(request.registration);
-      if (!area || std::uint64_t{request.offset} + request.size > area->size) {
-        job_.abort_job(fmt::format(
-            "bsplib: bsp_get by pid {} from pid {}: offset {} + {} bytes is outside registration #{} "
-            "({} bytes on pid {})",
-            src, pid_, request.offset, request.size, request.registration, area ? area->size : 0, pid_));
-      }
-      const std::byte* from = static_cast<const std::byte*>(area->address) + request.offset;
+      const std::byte* from =
+          target_area("bsp_get", "from", src, request.registration, request.offset, request.size);
       // Large replies go out in pieces no bigger than a payload, so they pack and flow.
       std::uint32_t piece = static_cast<std::uint32_t>(std::max<std::size_t>(max_payload_, 4096));
       for (std::uint32_t done = 0; done < request.size; done += piece) {
@@ -252,14 +259,7 @@ void Engine::apply_puts() {
   for (int src = 0; src < nprocs_; ++src) {
     const Incoming& in = incoming_[src];
     for (const records::Put& put : in.puts) {
-      const Registration* area = registrations_.get(put.registration);
-      if (!area || std::uint64_t{put.offset} + put.size > area->size) {
-        job_.abort_job(fmt::format(
-            "bsplib: bsp_put by pid {} into pid {}: offset {} + {} bytes is outside registration #{} "
-            "({} bytes on pid {})",
-            src, pid_, put.offset, put.size, put.registration, area ? area->size : 0, pid_));
-      }
-      std::memcpy(static_cast<std::byte*>(const_cast<void*>(area->address)) + put.offset,
+      std::memcpy(target_area("bsp_put", "into", src, put.registration, put.offset, put.size),
                   in.stream.data() + put.data_at, put.size);
     }
   }

@@ -111,6 +111,8 @@ class Engine : private recovery::PayloadSink {
 
   void parse(int src);
   void apply_reply(int src, const records::GetReply& reply, const std::byte* data);
+  std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
+                         std::uint32_t offset, std::uint32_t size);
   void serve_gets();
   void apply_puts();
   void deliver_local();

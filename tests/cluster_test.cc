@@ -14,6 +14,7 @@
 
 namespace {
 
+using bsp::testing::describe;
 using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
 using namespace std::chrono_literals;
@@ -22,10 +23,6 @@ const std::string kBsprun = "bsplib/bsprun";
 const std::string kCases = "tests/bsp_cases";
 const std::string kPrefix = "bc" + std::to_string(::getpid() % 100000);
 
-std::string describe(const ProgramResult& result) {
-  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\nstdout:\n" +
-         result.out + "\nstderr:\n" + result.err;
-}
 
 class ClusterTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:

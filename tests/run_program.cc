@@ -77,6 +77,11 @@ ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::mil
   return result;
 }
 
+std::string describe(const ProgramResult& result) {
+  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\nstdout:\n" +
+         result.out + "\nstderr:\n" + result.err;
+}
+
 int count_occurrences(const std::string& haystack, const std::string& needle) {
   int count = 0;
   for (std::size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++count;

@@ -23,6 +23,9 @@ ProgramResult run_program(const std::vector<std::string>& argv,
                           const std::string& input = "",
                           const std::map<std::string, std::string>& environment = {});
 
+// Exit status, output and error of a run, for failure messages.
+std::string describe(const ProgramResult& result);
+
 // How many times needle occurs in haystack.
 int count_occurrences(const std::string& haystack, const std::string& needle);
 

@@ -15,6 +15,7 @@
 
 namespace {
 
+using bsp::testing::describe;
 using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
 using namespace std::chrono_literals;
@@ -34,10 +35,6 @@ ProgramResult run_case(const std::string& transport, int procs, const std::strin
                      deadline, input);
 }
 
-std::string describe(const ProgramResult& result) {
-  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") +
-         "\nstdout:\n" + result.out + "\nstderr:\n" + result.err;
-}
 
 // ---- semantics that must hold ----
 using Semantics = std::tuple<std::string, int, std::string>;  // transport, procs, case
