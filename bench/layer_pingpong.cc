@@ -1,5 +1,7 @@
-// bench/layer_pingpong.cc: round trip between two processes through one layer of the
-// stack, busy-polling, to give the floor each higher layer is compared with:
+// bench/layer_pingpong.cc: round trip (--test=pingpong) or one-way bandwidth
+// (--test=bandwidth: `count` messages one way, one small reply at the end, time from the
+// first send to the reply, as paper 001's Fig. 2) between two processes through one layer
+// of the stack, busy-polling, to give the floor each higher layer is compared with:
 //   --layer=transport  bare frames through the transport (no header, no recovery)
 //   --layer=channel    payloads through the reliable channel (wire header, CRC, recovery)
 // The BSPlib superstep on top is bench/sync_time. Two processes are forked here and
@@ -28,13 +30,16 @@ struct Options {
   std::string layer = "transport";
   std::size_t size = 4;
   int repetitions = 20000;
+  std::string test = "pingpong";
+  int count = 100000;  // bandwidth: messages sent
 };
 
 // Receives exactly one frame/payload, busy-polling.
 struct OneFrame : bsp::transport::FrameSink, bsp::recovery::PayloadSink {
   bool got = false;
-  void on_frame(int, std::span<const std::byte>) override { got = true; }
-  void on_payload(int, std::span<const std::byte>) override { got = true; }
+  long received = 0;
+  void on_frame(int, std::span<const std::byte>) override { got = true; ++received; }
+  void on_payload(int, std::span<const std::byte>) override { got = true; ++received; }
   void on_peer_lost(int peer, std::string_view why) override {
     fmt::print(stderr, "peer {} lost: {}\n", peer, why);
     std::exit(1);
@@ -46,6 +51,43 @@ std::string read_line(int fd) {
   char c;
   while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
   return line;
+}
+
+// One way: pid 0 sends options.count messages, pid 1 counts them (over a bare unreliable
+// transport some may be lost: it gives up after a quiet moment and says how many) and
+// answers with one message; pid 0 reports bytes / (first send .. answer).
+template <typename Send, typename Receive>
+int bandwidth(int pid, const Options& options, Send& send, Receive& receive, OneFrame& sink,
+              bsp::transport::Transport* transport, bsp::recovery::Channel* channel) {
+  if (pid == 0) {
+    auto start = Clock::now();
+    for (int i = 0; i < options.count; ++i) send();
+    receive();
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    fmt::print("layer={} transport={} size={} count={} bandwidth_MBps={:.1f}\n", options.layer, options.transport,
+               options.size, options.count, options.size * double(options.count) / seconds / 1e6);
+  } else {
+    auto quiet_since = Clock::now();
+    long seen = 0;
+    while (sink.received < options.count) {
+      if (channel) channel->progress(sink);
+      else transport->receive(sink, 64);
+      if (sink.received != seen) {
+        seen = sink.received;
+        quiet_since = Clock::now();
+      } else if (!channel && seen > 0 && Clock::now() - quiet_since > std::chrono::milliseconds(300)) {
+        fmt::print(stderr, "receiver: {} of {} frames arrived ({} lost at the bare transport)\n", seen,
+                   options.count, options.count - seen);
+        break;
+      }
+    }
+    send();
+    if (channel) {
+      auto until = Clock::now() + std::chrono::milliseconds(300);
+      while (Clock::now() < until && !channel->all_acknowledged()) channel->progress(sink);
+    }
+  }
+  return 0;
 }
 
 int run(int pid, int to_peer, int from_peer, const Options& options) {
@@ -95,6 +137,7 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
       else transport->receive(sink, 1);
     }
   };
+  if (options.test == "bandwidth") return bandwidth(pid, options, send, receive, sink, transport.get(), channel.get());
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(options.repetitions));
   for (int i = -1000; i < options.repetitions; ++i) {
@@ -131,8 +174,11 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--layer=", 0) == 0) options.layer = value("--layer=");
     else if (arg.rfind("--size=", 0) == 0) options.size = std::stoul(value("--size="));
     else if (arg.rfind("--repetitions=", 0) == 0) options.repetitions = std::stoi(value("--repetitions="));
+    else if (arg.rfind("--test=", 0) == 0) options.test = value("--test=");
+    else if (arg.rfind("--count=", 0) == 0) options.count = std::stoi(value("--count="));
     else {
-      fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--size=4] [--repetitions=N]\n");
+      fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--test=pingpong|bandwidth] "
+                 "[--size=4] [--repetitions=N] [--count=N]\n");
       return 2;
     }
   }
