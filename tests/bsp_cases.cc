@@ -377,6 +377,45 @@ void stdin_to_pid0() {
   bsp_sync();
 }
 
+// Many-to-one: every other process puts `megabytes` MB into pid 0 in one superstep (the
+// pattern that overflows a switch port); pid 0 checks every byte.
+int megabytes = 8;  // --mb=N
+
+std::uint32_t pattern(int src, std::size_t word) {
+  std::uint64_t x = (static_cast<std::uint64_t>(src) << 40) ^ (word * 0x9E3779B97F4A7C15ull);
+  x ^= x >> 29;
+  return static_cast<std::uint32_t>(x * 0xBF58476D1CE4E5B9ull >> 32);
+}
+
+void many_to_one() {
+  const std::size_t words = static_cast<std::size_t>(megabytes) << 18;  // 4-byte words per sender
+  const std::size_t chunk = std::size_t{1} << 26;                        // bytes per put (int sizes)
+  std::vector<std::uint32_t> inbox(me() == 0 ? words * p() : 1, 0);
+  bsp_push_reg(inbox.data(), static_cast<int>(std::min<std::size_t>(inbox.size() * 4, 0x7FFFFFFF)));
+  bsp_sync();
+  if (me() != 0) {
+    std::vector<std::uint32_t> data(words);
+    for (std::size_t i = 0; i < words; ++i) data[i] = pattern(me(), i);
+    for (std::size_t at = 0; at < words * 4; at += chunk) {
+      std::size_t size = std::min(chunk, words * 4 - at);
+      bsp_put(0, reinterpret_cast<const char*>(data.data()) + at, inbox.data(),
+              static_cast<int>(me() * words * 4 + at), static_cast<int>(size));
+    }
+  }
+  bsp_sync();
+  if (me() == 0) {
+    for (int src = 1; src < p(); ++src) {
+      for (std::size_t i = 0; i < words; ++i) {
+        if (inbox[src * words + i] != pattern(src, i)) {
+          bsp_abort("many_to_one: word %zu from pid %d is wrong", i, src);
+        }
+      }
+    }
+  }
+  bsp_pop_reg(inbox.data());
+  bsp_sync();
+}
+
 // ---- cases that must fail, with a clear message ----
 void abort_with_message() {
   bsp_sync();
@@ -450,6 +489,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"zero_length", zero_length},
       {"enquiry", enquiry},
       {"stdin_to_pid0", stdin_to_pid0},
+      {"many_to_one", many_to_one},
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
       {"put_unregistered", put_unregistered},
@@ -470,6 +510,7 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg.rfind("--case=", 0) == 0) name = arg.substr(7);
     if (arg.rfind("--procs=", 0) == 0) procs = std::atoi(arg.c_str() + 8);
+    if (arg.rfind("--mb=", 0) == 0) megabytes = std::atoi(arg.c_str() + 5);
   }
   if (name == "call_outside_begin") {
     bsp_sync();  // must be reported, not crash

@@ -68,3 +68,50 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
+
+namespace {
+
+// A cluster whose switch ports are shaped to 100 Mbit/s with a short queue: three senders
+// put 50 MB each into one process, overflowing its port. The data arrives bit-identical;
+// over the datagram transports the reliable layer recovers the congestion drops.
+class ShapedClusterTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    if (::geteuid() != 0) return;
+    ProgramResult up =
+        run_program({"tools/cluster.sh", "up", "4", "--prefix", prefix(), "--rate", "100mbit", "--queue", "15000"}, 60s);
+    ready_ = up.exit_code == 0;
+  }
+  static void TearDownTestSuite() {
+    if (::geteuid() == 0) run_program({"tools/cluster.sh", "down", "--prefix", prefix()}, 60s);
+  }
+  static std::string prefix() { return "bs" + std::to_string(::getpid() % 100000); }
+  static bool ready_;
+};
+
+bool ShapedClusterTest::ready_ = false;
+
+TEST_P(ShapedClusterTest, ManyToOneFiftyMegabytesPerSender) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to build network namespaces";
+  if (!ready_) GTEST_SKIP() << "could not build the shaped cluster";
+  const std::string transport = GetParam();
+  static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
+  if (std::find(names.begin(), names.end(), transport) == names.end()) GTEST_SKIP() << transport << " not built in";
+  ProgramResult result = run_program({kBsprun, "-n", "4", "--netns=" + prefix(), "--transport=" + transport, "--stats",
+                                      kCases, "--case=many_to_one", "--mb=50"},
+                                     600s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case many_to_one passed"), std::string::npos) << describe(result);
+  if (transport != "tcp") {
+    // Congestion drops happened and were recovered by retransmission.
+    auto total = result.err.find("total");
+    ASSERT_NE(total, std::string::npos) << describe(result);
+    auto at = result.err.find("retransmissions=", total);
+    ASSERT_NE(at, std::string::npos) << describe(result);
+    EXPECT_GT(std::stod(result.err.substr(at + 16)), 0) << describe(result);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shaped100Mbit, ShapedClusterTest, ::testing::Values("tcp", "udp", "nic"));
+
+}  // namespace

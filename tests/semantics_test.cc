@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <future>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -53,7 +54,7 @@ const std::vector<std::string> kHoldingCases = {
     "put_all_to_all", "get_before_put",    "overlapping_puts",  "put_copies_source",
     "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
     "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
-    "zero_length",    "enquiry",           "stdin_to_pid0"};
+    "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one"};
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
                          ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::Values(1, 2, 3, 4, 8),
@@ -202,6 +203,28 @@ TEST(TraceTest, EveryProcessWritesAPcapOfItsFrames) {
     EXPECT_EQ(magic, 0xa1b2c3d4u) << file;  // libpcap's classic file format
     // Header (24 bytes) plus several records: a process sends and receives frames every superstep.
     EXPECT_GT(size, 24 + 4 * (16 + 14 + 32)) << file;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Two jobs at once on the same host (for nic: the same interface, lo) never see each
+// other's frames: both finish with the right data.
+TEST(ConcurrentJobsTest, TwoJobsSideBySide) {
+  for (const std::string transport : {"tcp", "udp", "nic"}) {
+    if (!transport_available(transport)) continue;
+    auto run_job = [&] {
+      return run_program({kBsprun, "-n", "3", "--transport=" + transport, kCases, "--case=many_small_puts"}, 120s);
+    };
+    auto first = std::async(std::launch::async, run_job);
+    auto second = std::async(std::launch::async, run_job);
+    ProgramResult a = first.get();
+    ProgramResult b = second.get();
+    if (a.err.find("CAP_NET_RAW") != std::string::npos) continue;  // nic without privileges
+    EXPECT_EQ(a.exit_code, 0) << transport << "\n" << describe(a);
+    EXPECT_EQ(b.exit_code, 0) << transport << "\n" << describe(b);
   }
 }
 

@@ -1,0 +1,76 @@
+// tests/recovery/memory_network.h: an in-memory lossy network between ProtocolCores, with
+// a manual clock, for deterministic protocol tests: every frame passes a fault rule that
+// may drop, duplicate, corrupt or delay (reorder) it, then arrives `latency` later.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "recovery/clock.h"
+#include "recovery/protocol_core.h"
+#include "recovery/wire.h"
+
+namespace bsp::recovery::testing {
+
+// What the rule sees of a frame: its link, its type, and how many frames of that type
+// went over that directed link before it (first transmissions and resends alike).
+struct FrameEvent {
+  int from = 0;
+  int to = 0;
+  wire::FrameType type = wire::FrameType::data;
+  std::uint32_t seq = 0;
+  std::uint64_t index = 0;
+};
+
+enum class Fate { deliver, drop, duplicate, corrupt, delay };
+
+using FaultRule = std::function<Fate(const FrameEvent&)>;
+
+class MemoryNetwork {
+ public:
+  MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay);
+  ~MemoryNetwork();
+
+  void set_rule(FaultRule rule) { rule_ = std::move(rule); }
+  FrameOutput& output(int pid);
+
+  // Hands every frame due at pid by now to core; returns the payloads delivered.
+  std::size_t deliver(int pid, ProtocolCore& core, PayloadSink& sink);
+  // Earliest arrival still in flight (Time::max(): none).
+  Time next_arrival() const;
+  bool idle() const;
+
+  std::uint64_t dropped() const { return dropped_; }
+  std::uint64_t duplicated() const { return duplicated_; }
+  std::uint64_t corrupted() const { return corrupted_; }
+  std::uint64_t delayed() const { return delayed_; }
+  std::uint64_t carried(wire::FrameType type) const;
+
+ private:
+  class Output;
+  struct InFlight {
+    int from;
+    std::vector<std::byte> bytes;
+  };
+  void submit(int from, int to, std::span<const std::byte> frame);
+  void enqueue(int from, int to, std::vector<std::byte> bytes, Duration after);
+
+  ManualClock& clock_;
+  Duration latency_;
+  Duration delay_;
+  FaultRule rule_;
+  std::vector<std::unique_ptr<Output>> outputs_;
+  // Per destination: frames by (arrival time, order of submission).
+  std::vector<std::multimap<std::pair<Time, std::uint64_t>, InFlight>> queues_;
+  std::map<std::tuple<int, int, int>, std::uint64_t> counts_;  // (from, to, type) -> frames
+  std::uint64_t order_ = 0;
+  std::uint64_t dropped_ = 0, duplicated_ = 0, corrupted_ = 0, delayed_ = 0;
+  std::map<int, std::uint64_t> carried_;
+};
+
+}  // namespace bsp::recovery::testing
