@@ -1,0 +1,100 @@
+// nas/cg/distributed_cg.cc: the block-row conjugate-gradient solver (see distributed_cg.h).
+#include "nas/cg/distributed_cg.h"
+
+#include <cstring>
+#include <utility>
+
+#include "bsplib/bsp.h"
+#include "nas/common/collectives.h"
+
+namespace nas::cg {
+
+namespace {
+
+constexpr int kCgSteps = 25;  // cgitmax
+
+}  // namespace
+
+RowBlock row_block(int n, int pid, int nprocs) {
+  long long first = static_cast<long long>(n) * pid / nprocs;
+  long long last = static_cast<long long>(n) * (pid + 1) / nprocs;
+  return {static_cast<int>(first), static_cast<int>(last)};
+}
+
+DistributedCg::DistributedCg(int n, CsrRows rows)
+    : n_(n), rows_(std::move(rows)), full_(n, 0.0), q_(rows_.rows), r_(rows_.rows) {
+  bsp_push_reg(full_.data(), n_ * static_cast<int>(sizeof(double)));
+  bsp_sync();
+}
+
+DistributedCg::~DistributedCg() { bsp_pop_reg(full_.data()); }
+
+void DistributedCg::share_full_vector() {
+  const int p = bsp_nprocs(), me = bsp_pid();
+  const int offset = rows_.first_row * static_cast<int>(sizeof(double));
+  const int nbytes = rows_.rows * static_cast<int>(sizeof(double));
+  if (nbytes > 0) {
+    for (int k = 1; k < p; ++k) bsp_hpput((me + k) % p, full_.data() + rows_.first_row, full_.data(), offset, nbytes);
+  }
+  bsp_sync();
+}
+
+void DistributedCg::multiply(double* out) const {
+  const int* start = rows_.row_start.data();
+  const int* column = rows_.column.data();
+  const double* value = rows_.value.data();
+  const double* vector = full_.data();
+  for (int i = 0; i < rows_.rows; ++i) {
+    double sum = 0.0;
+    for (int k = start[i]; k < start[i + 1]; ++k) sum += value[k] * vector[column[k]];
+    out[i] = sum;
+  }
+}
+
+double DistributedCg::solve(const double* x, double* z) {
+  const int m = rows_.rows;
+  double* p = full_.data() + rows_.first_row;
+  double* q = q_.data();
+  double* r = r_.data();
+
+  double rho_local = 0.0;
+  for (int j = 0; j < m; ++j) {
+    q[j] = 0.0;
+    z[j] = 0.0;
+    r[j] = x[j];
+    p[j] = r[j];
+    rho_local += r[j] * r[j];
+  }
+  double rho = all_sum(rho_local);
+
+  for (int step = 0; step < kCgSteps; ++step) {
+    const double rho0 = rho;
+    share_full_vector();
+    multiply(q);
+    double d_local = 0.0;
+    for (int j = 0; j < m; ++j) d_local += p[j] * q[j];
+    const double alpha = rho0 / all_sum(d_local);
+    rho_local = 0.0;
+    for (int j = 0; j < m; ++j) {
+      z[j] += alpha * p[j];
+      r[j] -= alpha * q[j];
+      rho_local += r[j] * r[j];
+    }
+    rho = all_sum(rho_local);
+    const double beta = rho / rho0;
+    for (int j = 0; j < m; ++j) p[j] = r[j] + beta * p[j];
+  }
+
+  // Residual ||x - A z||: z goes whole into every process's full-length vector.
+  std::memcpy(p, z, m * sizeof(double));
+  share_full_vector();
+  multiply(r);
+  double residual_local = 0.0;
+  for (int j = 0; j < m; ++j) {
+    double d = x[j] - r[j];
+    residual_local += d * d;
+  }
+  return residual_local;
+}
+
+}  // namespace nas::cg
