@@ -82,6 +82,9 @@ TEST_P(FailureTest, AbortPrintsMessageOnceAndFails) {
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.err, "custom abort message 42 from the test"), 1)
       << describe(result);
+  // Every process stops on the coordinator's word, not when it is killed after the grace
+  // period (3 s).
+  EXPECT_LT(result.seconds, 2.5) << describe(result);
 }
 
 TEST_P(FailureTest, KilledProcessStopsTheOthersNamingIt) {

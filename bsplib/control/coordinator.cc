@@ -25,7 +25,7 @@ namespace {
 
 constexpr auto kReapInterval = 20ms;     // how often launched processes are checked
 constexpr auto kLostGrace = 300ms;       // EOF without exit status: wait this long for it
-constexpr auto kKillGrace = 1000ms;      // after an abort, processes get this long to stop
+constexpr auto kKillGrace = 3000ms;      // after an abort, processes get this long to stop
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
@@ -165,7 +165,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     MessageWriter start(MessageType::start);
     start.i32(nprocs).u32(config.job_id);
     for (int pid = 0; pid < nprocs; ++pid) start.str(processes[pid].address);
-    const std::string& bytes = start.bytes();
+    const std::string bytes = start.bytes();
     for (int pid = 0; pid < config.processes; ++pid) {
       if (pid < nprocs) {
         send(processes[pid].session, bytes);
@@ -185,7 +185,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       if (!processes[i].done) return;
     }
     if (config.print_stats) print_reports();
-    const std::string& finish = MessageWriter(MessageType::finish).bytes();
+    const std::string finish = MessageWriter(MessageType::finish).bytes();
     for (int i = 0; i < job_size; ++i) send(processes[i].session, finish);
   }
 
@@ -230,7 +230,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   void stop_all(const std::string& message) {
     aborted = true;
     abort_message = message;
-    const std::string& bytes = MessageWriter(MessageType::abort).str(message).bytes();
+    const std::string bytes = MessageWriter(MessageType::abort).str(message).bytes();
     for (Process& p : processes) {
       if (p.session && !p.lost) send(p.session, bytes);
     }

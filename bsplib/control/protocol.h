@@ -36,8 +36,8 @@ class MessageWriter {
     u32(static_cast<std::uint32_t>(text.size()));
     return raw(text.data(), text.size());
   }
-  // The finished message, length field filled in.
-  const std::string& bytes() {
+  // The finished message, length field filled in (a copy: writers are often temporaries).
+  std::string bytes() {
     std::uint32_t body = static_cast<std::uint32_t>(bytes_.size() - kFrameHeader);
     std::memcpy(bytes_.data(), &body, 4);
     return bytes_;
