@@ -70,7 +70,7 @@ def chart(path, title, ylabel, benchmarks, transports, values):
         return False
     data = path.with_suffix(".dat")
     with open(data, "w") as out:
-        out.write("benchmark " + " ".join(transports) + "\n")
+        out.write("# benchmark " + " ".join(transports) + "\n")
         for b in benchmarks:
             out.write(b + " " + " ".join(str(values.get((b, t), 0)) for t in transports) + "\n")
     plots = ", ".join(
