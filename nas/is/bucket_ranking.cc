@@ -1,0 +1,121 @@
+// nas/is/bucket_ranking.cc: the distributed bucket-sort ranking (see bucket_ranking.h).
+#include "nas/is/bucket_ranking.h"
+
+#include <algorithm>
+
+#include "bsplib/bsp.h"
+#include "nas/common/collectives.h"
+
+namespace nas::is {
+
+BucketRanking::BucketRanking(int max_key_log2, int buckets_log2, std::int64_t total_keys, int keys_per_process,
+                             int shared_ints)
+    : shift_(max_key_log2 - buckets_log2),
+      buckets_(1 << buckets_log2),
+      total_keys_(total_keys),
+      shared_ints_(shared_ints),
+      exchange_(buckets_ + shared_ints),
+      gathered_(static_cast<std::size_t>(bsp_nprocs()) * (buckets_ + shared_ints)),
+      shared_all_(static_cast<std::size_t>(bsp_nprocs()) * shared_ints),
+      bucket_owner_(buckets_),
+      bucket_start_(buckets_ + 1),
+      send_(keys_per_process) {
+  // Room for this process's share plus half again: a range of whole buckets can exceed
+  // TOTAL_KEYS / p by up to one bucket, far less than that for NPB's key distribution.
+  std::int64_t capacity = std::min<std::int64_t>(total_keys, keys_per_process + keys_per_process / 2);
+  receive_.resize(capacity);
+  bsp_push_reg(receive_.data(), static_cast<int>(capacity * sizeof(int)));
+  bsp_sync();
+}
+
+BucketRanking::~BucketRanking() { bsp_pop_reg(receive_.data()); }
+
+void BucketRanking::rank(const int* keys, int count, const int* shared) {
+  const int p = bsp_nprocs(), me = bsp_pid();
+  const int stride = buckets_ + shared_ints_;
+
+  // Superstep 1: bucket counts (and the caller's shared ints) to everyone.
+  int* my_counts = exchange_.data();
+  std::fill(my_counts, my_counts + buckets_, 0);
+  for (int i = 0; i < count; ++i) ++my_counts[keys[i] >> shift_];
+  std::copy(shared, shared + shared_ints_, exchange_.begin() + buckets_);
+  all_gather(exchange_.data(), stride * static_cast<int>(sizeof(int)), gathered_.data());
+  for (int q = 0; q < p; ++q)
+    std::copy(gathered_.begin() + q * stride + buckets_, gathered_.begin() + (q + 1) * stride,
+              shared_all_.begin() + q * shared_ints_);
+
+  // The same bucket-to-process assignment everywhere: bucket b goes to the process whose
+  // share [q N/p, (q+1) N/p) contains the number of keys in buckets before b.
+  std::int64_t before = 0;
+  keys_below_ = 0;
+  int first_bucket = buckets_, end_bucket = 0;
+  for (int b = 0; b < buckets_; ++b) {
+    std::int64_t size = 0;
+    for (int q = 0; q < p; ++q) size += gathered_[q * stride + b];
+    int owner = static_cast<int>(std::min<std::int64_t>(p - 1, before * p / total_keys_));
+    bucket_owner_[b] = owner;
+    if (owner < me) keys_below_ += size;
+    if (owner == me) {
+      first_bucket = std::min(first_bucket, b);
+      end_bucket = b + 1;
+    }
+    before += size;
+  }
+  if (first_bucket > end_bucket) first_bucket = end_bucket = 0;
+  key_begin_ = first_bucket << shift_;
+  key_end_ = end_bucket << shift_;
+
+  // Group my keys by bucket.
+  bucket_start_[0] = 0;
+  for (int b = 0; b < buckets_; ++b) bucket_start_[b + 1] = bucket_start_[b] + my_counts[b];
+  {
+    std::vector<int>& next = rank_table_;  // reused as scratch: bucket write positions
+    next.assign(bucket_start_.begin(), bucket_start_.end() - 1);
+    for (int i = 0; i < count; ++i) send_[next[keys[i] >> shift_]++] = keys[i];
+  }
+
+  // Superstep 2: each destination's bucket range, as one message, at the offset after
+  // the keys of the lower pids.
+  received_count_ = 0;
+  for (int k = 0; k < p; ++k) {
+    const int dest = (me + k) % p;
+    int begin = buckets_, end = 0;
+    std::int64_t offset = 0, incoming = 0;
+    for (int b = 0; b < buckets_; ++b) {
+      if (bucket_owner_[b] != dest) continue;
+      begin = std::min(begin, b);
+      end = b + 1;
+      for (int q = 0; q < me; ++q) offset += gathered_[q * stride + b];
+      if (dest == me)
+        for (int q = 0; q < p; ++q) incoming += gathered_[q * stride + b];
+    }
+    if (dest == me) {
+      if (incoming > static_cast<std::int64_t>(receive_.size()))
+        bsp_abort("is: process %d would receive %lld keys, more than its buffer of %zu\n", me,
+                  static_cast<long long>(incoming), receive_.size());
+      received_count_ = static_cast<int>(incoming);
+    }
+    if (begin >= end) continue;
+    const int nkeys = bucket_start_[end] - bucket_start_[begin];
+    if (nkeys == 0) continue;
+    if (dest == me)
+      std::copy(send_.begin() + bucket_start_[begin], send_.begin() + bucket_start_[end], receive_.begin() + offset);
+    else
+      bsp_hpput(dest, send_.data() + bucket_start_[begin], receive_.data(), static_cast<int>(offset * sizeof(int)),
+                static_cast<int>(nkeys * sizeof(int)));
+  }
+  bsp_sync();
+
+  // Local ranks over my key range, offset by the keys of lower processes.
+  rank_table_.assign(key_end_ - key_begin_, 0);
+  int* table = rank_table_.data();
+  const int* received = receive_.data();
+  for (int i = 0; i < received_count_; ++i) ++table[received[i] - key_begin_];
+  int running = static_cast<int>(keys_below_);
+  for (int k = 0; k < key_end_ - key_begin_; ++k) {
+    running += table[k];
+    table[k] = running;
+  }
+}
+
+}  // namespace nas::is
