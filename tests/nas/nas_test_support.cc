@@ -1,0 +1,34 @@
+// tests/nas/nas_test_support.cc: running NAS kernels and reading their reports.
+#include "tests/nas/nas_test_support.h"
+
+#include <algorithm>
+
+namespace nas::testing {
+
+bool transport_built_in(const std::string& transport) {
+  static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
+  return std::find(names.begin(), names.end(), transport) != names.end();
+}
+
+bsp::testing::ProgramResult run_kernel(const std::string& kernel, char problem_class, int procs,
+                                       const std::string& transport, const std::vector<std::string>& extra,
+                                       std::chrono::milliseconds deadline) {
+  std::vector<std::string> argv = {kBsprun,       "-n", std::to_string(procs), "--transport=" + transport,
+                                   "nas/" + kernel, std::string("--class=") + problem_class};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return bsp::testing::run_program(argv, deadline);
+}
+
+std::string report_field(const std::string& out, const std::string& label) {
+  std::size_t at = out.find("\n " + label);
+  if (at == std::string::npos) return "";
+  std::size_t equals = out.find('=', at);
+  std::size_t end = out.find('\n', equals);
+  if (equals == std::string::npos || equals > end) return "";
+  std::string value = out.substr(equals + 1, end - equals - 1);
+  value.erase(0, value.find_first_not_of(' '));
+  value.erase(value.find_last_not_of(' ') + 1);
+  return value;
+}
+
+}  // namespace nas::testing
