@@ -49,6 +49,8 @@ class AckPolicy {
   virtual AckDecision on_data(const PolicyContext& context, const ReceiveLink& link) = 0;
   // True when the peer's advertised credit limits new transmissions (pupa).
   virtual bool flow_control() const { return false; }
+  // True when every data frame is acked at once, so any ack times the round trip.
+  virtual bool acks_every_frame() const { return false; }
 };
 
 // "buffer", "every" or "pupa"; throws std::runtime_error naming the known ones otherwise.

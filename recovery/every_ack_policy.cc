@@ -12,6 +12,7 @@ class EveryAckPolicy final : public AckPolicy {
   AckDecision on_data(const PolicyContext&, const ReceiveLink&) override {
     return AckDecision::this_frame;
   }
+  bool acks_every_frame() const override { return true; }
 };
 
 }  // namespace

@@ -86,7 +86,11 @@ struct ReceiveLink {
   Time last_probe{};      // last probe we sent because we were waiting for the peer
   int probe_backoff = 0;
 
-  bool overflowed = false;  // pupa: a frame was refused for want of a buffer
+  // Lowest seq refused for want of a buffer (kNone: none). Reports stop there until the
+  // frames before it are delivered, then ask for it and what follows, in order.
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::uint64_t overflow_from = kNone;
+  bool overflowed = false;  // pupa: zero credit advertised until the gap is closed
   std::uint32_t advertised_credit = tuning::kUnlimitedCredit;  // last credit we sent
 
   bool has_gap() const { return received_end > expected; }

@@ -16,9 +16,13 @@ using namespace std::chrono_literals;
 inline constexpr std::size_t kDefaultBuffers = 1024;
 // Smallest pool accepted (one buffer per peer is not enough to make progress in bursts).
 inline constexpr std::size_t kMinBuffers = 8;
+// send() leaves this share of the pool (1/kSendReserveDivisor) to out-of-order arrivals:
+// a pool filled with unacknowledged sends would refuse every frame after a loss, and the
+// refused frames would be resent again and again (go-back-n by the back door).
+inline constexpr std::size_t kSendReserveDivisor = 4;
 // Out-of-order arrivals are stored only while more than this share of the pool is free
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
-inline constexpr std::size_t kReceiveReserveDivisor = 8;
+inline constexpr std::size_t kReceiveReserveDivisor = 32;
 
 // Round-trip estimate (RFC 6298 style smoothing) before the first sample arrives.
 inline constexpr std::chrono::nanoseconds kInitialRtt = 1ms;
@@ -58,9 +62,8 @@ inline constexpr std::chrono::nanoseconds kRateWindow = 200us;
 // an ack lifts it above high water (fractions of the share, in percent).
 inline constexpr std::size_t kPupaLowWaterPercent = 25;
 inline constexpr std::size_t kPupaHighWaterPercent = 50;
-// Receiver side of pupa's optimistic flow control: advertised credit is unlimited while
-// at least this percentage of the pool is free; zero on overflow.
-inline constexpr std::size_t kPupaCreditHighWaterPercent = 50;
+// Receiver side of pupa's optimistic flow control: advertised credit is unlimited, zero
+// from an overflow until the gap on that link is closed.
 inline constexpr std::uint32_t kUnlimitedCredit = 0xFFFFFFFFu;
 
 // Channel::wait(): the longest single poll() the timers allow when nothing is due.

@@ -55,6 +55,7 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
   max_ranges_ = std::min(tuning::kMaxRangesPerReport,
                          (config.mtu - wire::kHeaderSize - kReportHeadSize) / kReportRangeSize);
   receive_reserve_ = pool_.capacity() / tuning::kReceiveReserveDivisor;
+  send_reserve_ = pool_.capacity() / tuning::kSendReserveDivisor;
   Time now = clock_.now();
   for (SendLink& link : send_) link.last_activity = link.last_probe = now;
   for (ReceiveLink& link : receive_) link.last_heard = link.last_nack = link.last_probe = now;
@@ -79,7 +80,8 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
     throw std::logic_error("reliable channel: send to pid " + std::to_string(peer) + " of " +
                            std::to_string(payload.size()) + " bytes is not allowed");
   }
-  std::optional<BufferPool::Id> buffer = pool_.acquire();
+  std::optional<BufferPool::Id> buffer;
+  if (pool_.free_count() > send_reserve_) buffer = pool_.acquire();
   if (!buffer) {
     ++stats_.send_buffer_waits;
     ask_for_acks();
@@ -135,16 +137,16 @@ bool ProtocolCore::credit_allows(const SendLink& link) const {
   return !policy_->flow_control() || link.credit > 0;
 }
 
+// Pupa's optimistic flow control over a shared pool: unlimited credit until an
+// out-of-order frame finds no buffer (overflow); then zero, so the sender only resends
+// what is missing, until the gap is closed: in-order frames need no buffer, so from then
+// on the link takes anything again.
 std::uint32_t ProtocolCore::credit_for(int peer) {
   std::size_t free = pool_.free_count();
   if (!policy_->flow_control()) return static_cast<std::uint32_t>(free);
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
-  if (!link.overflowed) return tuning::kUnlimitedCredit;
-  if (free * 100 >= pool_.capacity() * tuning::kPupaCreditHighWaterPercent) {
-    link.overflowed = false;
-    return tuning::kUnlimitedCredit;
-  }
-  return free > receive_reserve_ ? static_cast<std::uint32_t>(free - receive_reserve_) : 0;
+  if (link.overflowed && !link.has_gap()) link.overflowed = false;
+  return link.overflowed ? 0 : tuning::kUnlimitedCredit;
 }
 
 void ProtocolCore::note_ack_sent(int peer, std::uint64_t ack, std::uint32_t credit) {
@@ -325,7 +327,9 @@ void ProtocolCore::take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack,
     const OutstandingFrame& frame = link.queue.front();
     // Karn: only a frame sent once, whose ack was asked for and came explicitly, times
     // the round trip.
-    if (explicit_ack && frame.sends == 1 && frame.ack_requested) sample = now - frame.last_sent;
+    if (explicit_ack && frame.sends == 1 && (frame.ack_requested || policy_->acks_every_frame())) {
+      sample = now - frame.last_sent;
+    }
     pool_.release(frame.buffer);
     link.queue.pop_front();
     ++link.acked;
@@ -369,6 +373,10 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
     }
     link.received_end = std::max(link.received_end, link.expected);
     link.nack_backoff = 0;
+    if (link.overflow_from != ReceiveLink::kNone && link.expected >= link.overflow_from) {
+      link.overflow_from = ReceiveLink::kNone;  // now ask for the refused ones, in order
+      if (link.has_gap()) link.nack_owed = true;
+    }
   } else {
     if (seq > link.received_end) {
       stats_.gaps_detected += seq - link.received_end;
@@ -378,10 +386,11 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
     std::optional<BufferPool::Id> buffer;
     if (pool_.free_count() > receive_reserve_) buffer = pool_.acquire();
     if (!buffer) {
-      // Overflow: not accepted; the NACK asks for it again (pupa: zero credit until
-      // buffers are free again).
+      // Overflow: not accepted. It is asked for again once the frames before it are in
+      // (pupa: zero credit meanwhile, so only resends come).
+      ++stats_.overflow_dropped;
       if (policy_->flow_control()) link.overflowed = true;
-      link.nack_owed = true;
+      link.overflow_from = std::min(link.overflow_from, seq);
       return 0;
     }
     if (!payload.empty()) std::memcpy(pool_.bytes(*buffer).data(), payload.data(), payload.size());
@@ -440,15 +449,30 @@ void ProtocolCore::queue_resend(SendLink& link, std::uint64_t seq, Time now) {
 void ProtocolCore::emit_report(int peer, FrameType type, bool complete, std::uint32_t echo,
                                bool ack_request, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
-  if (type == FrameType::ack && link.has_gap()) type = FrameType::nack;
+  // An ack while a gap is open lists the missing ranges too, when it answers a probe or
+  // the NACK retry interval has passed (acks of every frame must not become NACK storms).
+  if (type == FrameType::ack && link.has_gap() &&
+      (complete || now >= link.last_nack + rtt_.retry_interval(link.nack_backoff))) {
+    type = FrameType::nack;
+  }
+  // After an overflow the report ends at the first refused frame; and it never asks for
+  // more than the free buffers could hold past the first gap. Such a report is not
+  // complete: asking for everything at once would only overflow again.
+  std::uint64_t report_end = link.received_end;
+  if (link.overflow_from != ReceiveLink::kNone) report_end = std::min(report_end, link.overflow_from);
+  std::size_t free = pool_.free_count();
+  std::uint64_t window = link.held.size() + 1 + (free > receive_reserve_ ? free - receive_reserve_ : 0);
+  report_end = std::min(report_end, link.expected + window);
+  bool overflow = report_end < link.received_end;
   LinkReport report;
-  report.received_end = static_cast<std::uint32_t>(link.received_end);
+  report.received_end = static_cast<std::uint32_t>(report_end);
   report.echo = echo;
-  report.complete = complete;
+  report.complete = complete && !overflow;
   bool listed_all = true;  // false: more ranges than fit, the rest wait for the retry
   if (type != FrameType::ack) {
     std::uint64_t cursor = link.expected;
     for (const auto& [seq, held] : link.held) {
+      if (seq >= report_end) break;
       if (seq > cursor) {
         if (report.missing.size() == max_ranges_) {
           listed_all = false;
@@ -458,10 +482,10 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool complete, std::uin
       }
       cursor = seq + 1;
     }
-    if (listed_all && cursor < link.received_end) {
+    if (listed_all && cursor < report_end) {
       if (report.missing.size() < max_ranges_) {
         report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor),
-                                          static_cast<std::uint32_t>(link.received_end)});
+                                          static_cast<std::uint32_t>(report_end)});
       } else {
         listed_all = false;
       }

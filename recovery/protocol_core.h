@@ -140,6 +140,7 @@ class ProtocolCore {
   std::vector<ReceiveLink> receive_;
   std::size_t max_ranges_;
   std::size_t receive_reserve_;
+  std::size_t send_reserve_;
   std::size_t untransmitted_ = 0;
   int round_robin_ = 0;
 

@@ -21,6 +21,7 @@ ChannelStats& ChannelStats::operator+=(const ChannelStats& o) {
   foreign_dropped += o.foreign_dropped;
   malformed_dropped += o.malformed_dropped;
   send_buffer_waits += o.send_buffer_waits;
+  overflow_dropped += o.overflow_dropped;
   return *this;
 }
 

@@ -24,6 +24,7 @@ struct ChannelStats {
   std::uint64_t foreign_dropped = 0;     // other job, or not addressed to us
   std::uint64_t malformed_dropped = 0;   // short, bad magic/version/type/length
   std::uint64_t send_buffer_waits = 0;   // send() found no free buffer
+  std::uint64_t overflow_dropped = 0;    // out-of-order data frames refused: no free buffer
 
   ChannelStats& operator+=(const ChannelStats& other);
 };

@@ -1,6 +1,7 @@
 // tests/recovery/memory_network.cc: the in-memory lossy network of the protocol tests.
 #include "tests/recovery/memory_network.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace bsp::recovery::testing {
@@ -18,8 +19,14 @@ class MemoryNetwork::Output final : public FrameOutput {
   int pid_;
 };
 
-MemoryNetwork::MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay)
-    : clock_(clock), latency_(latency), delay_(delay), queues_(static_cast<std::size_t>(nprocs)) {
+MemoryNetwork::MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay,
+                             Duration per_frame)
+    : clock_(clock),
+      latency_(latency),
+      delay_(delay),
+      per_frame_(per_frame),
+      busy_until_(static_cast<std::size_t>(nprocs), clock.now()),
+      queues_(static_cast<std::size_t>(nprocs)) {
   for (int pid = 0; pid < nprocs; ++pid) outputs_.push_back(std::make_unique<Output>(*this, pid));
 }
 
@@ -55,15 +62,22 @@ void MemoryNetwork::submit(int from, int to, std::span<const std::byte> frame) {
       bytes[bytes.size() / 2] ^= std::byte{0x20};
       enqueue(from, to, std::move(bytes), latency_);
       break;
-    case Fate::delay:
+    case Fate::delay: {
+      // Arrives `delay` after everything already queued for the destination: reordered.
       ++delayed_;
-      enqueue(from, to, std::move(bytes), latency_ + delay_);
+      Time arrival = std::max(clock_.now() + latency_, busy_until_[static_cast<std::size_t>(to)]) + delay_;
+      queues_[static_cast<std::size_t>(to)].emplace(std::pair{arrival, order_++},
+                                                    InFlight{from, std::move(bytes)});
       break;
+    }
   }
 }
 
 void MemoryNetwork::enqueue(int from, int to, std::vector<std::byte> bytes, Duration after) {
-  queues_[static_cast<std::size_t>(to)].emplace(std::pair{clock_.now() + after, order_++},
+  Time& busy = busy_until_[static_cast<std::size_t>(to)];
+  Time arrival = std::max(clock_.now() + after, busy);
+  busy = arrival + per_frame_;
+  queues_[static_cast<std::size_t>(to)].emplace(std::pair{arrival, order_++},
                                                 InFlight{from, std::move(bytes)});
 }
 

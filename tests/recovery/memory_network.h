@@ -1,6 +1,8 @@
 // tests/recovery/memory_network.h: an in-memory lossy network between ProtocolCores, with
 // a manual clock, for deterministic protocol tests: every frame passes a fault rule that
-// may drop, duplicate, corrupt or delay (reorder) it, then arrives `latency` later.
+// may drop, duplicate, corrupt or delay (reorder) it, then arrives `latency` later; each
+// destination takes one frame per `per_frame` (its link rate), so a burst spreads out in
+// time as on a real network.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +35,8 @@ using FaultRule = std::function<Fate(const FrameEvent&)>;
 
 class MemoryNetwork {
  public:
-  MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay);
+  MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay,
+                Duration per_frame = Duration(0));
   ~MemoryNetwork();
 
   void set_rule(FaultRule rule) { rule_ = std::move(rule); }
@@ -63,6 +66,8 @@ class MemoryNetwork {
   ManualClock& clock_;
   Duration latency_;
   Duration delay_;
+  Duration per_frame_;
+  std::vector<Time> busy_until_;  // per destination: when its link is free again
   FaultRule rule_;
   std::vector<std::unique_ptr<Output>> outputs_;
   // Per destination: frames by (arrival time, order of submission).

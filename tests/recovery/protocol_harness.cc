@@ -42,14 +42,15 @@ std::string describe(const ChannelStats& s) {
          " nacks_rx=" + std::to_string(s.nacks_received) + " resent=" + std::to_string(s.retransmissions) +
          " gaps=" + std::to_string(s.gaps_detected) + " probes=" + std::to_string(s.probes_sent) +
          " dups=" + std::to_string(s.duplicates_received) + " corrupt=" + std::to_string(s.corrupt_dropped) +
-         " malformed=" + std::to_string(s.malformed_dropped) + " foreign=" + std::to_string(s.foreign_dropped) + " waits=" + std::to_string(s.send_buffer_waits);
+         " malformed=" + std::to_string(s.malformed_dropped) + " foreign=" + std::to_string(s.foreign_dropped) + " waits=" + std::to_string(s.send_buffer_waits) +
+         " overflow=" + std::to_string(s.overflow_dropped);
 }
 
 Outcome run_protocol(const Traffic& traffic, FaultRule rule) {
   const int n = traffic.nprocs;
   ManualClock clock;
   const Time start = clock.now();
-  MemoryNetwork network(n, clock, traffic.latency, traffic.delay);
+  MemoryNetwork network(n, clock, traffic.latency, traffic.delay, traffic.per_frame);
   network.set_rule(std::move(rule));
   std::vector<std::unique_ptr<ProtocolCore>> cores;
   std::vector<Recorder> recorders;

@@ -21,6 +21,7 @@ struct Traffic {
   std::string policy = "buffer";
   Duration latency = std::chrono::microseconds(20);
   Duration delay = std::chrono::microseconds(150);  // extra for Fate::delay (reorder)
+  Duration per_frame = std::chrono::microseconds(3);  // each receiver's link rate
 };
 
 struct Outcome {
