@@ -1,0 +1,167 @@
+// tests/recovery/udp_transport_test.cc: the `udp` transport over loopback: addresses,
+// batched exchange between several transports in one process, source -> pid mapping,
+// strangers reported as -1, oversize frames, options, registry and the fault option.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "transport/fault/fault_transport.h"
+#include "transport/registry.h"
+#include "transport/udp/udp_transport.h"
+
+namespace bsp::transport {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Arrival {
+  int peer;
+  std::vector<std::byte> bytes;
+};
+
+class Collector final : public FrameSink {
+ public:
+  void on_frame(int peer, std::span<const std::byte> frame) override {
+    got.push_back(Arrival{peer, {frame.begin(), frame.end()}});
+  }
+  void on_peer_lost(int, std::string_view) override { lost = true; }
+  std::vector<Arrival> got;
+  bool lost = false;
+};
+
+std::vector<std::unique_ptr<Transport>> mesh(int n, std::map<std::string, std::string> options = {}) {
+  std::vector<std::unique_ptr<Transport>> transports;
+  std::vector<std::string> addresses;
+  for (int pid = 0; pid < n; ++pid) {
+    transports.push_back(create_transport("udp", TransportConfig{pid, n, 9, options}));
+    addresses.push_back(transports.back()->local_address());
+  }
+  for (auto& transport : transports) transport->connect(addresses);
+  return transports;
+}
+
+std::vector<std::byte> frame_of(int from, int to, int i, std::size_t size) {
+  std::vector<std::byte> bytes(size);
+  for (std::size_t k = 0; k < size; ++k) bytes[k] = static_cast<std::byte>(from * 31 + to * 7 + i + k);
+  return bytes;
+}
+
+// Receives until `want` frames came or a second passed.
+void drain(Transport& transport, Collector& sink, std::size_t want) {
+  auto deadline = std::chrono::steady_clock::now() + 1s;
+  while (sink.got.size() < want && std::chrono::steady_clock::now() < deadline) {
+    if (transport.receive(sink, 64) == 0) {
+      pollfd waiter{transport.wait_fd(), POLLIN, 0};
+      ::poll(&waiter, 1, 10);
+    }
+  }
+}
+
+TEST(UdpTransportTest, AddressIsLoopbackIpAndPort) {
+  auto transport = make_udp_transport(TransportConfig{0, 1, 1, {}});
+  std::string address = transport->local_address();
+  EXPECT_EQ(address.rfind("127.0.0.1:", 0), 0u) << address;
+  EXPECT_GT(std::stoi(address.substr(10)), 0);
+  EXPECT_EQ(transport->capabilities().mtu, 1472u);
+  EXPECT_FALSE(transport->capabilities().reliable);
+  EXPECT_EQ(transport->name(), "udp");
+}
+
+TEST(UdpTransportTest, AllToAllBatchesArriveWithTheSendersPid) {
+  constexpr int kProcs = 3;
+  constexpr int kFrames = 200;
+  auto transports = mesh(kProcs);
+  for (int from = 0; from < kProcs; ++from) {
+    std::vector<std::vector<std::byte>> frames;
+    std::vector<OutFrame> batch;
+    for (int to = 0; to < kProcs; ++to) {
+      if (to == from) continue;
+      for (int i = 0; i < kFrames; ++i) frames.push_back(frame_of(from, to, i, 1 + (i * 37) % 1472));
+    }
+    std::size_t at = 0;
+    for (int to = 0; to < kProcs; ++to) {
+      if (to == from) continue;
+      for (int i = 0; i < kFrames; ++i) batch.push_back(OutFrame{to, frames[at++]});
+    }
+    EXPECT_EQ(transports[from]->send_batch(batch), batch.size());
+  }
+  for (int to = 0; to < kProcs; ++to) {
+    Collector sink;
+    drain(*transports[to], sink, (kProcs - 1) * kFrames);
+    ASSERT_EQ(sink.got.size(), static_cast<std::size_t>((kProcs - 1) * kFrames));
+    std::vector<int> next(kProcs, 0);
+    for (const Arrival& arrival : sink.got) {
+      ASSERT_GE(arrival.peer, 0);
+      ASSERT_NE(arrival.peer, to);
+      int i = next[arrival.peer]++;  // loopback keeps each sender's order
+      EXPECT_EQ(arrival.bytes, frame_of(arrival.peer, to, i, 1 + (i * 37) % 1472));
+    }
+  }
+}
+
+TEST(UdpTransportTest, StrangerIsReportedAsMinusOne) {
+  auto transports = mesh(2);
+  std::string address = transports[0]->local_address();
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  ::inet_pton(AF_INET, "127.0.0.1", &target.sin_addr);
+  target.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
+  int stranger = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(stranger, 0);
+  const char hello[] = "not a frame";
+  ASSERT_EQ(::sendto(stranger, hello, sizeof hello, 0, reinterpret_cast<sockaddr*>(&target), sizeof target),
+            static_cast<ssize_t>(sizeof hello));
+  ::close(stranger);
+  Collector sink;
+  drain(*transports[0], sink, 1);
+  ASSERT_EQ(sink.got.size(), 1u);
+  EXPECT_EQ(sink.got[0].peer, -1);
+  EXPECT_EQ(sink.got[0].bytes.size(), sizeof hello);
+}
+
+TEST(UdpTransportTest, MtuOptionLimitsAndOversizeShowsTruncated) {
+  auto small = mesh(2, {{"mtu", "256"}});
+  EXPECT_EQ(small[0]->capabilities().mtu, 256u);
+  // The peer has the default MTU and sends more than 256 bytes: the receiver sees 257.
+  auto big = make_udp_transport(TransportConfig{1, 2, 9, {}});
+  big->connect({small[0]->local_address(), big->local_address()});
+  std::vector<std::byte> frame(600, std::byte{1});
+  ASSERT_EQ(big->send(0, frame), SendStatus::sent);
+  Collector sink;
+  drain(*small[0], sink, 1);
+  ASSERT_EQ(sink.got.size(), 1u);
+  EXPECT_EQ(sink.got[0].bytes.size(), 257u);
+}
+
+TEST(UdpTransportTest, BadOptionsAreRefusedClearly) {
+  EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"mtu", "lots"}}}), std::runtime_error);
+  EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"mtu", "70000"}}}), std::runtime_error);
+  EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"host", "not-an-ip"}}}), std::runtime_error);
+  auto transport = make_udp_transport(TransportConfig{0, 2, 1, {}});
+  EXPECT_THROW(transport->connect({"127.0.0.1:1"}), std::runtime_error);
+  EXPECT_THROW(transport->connect({"127.0.0.1:1", "nowhere"}), std::runtime_error);
+}
+
+TEST(UdpTransportTest, RegistryKnowsUdpAndTheFaultOptionWrapsIt) {
+  auto names = transport_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "udp"), names.end());
+  auto plain = create_transport("udp", TransportConfig{0, 1, 1, {}});
+  EXPECT_EQ(fault_counts(*plain), nullptr);
+  auto faulty = create_transport("udp", TransportConfig{0, 1, 1, {{"fault", "drop=0.5,seed=3"}}});
+  EXPECT_NE(fault_counts(*faulty), nullptr);
+  EXPECT_EQ(faulty->name(), "fault+udp");
+  EXPECT_THROW(create_transport("udp", TransportConfig{0, 1, 1, {{"fault", "drop=2"}}}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace bsp::transport

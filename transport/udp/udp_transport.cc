@@ -1,0 +1,213 @@
+// transport/udp/udp_transport.cc: datagram socket transport (see udp_transport.h).
+// Peers are known by address after connect(); an arriving datagram's source address
+// names its pid (-1 when it is nobody of this job: the layer above counts and drops it).
+#include "transport/udp/udp_transport.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "transport/fault/fault_transport.h"
+#include "transport/registry.h"
+
+namespace bsp::transport {
+namespace {
+
+constexpr std::size_t kDefaultMtu = 1472;           // 1500-byte Ethernet MTU - IP(20) - UDP(8)
+constexpr std::size_t kLargestMtu = 65507;          // largest UDP payload over IPv4
+constexpr int kDefaultSocketBuffer = 4 * 1024 * 1024;
+constexpr std::size_t kBatch = 64;                  // datagrams per sendmmsg/recvmmsg
+
+std::runtime_error system_error(const std::string& what) {
+  return std::runtime_error(fmt::format("udp transport: {}: {}", what, std::strerror(errno)));
+}
+
+std::uint64_t address_key(const sockaddr_in& address) {
+  return (static_cast<std::uint64_t>(address.sin_addr.s_addr) << 16) | address.sin_port;
+}
+
+sockaddr_in parse_address(const std::string& text) {
+  auto colon = text.rfind(':');
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  if (colon == std::string::npos ||
+      ::inet_pton(AF_INET, text.substr(0, colon).c_str(), &address.sin_addr) != 1) {
+    throw std::runtime_error(fmt::format("udp transport: bad peer address '{}' (want ip:port)", text));
+  }
+  int port = std::stoi(text.substr(colon + 1));
+  if (port <= 0 || port > 65535) throw std::runtime_error(fmt::format("udp transport: bad port in '{}'", text));
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  return address;
+}
+
+// Asks for a socket buffer size past net.core.{r,w}mem_max when privileged (…BUFFORCE),
+// within it otherwise.
+void size_buffer(int fd, int option, int force_option, int bytes) {
+  if (bytes <= 0) return;
+  if (::setsockopt(fd, SOL_SOCKET, force_option, &bytes, sizeof bytes) == 0) return;
+  ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof bytes);
+}
+
+class UdpTransport final : public Transport {
+ public:
+  explicit UdpTransport(const TransportConfig& config) : config_(config) {
+    auto option = [&](const char* key, const char* fallback) {
+      auto found = config.options.find(key);
+      return found == config.options.end() || found->second.empty() ? std::string(fallback) : found->second;
+    };
+    try {
+      mtu_ = std::stoul(option("mtu", "1472"));
+      rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(kDefaultSocketBuffer).c_str()));
+      sndbuf_ = std::stoi(option("sndbuf", std::to_string(kDefaultSocketBuffer).c_str()));
+    } catch (const std::exception&) {
+      throw std::runtime_error("udp transport: options mtu, rcvbuf and sndbuf must be numbers");
+    }
+    if (mtu_ < 64 || mtu_ > kLargestMtu) {
+      throw std::runtime_error(fmt::format("udp transport: mtu {} outside 64..{}", mtu_, kLargestMtu));
+    }
+    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) throw system_error("socket");
+    size_buffer(fd_, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_);
+    size_buffer(fd_, SO_SNDBUF, SO_SNDBUFFORCE, sndbuf_);
+    sockaddr_in local = parse_address(option("host", "127.0.0.1") + ":1");
+    local.sin_port = 0;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+      int saved = errno;
+      ::close(fd_);
+      errno = saved;
+      throw system_error("bind " + option("host", "127.0.0.1"));
+    }
+    // Receive buffers one byte longer than the MTU: a longer datagram shows as truncated.
+    storage_.resize(kBatch * (mtu_ + 1));
+    for (std::size_t i = 0; i < kBatch; ++i) {
+      receive_iov_[i] = iovec{storage_.data() + i * (mtu_ + 1), mtu_ + 1};
+    }
+  }
+
+  ~UdpTransport() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  std::string_view name() const override { return "udp"; }
+  Capabilities capabilities() const override { return Capabilities{mtu_, false}; }
+
+  std::string local_address() override {
+    sockaddr_in local{};
+    socklen_t size = sizeof local;
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &size) != 0) throw system_error("getsockname");
+    char ip[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+    return fmt::format("{}:{}", ip, ntohs(local.sin_port));
+  }
+
+  void connect(const std::vector<std::string>& addresses) override {
+    if (addresses.size() != static_cast<std::size_t>(config_.nprocs)) {
+      throw std::runtime_error(fmt::format("udp transport: {} addresses for {} processes",
+                                           addresses.size(), config_.nprocs));
+    }
+    peers_.clear();
+    pids_.clear();
+    for (std::size_t pid = 0; pid < addresses.size(); ++pid) {
+      peers_.push_back(parse_address(addresses[pid]));
+      pids_[address_key(peers_.back())] = static_cast<int>(pid);
+    }
+  }
+
+  SendStatus send(int peer, std::span<const std::byte> frame) override {
+    OutFrame one{peer, frame};
+    return send_batch(std::span(&one, 1)) == 1 ? SendStatus::sent : SendStatus::busy;
+  }
+
+  std::size_t send_batch(std::span<const OutFrame> frames) override {
+    std::size_t done = 0;
+    while (done < frames.size()) {
+      std::size_t count = std::min(kBatch, frames.size() - done);
+      for (std::size_t i = 0; i < count; ++i) {
+        const OutFrame& frame = frames[done + i];
+        send_iov_[i] = iovec{const_cast<std::byte*>(frame.bytes.data()), frame.bytes.size()};
+        send_headers_[i] = mmsghdr{};
+        send_headers_[i].msg_hdr.msg_name = &peers_.at(static_cast<std::size_t>(frame.peer));
+        send_headers_[i].msg_hdr.msg_namelen = sizeof(sockaddr_in);
+        send_headers_[i].msg_hdr.msg_iov = &send_iov_[i];
+        send_headers_[i].msg_hdr.msg_iovlen = 1;
+      }
+      int sent = ::sendmmsg(fd_, send_headers_, static_cast<unsigned>(count), 0);
+      if (sent < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // busy: retry later
+        ++done;  // this datagram cannot go (e.g. peer unreachable): it is lost, recovery knows
+        continue;
+      }
+      done += static_cast<std::size_t>(sent);
+    }
+    return done;
+  }
+
+  std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    std::size_t count = std::min(kBatch, max_frames);
+    if (count == 0) return 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      receive_headers_[i] = mmsghdr{};
+      receive_headers_[i].msg_hdr.msg_name = &sources_[i];
+      receive_headers_[i].msg_hdr.msg_namelen = sizeof(sockaddr_in);
+      receive_headers_[i].msg_hdr.msg_iov = &receive_iov_[i];
+      receive_headers_[i].msg_hdr.msg_iovlen = 1;
+    }
+    int got;
+    do {
+      got = ::recvmmsg(fd_, receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) return 0;
+    for (int i = 0; i < got; ++i) {
+      auto found = pids_.find(address_key(sources_[i]));
+      int pid = found == pids_.end() ? -1 : found->second;
+      std::size_t length = receive_headers_[i].msg_len;
+      sink.on_frame(pid, std::span<const std::byte>(static_cast<const std::byte*>(receive_iov_[i].iov_base),
+                                                    std::min(length, mtu_ + 1)));
+    }
+    return static_cast<std::size_t>(got);
+  }
+
+  bool flush() override { return true; }  // sendmmsg hands every frame to the kernel
+  int wait_fd() const override { return fd_; }
+
+ private:
+  TransportConfig config_;
+  std::size_t mtu_ = kDefaultMtu;
+  int rcvbuf_ = kDefaultSocketBuffer;
+  int sndbuf_ = kDefaultSocketBuffer;
+  int fd_ = -1;
+  std::vector<sockaddr_in> peers_;
+  std::unordered_map<std::uint64_t, int> pids_;
+  std::vector<std::byte> storage_;
+  iovec receive_iov_[kBatch];
+  mmsghdr receive_headers_[kBatch];
+  sockaddr_in sources_[kBatch];
+  iovec send_iov_[kBatch];
+  mmsghdr send_headers_[kBatch];
+};
+
+TransportRegistration registration("udp", [](const TransportConfig& config) -> std::unique_ptr<Transport> {
+  auto transport = make_udp_transport(config);
+  auto fault = config.options.find("fault");
+  if (fault != config.options.end() && !fault->second.empty()) {
+    return wrap_with_faults(std::move(transport), fault->second, config.pid);
+  }
+  return transport;
+});
+
+}  // namespace
+
+std::unique_ptr<Transport> make_udp_transport(const TransportConfig& config) {
+  return std::make_unique<UdpTransport>(config);
+}
+
+}  // namespace bsp::transport

@@ -1,0 +1,20 @@
+// transport/udp/udp_transport.h: the `udp` transport, paper 001's BSPlib/UDP: one
+// datagram socket per process, frames sent and received in batches (sendmmsg/recvmmsg),
+// no recovery (recovery/ does it in user space). Unreliable: a frame may be lost (kernel
+// buffer overrun), duplicated or reordered by the network.
+//
+// Options: "host" (address to bind, default 127.0.0.1), "mtu" (largest frame, default
+// 1472: an Ethernet payload minus IP and UDP headers), "rcvbuf"/"sndbuf" (kernel socket
+// buffers in bytes, default 4 MiB; forced past the sysctl limit when privileged),
+// "fault" (a fault spec: the transport is wrapped by transport/fault).
+#pragma once
+
+#include <memory>
+
+#include "transport/transport.h"
+
+namespace bsp::transport {
+
+std::unique_ptr<Transport> make_udp_transport(const TransportConfig& config);
+
+}  // namespace bsp::transport
