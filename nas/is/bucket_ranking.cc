@@ -65,44 +65,53 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
   key_begin_ = first_bucket << shift_;
   key_end_ = end_bucket << shift_;
 
-  // Group my keys by bucket.
+  // Offsets: where my keys of each destination's buckets go there (after the keys of
+  // the lower pids), and how many keys I receive in all.
+  std::vector<std::int64_t>& offset_at = offset_at_;
+  offset_at.assign(p, 0);
+  std::int64_t incoming = 0;
+  for (int b = 0; b < buckets_; ++b) {
+    const int owner = bucket_owner_[b];
+    for (int q = 0; q < me; ++q) offset_at[owner] += gathered_[q * stride + b];
+    if (owner == me)
+      for (int q = 0; q < p; ++q) incoming += gathered_[q * stride + b];
+  }
+  if (incoming > static_cast<std::int64_t>(receive_.size()))
+    bsp_abort("is: process %d would receive %lld keys, more than its buffer of %zu\n", me,
+              static_cast<long long>(incoming), receive_.size());
+  received_count_ = static_cast<int>(incoming);
+
+  // Group my keys by bucket in one pass: keys of other processes' buckets into send_,
+  // keys of my own buckets straight into my place in receive_ (no copy at p = 1).
   bucket_start_[0] = 0;
   for (int b = 0; b < buckets_; ++b) bucket_start_[b + 1] = bucket_start_[b] + my_counts[b];
+  write_at_.resize(buckets_);
   {
-    std::vector<int>& next = rank_table_;  // reused as scratch: bucket write positions
-    next.assign(bucket_start_.begin(), bucket_start_.end() - 1);
-    for (int i = 0; i < count; ++i) send_[next[keys[i] >> shift_]++] = keys[i];
+    const int own_base = first_bucket < end_bucket ? bucket_start_[first_bucket] : 0;
+    for (int b = 0; b < buckets_; ++b)
+      write_at_[b] = bucket_owner_[b] == me ? receive_.data() + offset_at[me] + (bucket_start_[b] - own_base)
+                                            : send_.data() + bucket_start_[b];
+    int** write_at = write_at_.data();
+    for (int i = 0; i < count; ++i) {
+      const int key = keys[i];
+      *write_at[key >> shift_]++ = key;
+    }
   }
 
-  // Superstep 2: each destination's bucket range, as one message, at the offset after
-  // the keys of the lower pids.
-  received_count_ = 0;
-  for (int k = 0; k < p; ++k) {
+  // Superstep 2: each other destination's bucket range, as one message.
+  for (int k = 1; k < p; ++k) {
     const int dest = (me + k) % p;
     int begin = buckets_, end = 0;
-    std::int64_t offset = 0, incoming = 0;
     for (int b = 0; b < buckets_; ++b) {
       if (bucket_owner_[b] != dest) continue;
       begin = std::min(begin, b);
       end = b + 1;
-      for (int q = 0; q < me; ++q) offset += gathered_[q * stride + b];
-      if (dest == me)
-        for (int q = 0; q < p; ++q) incoming += gathered_[q * stride + b];
-    }
-    if (dest == me) {
-      if (incoming > static_cast<std::int64_t>(receive_.size()))
-        bsp_abort("is: process %d would receive %lld keys, more than its buffer of %zu\n", me,
-                  static_cast<long long>(incoming), receive_.size());
-      received_count_ = static_cast<int>(incoming);
     }
     if (begin >= end) continue;
     const int nkeys = bucket_start_[end] - bucket_start_[begin];
     if (nkeys == 0) continue;
-    if (dest == me)
-      std::copy(send_.begin() + bucket_start_[begin], send_.begin() + bucket_start_[end], receive_.begin() + offset);
-    else
-      bsp_hpput(dest, send_.data() + bucket_start_[begin], receive_.data(), static_cast<int>(offset * sizeof(int)),
-                static_cast<int>(nkeys * sizeof(int)));
+    bsp_hpput(dest, send_.data() + bucket_start_[begin], receive_.data(),
+              static_cast<int>(offset_at[dest] * sizeof(int)), static_cast<int>(nkeys * sizeof(int)));
   }
   bsp_sync();
 

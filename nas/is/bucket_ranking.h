@@ -57,6 +57,8 @@ class BucketRanking {
   std::vector<int> send_;          // my keys grouped by bucket
   std::vector<int> receive_;       // registered receive area
   std::vector<int> rank_table_;
+  std::vector<std::int64_t> offset_at_;  // per destination: where my keys land there
+  std::vector<int*> write_at_;           // per bucket: where its next key of mine goes
   int received_count_ = 0;
   int key_begin_ = 0, key_end_ = 0;
   std::int64_t keys_below_ = 0;
