@@ -71,7 +71,13 @@ int report_results(const BenchmarkResult& result, const RegionTimer& timer) {
               static_cast<unsigned long long>(channel.data_received), ack_percent,
               static_cast<unsigned long long>(channel.retransmissions),
               static_cast<unsigned long long>(channel.duplicates_received));
-  std::printf(" Bytes received         = %llu\n\n", static_cast<unsigned long long>(channel.bytes_received));
+  std::printf(" Packet details: bytes received = %llu, gaps detected = %llu, nacks sent = %llu, "
+              "refused for want of buffers = %llu, corrupt = %llu\n\n",
+              static_cast<unsigned long long>(channel.bytes_received),
+              static_cast<unsigned long long>(channel.gaps_detected),
+              static_cast<unsigned long long>(channel.nacks_sent),
+              static_cast<unsigned long long>(channel.overflow_dropped),
+              static_cast<unsigned long long>(channel.corrupt_dropped));
   std::fflush(stdout);
   return result.verified ? 0 : 1;
 }

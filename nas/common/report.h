@@ -3,7 +3,8 @@
 // then the split of paper 001's Table 2 (computation vs communication = time inside
 // BSPlib calls, mean and max over processes) and the packet statistics of its Table 3
 // (data received, explicit acks as % of data received, data dropped = frames the reliable
-// layer had to retransmit, duplicates received), summed over processes for the timed region.
+// layer had to retransmit, duplicates received), summed over processes for the timed region,
+// with the details behind them (bytes, gaps, nacks, frames refused for want of buffers).
 #pragma once
 
 #include <string>
