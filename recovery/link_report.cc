@@ -22,9 +22,10 @@ T get(std::span<const std::byte> in, std::size_t at) {
 
 std::size_t encode_report(const LinkReport& report, std::span<std::byte> out) {
   put<std::uint32_t>(out, 0, report.received_end);
-  put<std::uint32_t>(out, 4, report.echo);
-  put<std::uint16_t>(out, 8, report.complete ? kReportComplete : 0);
-  put<std::uint16_t>(out, 10, static_cast<std::uint16_t>(report.missing.size()));
+  put<std::uint32_t>(out, 4, report.sent_end);
+  put<std::uint32_t>(out, 8, report.echo);
+  put<std::uint16_t>(out, 12, 0);
+  put<std::uint16_t>(out, 14, static_cast<std::uint16_t>(report.missing.size()));
   std::size_t at = kReportHeadSize;
   for (const SeqRange& range : report.missing) {
     put<std::uint32_t>(out, at, range.begin);
@@ -38,9 +39,9 @@ std::optional<LinkReport> decode_report(std::span<const std::byte> payload) {
   if (payload.size() < kReportHeadSize) return std::nullopt;
   LinkReport report;
   report.received_end = get<std::uint32_t>(payload, 0);
-  report.echo = get<std::uint32_t>(payload, 4);
-  report.complete = (get<std::uint16_t>(payload, 8) & kReportComplete) != 0;
-  std::size_t count = get<std::uint16_t>(payload, 10);
+  report.sent_end = get<std::uint32_t>(payload, 4);
+  report.echo = get<std::uint32_t>(payload, 8);
+  std::size_t count = get<std::uint16_t>(payload, 14);
   if (payload.size() != report_size(count)) return std::nullopt;
   report.missing.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {

@@ -3,10 +3,15 @@
 // exactly which frames to resend (receiver-based selective recovery, paper 001 §2.2).
 //
 // Layout (little-endian, after the 32-byte wire header):
-//   u32 received_end  one past the highest sequence number received on the link
+//   u32 received_end  one past the highest sequence number received on the link dst -> src
+//                     reported on (the reverse of the frame's own direction)
+//   u32 sent_end      one past the highest sequence number the reporter has transmitted
+//                     on its own link to the recipient. Frames of a link travel in order
+//                     on loopback and Ethernet, so a receiver whose received_end is lower
+//                     when this arrives has lost the tail: it NACKs it. This is how tail
+//                     loss is found without resending anything the receiver may hold.
 //   u32 echo          a probe's stamp, echoed in the answer (RTT sample); 0: none
-//   u16 flags         kReportComplete: sent as or in answer to a probe, so every frame the
-//                     sender sent at or after received_end a round trip ago is lost too
+//   u16 reserved      0
 //   u16 count         number of missing ranges that follow
 //   count x { u32 begin; u32 end; }  missing sequence numbers [begin, end), ascending
 #pragma once
@@ -19,8 +24,6 @@
 
 namespace bsp::recovery {
 
-inline constexpr std::uint16_t kReportComplete = 1u << 0;
-
 struct SeqRange {
   std::uint32_t begin = 0;
   std::uint32_t end = 0;  // exclusive
@@ -28,12 +31,12 @@ struct SeqRange {
 
 struct LinkReport {
   std::uint32_t received_end = 0;
+  std::uint32_t sent_end = 0;
   std::uint32_t echo = 0;
-  bool complete = false;
   std::vector<SeqRange> missing;
 };
 
-inline constexpr std::size_t kReportHeadSize = 12;
+inline constexpr std::size_t kReportHeadSize = 16;
 inline constexpr std::size_t kReportRangeSize = 8;
 
 // Bytes encode_report() writes for a report with `ranges` missing ranges.

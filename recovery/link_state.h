@@ -74,7 +74,7 @@ struct ReceiveLink {
   bool peer_asked = false;        // a frame carried the ack-request flag since that ack
   bool ack_owed = false;          // an explicit ack goes out at the end of this round
   bool nack_owed = false;         // a NACK (missing ranges) goes out at the end of this round
-  bool answer_owed = false;       // a probe asked for our state: complete report + echo
+  bool answer_owed = false;       // a probe asked for our state: report + echo
   std::uint32_t echo = 0;         // the probe stamp to echo
 
   Time last_nack{};       // last NACK sent (retried after a backed-off interval)

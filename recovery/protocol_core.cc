@@ -307,13 +307,18 @@ std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, P
       ++stats_.nacks_received;
       take_report(peer, *report, now);
       break;
-    case FrameType::probe:
+    case FrameType::probe: {
       take_report(peer, *report, now);
-      if ((header.flags & wire::kFlagAckRequest) != 0) {
+      // Answer when asked for an ack, or when the prober has not seen all we sent (our
+      // answer's sent_end shows it the tail it lost).
+      SendLink& sender = send_[static_cast<std::size_t>(peer)];
+      bool behind = extend_seq(sender.acked, report->received_end) < sender.next_new;
+      if ((header.flags & wire::kFlagAckRequest) != 0 || behind) {
         link.answer_owed = true;
         link.echo = report->echo;
       }
       break;
+    }
   }
   return 0;
 }
@@ -412,8 +417,8 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
   return delivered;
 }
 
-// A peer's report on our frames to it: resend the missing ranges, and when the report is
-// complete (a probe, or the answer to one) the tail it has not seen.
+// A peer's report: what it holds of our frames (resend the missing ranges), and how far
+// it has sent on its link to us (a tail we have not seen is lost: NACK it).
 void ProtocolCore::take_report(int peer, const LinkReport& report, Time now) {
   if (report.echo != 0) {
     std::uint32_t elapsed_us = stamp_of(now) - report.echo;
@@ -425,12 +430,12 @@ void ProtocolCore::take_report(int peer, const LinkReport& report, Time now) {
     std::uint64_t end = std::min<std::uint64_t>(begin + (range.end - range.begin), link.next_new);
     for (std::uint64_t seq = std::max(begin, link.acked); seq < end; ++seq) queue_resend(link, seq, now);
   }
-  if (report.complete) {
-    std::uint64_t tail = std::max(extend_seq(link.acked, report.received_end), link.acked);
-    for (std::uint64_t seq = tail; seq < link.next_new; ++seq) {
-      OutstandingFrame* frame = link.find(seq);
-      if (frame != nullptr && now - frame->last_sent >= rtt_.srtt()) queue_resend(link, seq, now);
-    }
+  ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
+  std::uint64_t sent_end = extend_seq(receiver.expected, report.sent_end);
+  if (sent_end > receiver.received_end && sent_end < receiver.expected + kMaxSeqAhead) {
+    stats_.gaps_detected += sent_end - receiver.received_end;
+    receiver.received_end = sent_end;
+    receiver.nack_owed = true;
   }
 }
 
@@ -446,28 +451,27 @@ void ProtocolCore::queue_resend(SendLink& link, std::uint64_t seq, Time now) {
 
 // ---------------------------------------------------------------- control frames and timers
 
-void ProtocolCore::emit_report(int peer, FrameType type, bool complete, std::uint32_t echo,
+void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint32_t echo,
                                bool ack_request, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   // An ack while a gap is open lists the missing ranges too, when it answers a probe or
   // the NACK retry interval has passed (acks of every frame must not become NACK storms).
   if (type == FrameType::ack && link.has_gap() &&
-      (complete || now >= link.last_nack + rtt_.retry_interval(link.nack_backoff))) {
+      (answer || now >= link.last_nack + rtt_.retry_interval(link.nack_backoff))) {
     type = FrameType::nack;
   }
   // After an overflow the report ends at the first refused frame; and it never asks for
-  // more than the free buffers could hold past the first gap. Such a report is not
-  // complete: asking for everything at once would only overflow again.
+  // more than the free buffers could hold past the first gap: asking for everything at
+  // once would only overflow again.
   std::uint64_t report_end = link.received_end;
   if (link.overflow_from != ReceiveLink::kNone) report_end = std::min(report_end, link.overflow_from);
   std::size_t free = pool_.free_count();
   std::uint64_t window = link.held.size() + 1 + (free > receive_reserve_ ? free - receive_reserve_ : 0);
   report_end = std::min(report_end, link.expected + window);
-  bool overflow = report_end < link.received_end;
   LinkReport report;
   report.received_end = static_cast<std::uint32_t>(report_end);
+  report.sent_end = static_cast<std::uint32_t>(send_[static_cast<std::size_t>(peer)].next_new);
   report.echo = echo;
-  report.complete = complete && !overflow;
   bool listed_all = true;  // false: more ranges than fit, the rest wait for the retry
   if (type != FrameType::ack) {
     std::uint64_t cursor = link.expected;
@@ -523,14 +527,14 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool complete, std::uin
     case FrameType::data:
       break;
   }
-  if (complete && type != FrameType::probe) link.answer_owed = false;
+  if (answer) link.answer_owed = false;
 }
 
 void ProtocolCore::emit_probe(int peer, Time now) {
   SendLink& sender = send_[static_cast<std::size_t>(peer)];
   ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
   bool ask = sender_waiting(sender);
-  emit_report(peer, FrameType::probe, true, stamp_of(now), ask, now);
+  emit_report(peer, FrameType::probe, false, stamp_of(now), ask, now);
   sender.last_probe = now;
   receiver.last_probe = now;
 }
@@ -551,7 +555,7 @@ Time ProtocolCore::receiver_probe_due(const ReceiveLink& link) const {
          rtt_.retry_interval(link.probe_backoff);
 }
 
-// Sends what this round owes the peer: the answer to a probe (complete report with the
+// Sends what this round owes the peer: the answer to a probe (report with the
 // echo), a NACK, or an explicit ack; and pupa's credit update.
 void ProtocolCore::emit_owed(int peer, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];

@@ -9,7 +9,8 @@
 // those. Tail loss (nothing later reveals the gap) is found by probes: a receiver the
 // engine waits on probes a silent peer after an RTT-derived, backed-off interval; a
 // sender whose link went quiet with frames unacknowledged probes with the ack-request
-// flag. A probe carries the prober's complete report, so the answer resends the tail.
+// flag. Every report (ack, NACK, probe) says how far its sender has transmitted, so the
+// other side learns of a lost tail and NACKs exactly it: nothing is resent blindly.
 #pragma once
 
 #include <cstddef>
@@ -123,7 +124,7 @@ class ProtocolCore {
   bool sender_waiting(const SendLink& link) const;
   Time sender_probe_due(const SendLink& link) const;
   Time receiver_probe_due(const ReceiveLink& link) const;
-  void emit_report(int peer, wire::FrameType type, bool complete, std::uint32_t echo, bool ack_request,
+  void emit_report(int peer, wire::FrameType type, bool answer, std::uint32_t echo, bool ack_request,
                    Time now);
   void emit_probe(int peer, Time now);
   void emit_owed(int peer, Time now);
