@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <vector>
 
 #include "bsplib/bsp.h"
 
@@ -55,13 +54,14 @@ template <typename T, typename Combine>
 void all_reduce(T* values, int count, Combine combine) {
   const int p = bsp_nprocs();
   const int nbytes = count * static_cast<int>(sizeof(T));
-  std::vector<T> mine(values, values + count);
-  const char* area = exchange(mine.data(), nbytes);
-  std::vector<T> slot(count);
-  std::memcpy(values, area, nbytes);
-  for (int q = 1; q < p; ++q) {
-    std::memcpy(slot.data(), area + q * nbytes, nbytes);
-    for (int i = 0; i < count; ++i) values[i] = combine(values[i], slot[i]);
+  // bsp_put copies values at the call, so they can be overwritten by the result below.
+  const char* area = exchange(values, nbytes);
+  // Slots start at multiples of nbytes in an area from operator new[], so T-aligned.
+  const T* slots = reinterpret_cast<const T*>(area);
+  for (int i = 0; i < count; ++i) {
+    T result = slots[i];
+    for (int q = 1; q < p; ++q) result = combine(result, slots[q * count + i]);
+    values[i] = result;
   }
 }
 
