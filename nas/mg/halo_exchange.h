@@ -1,12 +1,13 @@
 // nas/mg/halo_exchange.h: refreshes the ghost layer of a block from the neighbouring
-// blocks (NPB MG's comm3), periodically across the whole grid. Directions are done one
-// after another, x then y then z, each including the ghosts already refreshed, so edges
-// and corners come out right. A direction split over several processes costs one
-// superstep: each process packs its two boundary faces and puts each, as one message,
-// into the receive area of the neighbour on that side; a direction held by one process
-// is a local copy.
+// blocks (NPB MG's comm3), periodically across the whole grid, in one superstep: each
+// process sends each of its 26 neighbours (6 across faces, 12 across edges, 8 across
+// corners) the part of its interior that neighbour keeps as ghosts, packed and put as one
+// message into that direction's slot of the neighbour's receive area. A neighbour that is
+// the process itself (a direction not split over processes) is a local copy. The result
+// is the same as NPB's direction-by-direction exchange, with one barrier instead of three.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "nas/mg/grid3.h"
@@ -16,9 +17,10 @@ namespace nas::mg {
 
 class HaloExchange {
  public:
-  // Collective (registers the receive area and syncs). largest_face: the most doubles in
-  // any face of any block this process will exchange.
-  HaloExchange(const ProcessGrid& grid, std::size_t largest_face);
+  // Collective (registers the receive area and syncs). largest: the local array
+  // dimensions (ghosts included) of the largest block this process will exchange; every
+  // process must pass the same.
+  HaloExchange(const ProcessGrid& grid, const std::array<int, 3>& largest);
   ~HaloExchange();
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
@@ -27,12 +29,13 @@ class HaloExchange {
   void exchange(const Grid3& block);
 
  private:
-  void exchange_direction(const Grid3& block, int d);
+  static constexpr int kDirections = 27;  // (dx, dy, dz) in {-1, 0, 1}^3; the centre unused
 
   const ProcessGrid& grid_;
-  std::size_t largest_face_;
-  std::vector<double> send_;     // [low face | high face]
-  std::vector<double> receive_;  // [for my low ghost | for my high ghost], registered
+  std::array<int, kDirections> neighbour_{};          // pid across each direction
+  std::array<std::size_t, kDirections> slot_offset_{};  // in doubles, same on every process
+  std::vector<double> send_;
+  std::vector<double> receive_;  // registered
 };
 
 }  // namespace nas::mg

@@ -13,7 +13,6 @@ namespace nas::mg {
 Multigrid::Multigrid(const MgProblem& problem, const ProcessGrid& grid)
     : problem_(problem), grid_(grid), u_storage_(problem.levels + 1),
       r_storage_(problem.levels + 1), u_(problem.levels + 1), r_(problem.levels + 1) {
-  std::size_t largest_face = 0;
   int longest_line = 0;
   for (int k = 1; k <= problem.levels; ++k) {
     const int width = problem.n >> (problem.levels - k);
@@ -25,15 +24,14 @@ Multigrid::Multigrid(const MgProblem& problem, const ProcessGrid& grid)
     r_storage_[k].assign(points, 0.0);
     u_[k] = Grid3{u_storage_[k].data(), m1, m2, m3};
     r_[k] = Grid3{r_storage_[k].data(), m1, m2, m3};
-    largest_face = std::max({largest_face, std::size_t(m1) * m2, std::size_t(m1) * m3,
-                             std::size_t(m2) * m3});
     longest_line = std::max(longest_line, m1);
   }
   v_storage_.assign(u_[problem.levels].size(), 0.0);
   v_ = Grid3{v_storage_.data(), u_[problem.levels].m1, u_[problem.levels].m2,
              u_[problem.levels].m3};
   scratch_ = std::make_unique<LineScratch>(longest_line);
-  halo_ = std::make_unique<HaloExchange>(grid, largest_face);
+  const Grid3& finest = u_[problem.levels];  // the largest block in every direction
+  halo_ = std::make_unique<HaloExchange>(grid, std::array<int, 3>{finest.m1, finest.m2, finest.m3});
 }
 
 Multigrid::~Multigrid() = default;

@@ -35,9 +35,9 @@ int ProcessGrid::pid_of(const std::array<int, 3>& coords) const {
   return coords[0] + dims_[0] * (coords[1] + dims_[1] * coords[2]);
 }
 
-int ProcessGrid::neighbour(int d, int step) const {
+int ProcessGrid::neighbour_at(const std::array<int, 3>& offset) const {
   std::array<int, 3> coords = coords_;
-  coords[d] = (coords[d] + step + dims_[d]) % dims_[d];
+  for (int d = 0; d < 3; ++d) coords[d] = (coords[d] + offset[d] + dims_[d]) % dims_[d];
   return pid_of(coords);
 }
 

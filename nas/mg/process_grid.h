@@ -22,9 +22,8 @@ class ProcessGrid {
   // Processes along direction d (0 = x, the contiguous one).
   int extent(int d) const { return dims_[d]; }
   int coordinate(int d) const { return coords_[d]; }
-  // The process whose block is next to this one's in direction d (step -1 or +1),
-  // periodically.
-  int neighbour(int d, int step) const;
+  // The process whose block is at offset (dx, dy, dz), each in {-1, 0, 1}, periodically.
+  int neighbour_at(const std::array<int, 3>& offset) const;
 
   // Points this process owns along d on a level whose global width is global_points,
   // and the global index of its first one.
