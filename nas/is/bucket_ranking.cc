@@ -35,9 +35,12 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
   const int stride = buckets_ + shared_ints_;
 
   // Superstep 1: bucket counts (and the caller's shared ints) to everyone.
+  // Members are copied into locals in the hot loops: stores through int* could alias
+  // them, which would make the compiler reload them on every key.
+  const int shift = shift_;
   int* my_counts = exchange_.data();
   std::fill(my_counts, my_counts + buckets_, 0);
-  for (int i = 0; i < count; ++i) ++my_counts[keys[i] >> shift_];
+  for (int i = 0; i < count; ++i) ++my_counts[keys[i] >> shift];
   std::copy(shared, shared + shared_ints_, exchange_.begin() + buckets_);
   all_gather(exchange_.data(), stride * static_cast<int>(sizeof(int)), gathered_.data());
   for (int q = 0; q < p; ++q)
@@ -94,7 +97,7 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
     int** write_at = write_at_.data();
     for (int i = 0; i < count; ++i) {
       const int key = keys[i];
-      *write_at[key >> shift_]++ = key;
+      *write_at[key >> shift]++ = key;
     }
   }
 
@@ -116,12 +119,13 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
   bsp_sync();
 
   // Local ranks over my key range, offset by the keys of lower processes.
-  rank_table_.assign(key_end_ - key_begin_, 0);
+  const int range = key_end_ - key_begin_, key_begin = key_begin_, received_count = received_count_;
+  rank_table_.assign(range, 0);
   int* table = rank_table_.data();
   const int* received = receive_.data();
-  for (int i = 0; i < received_count_; ++i) ++table[received[i] - key_begin_];
+  for (int i = 0; i < received_count; ++i) ++table[received[i] - key_begin];
   int running = static_cast<int>(keys_below_);
-  for (int k = 0; k < key_end_ - key_begin_; ++k) {
+  for (int k = 0; k < range; ++k) {
     running += table[k];
     table[k] = running;
   }
