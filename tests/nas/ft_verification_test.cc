@@ -8,26 +8,26 @@
 #include <string>
 #include <tuple>
 
-#include "tests/nas/mg_ft_runner.h"
+#include "tests/nas/nas_test_support.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using bsp::testing::describe;
-using nas_tests::reports;
-using nas_tests::run_nas;
+using nas::testing::report_field;
+using nas::testing::run_kernel;
 
 class FtClassS : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(FtClassS, Verifies) {
   const auto& [transport, procs] = GetParam();
-  if (!nas_tests::transport_available(transport))
+  if (!nas::testing::transport_built_in(transport))
     GTEST_SKIP() << "transport " << transport << " is not built into bsprun yet";
-  const auto result = run_nas("ft", procs, transport, {"--class=S"}, 120s);
+  const auto result = run_kernel("ft", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
-  EXPECT_TRUE(reports(result, "SUCCESSFUL")) << describe(result);
+  EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.out, "  ok\n"), 6) << describe(result);
-  EXPECT_EQ(nas_tests::report_value(result, "Total processes"), std::to_string(procs))
+  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
       << describe(result);
 }
 
@@ -36,13 +36,13 @@ INSTANTIATE_TEST_SUITE_P(Transports, FtClassS,
                                             ::testing::Values(1, 2, 4)));
 
 TEST(FtReport, WrongReferenceIsUnsuccessful) {
-  const auto result = run_nas("ft", 2, "tcp", {"--class=S", "--wrong-verification"}, 120s);
+  const auto result = run_kernel("ft", 'S', 2, "tcp", {"--wrong-verification"}, 120s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
-  EXPECT_TRUE(reports(result, "UNSUCCESSFUL")) << describe(result);
+  EXPECT_EQ(report_field(result.out, "Verification"), "UNSUCCESSFUL") << describe(result);
 }
 
 TEST(FtDecomposition, RefusesThreeProcesses) {
-  const auto result = run_nas("ft", 3, "tcp", {"--class=S"}, 60s);
+  const auto result = run_kernel("ft", 'S', 3, "tcp", {}, 60s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.err.find("process count to divide"), std::string::npos) << describe(result);
 }

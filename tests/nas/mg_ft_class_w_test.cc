@@ -6,22 +6,22 @@
 #include <string>
 #include <tuple>
 
-#include "tests/nas/mg_ft_runner.h"
+#include "tests/nas/nas_test_support.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using bsp::testing::describe;
-using nas_tests::reports;
-using nas_tests::run_nas;
+using nas::testing::report_field;
+using nas::testing::run_kernel;
 
 class ClassW : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(ClassW, Verifies) {
   const auto& [benchmark, procs] = GetParam();
-  const auto result = run_nas(benchmark, procs, "tcp", {"--class=W"}, 300s);
+  const auto result = run_kernel(benchmark, 'W', procs, "tcp", {}, 300s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
-  EXPECT_TRUE(reports(result, "SUCCESSFUL")) << describe(result);
+  EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(MgAndFt, ClassW,

@@ -8,27 +8,27 @@
 #include <string>
 #include <tuple>
 
-#include "tests/nas/mg_ft_runner.h"
+#include "tests/nas/nas_test_support.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using bsp::testing::describe;
-using nas_tests::reports;
-using nas_tests::run_nas;
+using nas::testing::report_field;
+using nas::testing::run_kernel;
 
 class MgClassS : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(MgClassS, Verifies) {
   const auto& [transport, procs] = GetParam();
-  if (!nas_tests::transport_available(transport))
+  if (!nas::testing::transport_built_in(transport))
     GTEST_SKIP() << "transport " << transport << " is not built into bsprun yet";
-  const auto result = run_nas("mg", procs, transport, {"--class=S"}, 120s);
+  const auto result = run_kernel("mg", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
-  EXPECT_TRUE(reports(result, "SUCCESSFUL")) << describe(result);
-  EXPECT_EQ(nas_tests::report_value(result, "Total processes"), std::to_string(procs))
+  EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
+  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
       << describe(result);
-  EXPECT_EQ(nas_tests::report_value(result, "Transport"), transport) << describe(result);
+  EXPECT_EQ(report_field(result.out, "Transport"), transport) << describe(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, MgClassS,
@@ -36,13 +36,13 @@ INSTANTIATE_TEST_SUITE_P(Transports, MgClassS,
                                             ::testing::Values(1, 2, 4)));
 
 TEST(MgReport, WrongReferenceIsUnsuccessful) {
-  const auto result = run_nas("mg", 2, "tcp", {"--class=S", "--wrong-verification"}, 120s);
+  const auto result = run_kernel("mg", 'S', 2, "tcp", {"--wrong-verification"}, 120s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
-  EXPECT_TRUE(reports(result, "UNSUCCESSFUL")) << describe(result);
+  EXPECT_EQ(report_field(result.out, "Verification"), "UNSUCCESSFUL") << describe(result);
 }
 
 TEST(MgDecomposition, RefusesThreeProcesses) {
-  const auto result = run_nas("mg", 3, "tcp", {"--class=S"}, 60s);
+  const auto result = run_kernel("mg", 'S', 3, "tcp", {}, 60s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.err.find("power-of-two number of processes"), std::string::npos)
       << describe(result);
