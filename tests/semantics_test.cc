@@ -3,6 +3,7 @@
 // cases that must fail (abort, a killed process, each misuse) with their messages, and
 // the ways of starting a job (bsprun, directly, bsp_begin asking for fewer).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <future>
@@ -26,6 +27,7 @@ const std::string kCases = "tests/bsp_cases";
 
 bool transport_available(const std::string& transport) {
   static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
+  if (transport == "nic" && ::geteuid() != 0) return false;  // raw frames need CAP_NET_RAW
   return std::find(names.begin(), names.end(), transport) != names.end();
 }
 
@@ -44,7 +46,7 @@ class SemanticsTest : public ::testing::TestWithParam<Semantics> {};
 
 TEST_P(SemanticsTest, Holds) {
   const auto& [transport, procs, name] = GetParam();
-  if (!transport_available(transport)) GTEST_SKIP() << "transport " << transport << " is not built in";
+  if (!transport_available(transport)) GTEST_SKIP() << "transport " << transport << " is not built in or needs root";
   ProgramResult result = run_case(transport, procs, name, name == "stdin_to_pid0" ? "12345\n" : "");
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
@@ -57,7 +59,7 @@ const std::vector<std::string> kHoldingCases = {
     "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one"};
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::Values(1, 2, 3, 4, 8),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 3, 4, 8),
                                             ::testing::ValuesIn(kHoldingCases)),
                          [](const ::testing::TestParamInfo<Semantics>& info) {
                            return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param)) +
@@ -134,7 +136,7 @@ TEST_P(FailureTest, PidOutOfRange) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, FailureTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::Values(1, 2, 4)),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 4)),
                          [](const ::testing::TestParamInfo<Failure>& info) {
                            return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param));
                          });
