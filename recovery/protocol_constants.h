@@ -19,7 +19,7 @@ inline constexpr std::size_t kMinBuffers = 8;
 // send() leaves this share of the pool (1/kSendReserveDivisor) to out-of-order arrivals:
 // a pool filled with unacknowledged sends would refuse every frame after a loss, and the
 // refused frames would be resent again and again (go-back-n by the back door).
-inline constexpr std::size_t kSendReserveDivisor = 4;
+inline constexpr std::size_t kSendReserveDivisor = 2;
 // Out-of-order arrivals are stored only while more than this share of the pool is free
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
 inline constexpr std::size_t kReceiveReserveDivisor = 32;
@@ -43,9 +43,10 @@ inline constexpr std::size_t kSendBatch = 64;
 // send() queues; it transmits on its own once this many frames wait (progress() does it
 // otherwise), so long bursts go out in batches while the engine is still sending.
 inline constexpr std::size_t kAutoTransmit = 64;
-// Frames taken from the transport per receive() call, and calls per progress().
+// Frames taken from the transport per receive() call, and calls per progress(). Timers
+// (NACK retry, probes) fire only once the transport is drained.
 inline constexpr std::size_t kReceiveBatch = 64;
-inline constexpr int kReceiveRoundsPerProgress = 8;
+inline constexpr int kReceiveRoundsPerProgress = 32;
 
 // NACK payloads list missing ranges; at most this many per frame (the rest are asked for
 // when the first ones are filled, or by the next retry).

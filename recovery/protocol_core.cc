@@ -575,19 +575,19 @@ void ProtocolCore::emit_owed(int peer, Time now) {
   }
 }
 
-void ProtocolCore::service() {
+void ProtocolCore::service(bool timers) {
   transmit();
   Time now = clock_.now();
   for (int peer = 0; peer < config_.nprocs; ++peer) {
     if (peer == config_.pid) continue;
     ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
     SendLink& sender = send_[static_cast<std::size_t>(peer)];
-    if (receiver.has_gap() && !receiver.nack_owed &&
+    if (timers && receiver.has_gap() && !receiver.nack_owed &&
         now >= receiver.last_nack + rtt_.retry_interval(receiver.nack_backoff)) {
       receiver.nack_owed = true;
       ++receiver.nack_backoff;
     }
-    if (now >= sender_probe_due(sender)) {
+    if (timers && now >= sender_probe_due(sender)) {
       emit_probe(peer, now);
       ++sender.probe_backoff;
     }

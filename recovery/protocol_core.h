@@ -70,9 +70,10 @@ class ProtocolCore {
   // payloads go to sink; returns how many were delivered.
   std::size_t on_frame(int from, std::span<const std::byte> frame, PayloadSink& sink);
 
-  // Transmits queued frames and resends, fires due timers (NACK retry, quiet-link probe),
-  // sends the acks/NACKs/answers owed.
-  void service();
+  // Transmits queued frames and resends, fires due timers (NACK retry, quiet-link probe)
+  // unless told the arrivals are not all read yet (a NACK or probe sent then could ask
+  // for what is waiting unread), sends the acks/NACKs/answers owed.
+  void service(bool timers = true);
   // service() for a caller about to block waiting for `awaited`: also probes those that
   // stayed silent for a retry interval (tail loss on their links).
   void service_waiting(std::span<const int> awaited);

@@ -43,10 +43,11 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     sink_ = &sink;
     delivered_ = 0;
     core_.service();
-    for (int round = 0; round < tuning::kReceiveRoundsPerProgress; ++round) {
-      if (transport_->receive(*this, tuning::kReceiveBatch) < tuning::kReceiveBatch) break;
+    bool drained = false;
+    for (int round = 0; round < tuning::kReceiveRoundsPerProgress && !drained; ++round) {
+      drained = transport_->receive(*this, tuning::kReceiveBatch) < tuning::kReceiveBatch;
     }
-    core_.service();
+    core_.service(drained);
     transport_->flush();
     sink_ = nullptr;
     return delivered_;

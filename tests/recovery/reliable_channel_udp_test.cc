@@ -198,9 +198,10 @@ TEST_P(ReliableUdpTest, LoopbackAllToAllLosesNothing) {
   EXPECT_EQ(result.total.data_sent, links(plan) * plan.frames);
   EXPECT_EQ(result.total.data_received, links(plan) * plan.frames);
   EXPECT_EQ(result.total.corrupt_dropped + result.total.foreign_dropped + result.total.malformed_dropped, 0u);
-  // Kernel drops would show up as retransmissions; with large socket buffers there are
-  // few, and never more than a small fraction.
-  EXPECT_LT(result.total.retransmissions, result.total.data_sent / 20) << testing::describe(result.total);
+  // A kernel drop would show up as a retransmission: with 4 MiB socket buffers and at
+  // most half the pool in flight per sender there are none, and nothing is resent blindly.
+  EXPECT_EQ(result.total.retransmissions, 0u) << testing::describe(result.total);
+  EXPECT_EQ(result.total.duplicates_received, 0u);
   std::printf("[ policy %s ] all-to-all p=4: %.3f s, %s\n", plan.policy.c_str(), result.seconds,
               testing::describe(result.total).c_str());
 }
@@ -214,6 +215,7 @@ TEST_P(ReliableUdpTest, ManyToOneBurst) {
   Result result = exchange(plan);
   ASSERT_TRUE(result.finished) << testing::describe(result.total);
   EXPECT_EQ(result.stats[0].data_received, 3u * plan.frames);
+  EXPECT_EQ(result.total.retransmissions, 0u) << testing::describe(result.total);
   std::printf("[ policy %s ] many-to-one p=4: %.3f s, %s\n", plan.policy.c_str(), result.seconds,
               testing::describe(result.total).c_str());
 }
@@ -230,7 +232,8 @@ TEST_P(ReliableUdpTest, OnePercentFaults) {
   EXPECT_GT(result.total.duplicates_received, 0u);
   double loss = static_cast<double>(result.fault_dropped) / static_cast<double>(result.fault_frames);
   double resent = static_cast<double>(result.total.retransmissions) / static_cast<double>(result.total.data_sent);
-  EXPECT_LT(resent, 10 * loss + 0.02) << testing::describe(result.total);
+  // About one resend per frame lost or corrupted (plus the few reordering costs).
+  EXPECT_LT(resent, 2 * loss + 0.01) << testing::describe(result.total);
   std::printf("[ policy %s ] 1%% faults: %.3f s, loss %.4f resent %.4f, %s\n", plan.policy.c_str(), result.seconds,
               loss, resent, testing::describe(result.total).c_str());
 }
@@ -247,8 +250,8 @@ TEST(ReliableUdpLossTest, TenPercentDropWithDuplicatesReorderAndCorruption) {
   ASSERT_TRUE(result.finished) << testing::describe(result.total);
   EXPECT_GT(result.total.corrupt_dropped + result.total.malformed_dropped, 0u);
   double resent = static_cast<double>(result.total.retransmissions) / static_cast<double>(result.total.data_sent);
-  EXPECT_GT(resent, 0.08);
-  EXPECT_LT(resent, 0.6) << testing::describe(result.total);
+  EXPECT_GT(resent, 0.09);
+  EXPECT_LT(resent, 0.25) << testing::describe(result.total);
   std::printf("10%% faults: %.3f s, resent %.3f, %s\n", result.seconds, resent, testing::describe(result.total).c_str());
 }
 
@@ -262,8 +265,9 @@ TEST(ReliableUdpLossTest, ThirtyPercentDrop) {
     Result result = exchange(plan);
     ASSERT_TRUE(result.finished) << policy << ": " << testing::describe(result.total);
     double resent = static_cast<double>(result.total.retransmissions) / static_cast<double>(result.total.data_sent);
+    // Each frame needs 1/(1-0.3) transmissions on average: 0.43 resends per frame.
     EXPECT_GT(resent, 0.3);
-    EXPECT_LT(resent, 2.0) << testing::describe(result.total);
+    EXPECT_LT(resent, 0.8) << testing::describe(result.total);
     std::printf("[ policy %s ] 30%% drop: %.3f s, resent %.3f, %s\n", policy.c_str(), result.seconds, resent,
                 testing::describe(result.total).c_str());
   }
