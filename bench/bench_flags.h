@@ -64,6 +64,13 @@ inline std::vector<long> powers_of_two(long smallest, long largest) {
   return sizes;
 }
 
+// sizes with `extra` added in order (e.g. 1400, the paper's near-full frame).
+inline std::vector<long> with_size(std::vector<long> sizes, long extra) {
+  if (std::find(sizes.begin(), sizes.end(), extra) == sizes.end()) sizes.push_back(extra);
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
 // 1, 2, 5, 10, 20, 50, ... up to and including largest (Figs. 3 and 4's x axis).
 inline std::vector<long> one_two_five(long largest) {
   std::vector<long> counts;

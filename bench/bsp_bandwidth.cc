@@ -3,7 +3,7 @@
 // superstep); then pid 1 puts one 4-byte message back and both sync. Bandwidth is the bytes
 // put divided by the time from the first bsp_put to the end of that return superstep, so
 // it includes every acknowledgement, retransmission and barrier message underneath. One CSV
-// row per size: best and median over the repetitions, in MB/s (10^6 bytes per second).
+// row per size (powers of two from 4 B to 64 KiB, and 1400 B, by default): best and median over the repetitions, in MB/s (10^6 bytes per second).
 // Other processes (p > 2) only sync.
 // Run: bsprun -n 2 --transport=tcp bazel-bin/bench/bsp_bandwidth [--bytes=16777216]
 //      [--max-count=100000] [--per-superstep=0] [--repetitions=3] [--sizes=1400]
@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   const long max_count = flags.number("max-count", 100000);  // ...and at most this many puts
   const long per_superstep = flags.number("per-superstep", 0);  // 0: all puts in one superstep
   const long repetitions = flags.number("repetitions", 3);
-  const std::vector<long> sizes = flags.numbers("sizes", bench::powers_of_two(4, flags.number("max-size", 65536)));
+  const std::vector<long> sizes = flags.numbers(
+      "sizes", bench::with_size(bench::powers_of_two(4, flags.number("max-size", 65536)), 1400));
   const long window_limit = 4L << 20;  // the destination area puts cycle through
   long largest = 4;
   for (long size : sizes) largest = std::max(largest, size);

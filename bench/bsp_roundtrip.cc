@@ -1,6 +1,6 @@
 // bench/bsp_roundtrip.cc: paper 001's Fig. 1 at the BSPlib level. Pid 0 puts `size` bytes
 // into pid 1 and syncs; pid 1 puts them back and syncs: one round trip is those two
-// supersteps. For every size (4 B .. 64 KiB by default) it takes thousands of samples and
+// supersteps. For every size (powers of two from 4 B to 64 KiB, and 1400 B, by default) it takes thousands of samples and
 // prints one CSV row: minimum and median of the round trip, and of one superstep (a put of
 // that size + bsp_sync, the number the per-layer table compares with the bare transport).
 // Other processes (p > 2) only sync. Every sample's data is checked on arrival.
@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   bench::Flags flags(argc, argv);
   const long repetitions = flags.number("repetitions", 2000);
   const long warmup = flags.number("warmup", 100);
-  const std::vector<long> sizes = flags.numbers("sizes", bench::powers_of_two(4, flags.number("max-size", 65536)));
+  const std::vector<long> sizes = flags.numbers(
+      "sizes", bench::with_size(bench::powers_of_two(4, flags.number("max-size", 65536)), 1400));
   long largest = 1;
   for (long size : sizes) largest = std::max(largest, size);
 

@@ -1,0 +1,60 @@
+#!/bin/bash
+# bench/plot_all.sh: the PNG plots of every results CSV in a directory (default
+# results/bench), one set per network (lo, cluster, shaped), with bench/plot.sh:
+#   roundtrip_min_NET.png, roundtrip_median_NET.png   Fig. 1: round trip against size
+#   bandwidth_NET.png                                  Fig. 2: bandwidth against size
+#   spray_4_NET.png, spray_1400_NET.png                Figs. 3, 4: µs per message against i
+#   params_hrel_NET.png                                h-relation time against h, per p
+#   layers.png                                         per-layer round trip and bandwidth
+# Run from the workspace: bench/plot_all.sh [DIR]
+set -u
+cd "$(dirname "$0")/.."
+dir=${1:-results/bench}
+plot=bench/plot.sh
+networks_in() { [ -s "$1" ] && awk -F, 'NR > 1 && !seen[$1]++ { print $1 }' "$1"; }
+made=0
+try() { "$plot" "$@" && made=$((made + 1)); }
+
+for net in $(networks_in "$dir/roundtrip.csv"); do
+  try "$dir/roundtrip.csv" "$dir/roundtrip_min_$net.png" "Round trip, minimum (put ping-pong, p=2, $net)" size round_trip_min_us \
+    transport,ack_policy --where network="$net" --logx --logy --xlabel "message size (bytes)" --ylabel "round trip (µs)"
+  try "$dir/roundtrip.csv" "$dir/roundtrip_median_$net.png" "Round trip, median (put ping-pong, p=2, $net)" size round_trip_median_us \
+    transport,ack_policy --where network="$net" --logx --logy --xlabel "message size (bytes)" --ylabel "round trip (µs)"
+done
+for net in $(networks_in "$dir/bandwidth.csv"); do
+  try "$dir/bandwidth.csv" "$dir/bandwidth_$net.png" "Bandwidth, best (many bsp_puts, one reply; p=2, $net)" size best_MBps \
+    transport,ack_policy --where network="$net" --logx --xlabel "message size (bytes)" --ylabel "bandwidth (MB/s)"
+done
+for net in $(networks_in "$dir/spray.csv"); do
+  for size in $(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "size") c = i; next } !seen[$c]++ { print $c }' "$dir/spray.csv"); do
+    try "$dir/spray.csv" "$dir/spray_${size}_$net.png" "Spray latency, $size-byte messages (median time / i; p=2, $net)" i \
+      median_us_per_message transport,ack_policy,via --where network="$net" --where size="$size" --logx --logy \
+      --xlabel "messages in flight i" --ylabel "time per message (µs)"
+  done
+done
+for net in $(networks_in "$dir/params_hrel.csv"); do
+  try "$dir/params_hrel.csv" "$dir/params_hrel_$net.png" "h-relations of single-double puts ($net)" h time_us \
+    transport,ack_policy,p --where network="$net" --xlabel "h (8-byte words sent and received per process)" \
+    --ylabel "time of one h-relation (µs)"
+done
+if [ -s "$dir/layers.csv" ] && command -v gnuplot >/dev/null; then
+  # Clustered bars: for each transport, the 4-byte round trip of each layer.
+  gnuplot <<GNUPLOT && made=$((made + 1))
+set terminal pngcairo size 1000,500 font "sans,11" noenhanced
+set output "$dir/layers.png"
+set datafile separator ","
+set datafile missing "failed"
+set multiplot layout 1,2 title "Per-layer cost on lo (medians)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set grid ytics
+set title "4-byte round trip (µs)"
+plot "$dir/layers.csv" using 3:xtic(1) title "bare", "" using 5 title "reliable", "" using 9 title "BSPlib put ping-pong"
+set title "1400-byte bandwidth (MB/s)"
+plot "$dir/layers.csv" using 10:xtic(1) title "bare", "" using 12 title "reliable", "" using 13 title "BSPlib"
+unset multiplot
+GNUPLOT
+fi
+echo "plot_all.sh: $made plots in $dir" >&2
