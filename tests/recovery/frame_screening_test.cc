@@ -1,0 +1,125 @@
+// tests/recovery/frame_screening_test.cc: what the protocol core refuses and counts:
+// short, malformed, foreign (other job, other destination, impostor source) and corrupt
+// frames; malformed ack/NACK payloads; and the NACK/probe payload codec itself.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "recovery/frame_codec.h"
+#include "recovery/link_report.h"
+#include "recovery/protocol_core.h"
+#include "tests/recovery/memory_network.h"
+
+namespace bsp::recovery {
+namespace {
+
+using namespace std::chrono_literals;
+
+class NullSink final : public PayloadSink {
+ public:
+  void on_payload(int, std::span<const std::byte>) override { ++payloads; }
+  void on_peer_lost(int, std::string_view) override {}
+  int payloads = 0;
+};
+
+std::vector<std::byte> data_frame(std::uint32_t job, int src, int dst, std::uint32_t seq, std::size_t length) {
+  std::vector<std::byte> frame(wire::kHeaderSize + length, std::byte{0x5A});
+  wire::Header header{};
+  header.type = static_cast<std::uint8_t>(wire::FrameType::data);
+  header.job_id = job;
+  header.src = static_cast<std::uint16_t>(src);
+  header.dst = static_cast<std::uint16_t>(dst);
+  header.seq = seq;
+  std::memcpy(frame.data(), &header, wire::kHeaderSize);
+  wire::seal_frame(frame);
+  return frame;
+}
+
+class FrameScreeningTest : public ::testing::Test {
+ protected:
+  ManualClock clock;
+  testing::MemoryNetwork network{3, clock, 1us, 1us};
+  ProtocolCore core{CoreConfig{1, 3, 77, 0, 1472, "buffer"}, clock, network.output(1)};
+  NullSink sink;
+};
+
+TEST_F(FrameScreeningTest, GoodFrameIsDelivered) {
+  EXPECT_EQ(core.on_frame(0, data_frame(77, 0, 1, 0, 10), sink), 1u);
+  EXPECT_EQ(sink.payloads, 1);
+  EXPECT_EQ(core.stats().data_received, 1u);
+}
+
+TEST_F(FrameScreeningTest, BadFramesAreCountedAndDropped) {
+  std::vector<std::byte> shorty(10, std::byte{0});
+  core.on_frame(0, shorty, sink);
+  EXPECT_EQ(core.stats().malformed_dropped, 1u);
+
+  auto bad_length = data_frame(77, 0, 1, 0, 10);
+  bad_length.pop_back();
+  core.on_frame(0, bad_length, sink);
+  EXPECT_EQ(core.stats().malformed_dropped, 2u);
+
+  core.on_frame(0, data_frame(78, 0, 1, 0, 10), sink);  // another job
+  core.on_frame(0, data_frame(77, 0, 2, 0, 10), sink);  // for pid 2
+  core.on_frame(2, data_frame(77, 0, 1, 0, 10), sink);  // pid 2 claiming to be pid 0
+  core.on_frame(0, data_frame(77, 5, 1, 0, 10), sink);  // no such pid
+  EXPECT_EQ(core.stats().foreign_dropped, 4u);
+
+  auto corrupt = data_frame(77, 0, 1, 0, 10);
+  corrupt[wire::kHeaderSize + 3] ^= std::byte{1};
+  core.on_frame(0, corrupt, sink);
+  EXPECT_EQ(core.stats().corrupt_dropped, 1u);
+
+  EXPECT_EQ(sink.payloads, 0);
+  EXPECT_EQ(core.stats().data_received, 0u);
+}
+
+TEST_F(FrameScreeningTest, NackWithBrokenPayloadIsMalformed) {
+  std::vector<std::byte> frame(wire::kHeaderSize + kReportHeadSize + 3, std::byte{0});
+  wire::Header header{};
+  header.type = static_cast<std::uint8_t>(wire::FrameType::nack);
+  header.job_id = 77;
+  header.src = 0;
+  header.dst = 1;
+  std::memcpy(frame.data(), &header, wire::kHeaderSize);
+  wire::seal_frame(frame);
+  core.on_frame(0, frame, sink);
+  EXPECT_EQ(core.stats().malformed_dropped, 1u);
+  EXPECT_EQ(core.stats().nacks_received, 0u);
+}
+
+TEST_F(FrameScreeningTest, DuplicateIsDroppedAndReacknowledged) {
+  core.on_frame(0, data_frame(77, 0, 1, 0, 10), sink);
+  core.on_frame(0, data_frame(77, 0, 1, 0, 10), sink);
+  EXPECT_EQ(sink.payloads, 1);
+  EXPECT_EQ(core.stats().duplicates_received, 1u);
+  core.service();
+  EXPECT_EQ(core.stats().explicit_acks_sent, 1u);
+}
+
+TEST(LinkReportTest, RoundTripsAndRefusesNonsense) {
+  LinkReport report;
+  report.received_end = 40;
+  report.sent_end = 7;
+  report.echo = 12345;
+  report.missing = {{3, 5}, {9, 20}};
+  std::vector<std::byte> bytes(report_size(2));
+  ASSERT_EQ(encode_report(report, bytes), bytes.size());
+  auto back = decode_report(bytes);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->received_end, 40u);
+  EXPECT_EQ(back->sent_end, 7u);
+  EXPECT_EQ(back->echo, 12345u);
+  ASSERT_EQ(back->missing.size(), 2u);
+  EXPECT_EQ(back->missing[1].begin, 9u);
+  EXPECT_EQ(back->missing[1].end, 20u);
+
+  EXPECT_FALSE(decode_report(std::span(bytes).first(bytes.size() - 1)).has_value());
+  report.missing = {{5, 5}};
+  std::vector<std::byte> empty_range(report_size(1));
+  encode_report(report, empty_range);
+  EXPECT_FALSE(decode_report(empty_range).has_value());
+}
+
+}  // namespace
+}  // namespace bsp::recovery
