@@ -69,8 +69,7 @@ struct ReceiveLink {
   std::uint64_t received_end = 0;  // one past the highest seq seen (>= expected)
   std::map<std::uint64_t, HeldFrame> held;  // out-of-order frames, by seq
 
-  std::uint64_t ack_sent = 0;     // last cumulative ack told to the peer (any frame)
-  std::size_t since_ack = 0;      // data frames accepted since that ack
+  std::size_t since_ack = 0;      // data frames accepted since the last ack told to the peer
   bool peer_asked = false;        // a frame carried the ack-request flag since that ack
   bool ack_owed = false;          // an explicit ack goes out at the end of this round
   bool nack_owed = false;         // a NACK (missing ranges) goes out at the end of this round

@@ -67,7 +67,4 @@ inline constexpr std::size_t kPupaHighWaterPercent = 50;
 // from an overflow until the gap on that link is closed.
 inline constexpr std::uint32_t kUnlimitedCredit = 0xFFFFFFFFu;
 
-// Channel::wait(): the longest single poll() the timers allow when nothing is due.
-inline constexpr std::chrono::nanoseconds kIdleWaitCap = 50ms;
-
 }  // namespace bsp::recovery::tuning

@@ -152,7 +152,6 @@ std::uint32_t ProtocolCore::credit_for(int peer) {
 void ProtocolCore::note_ack_sent(int peer, std::uint64_t ack, std::uint32_t credit) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   link.advertised_credit = credit;
-  if (ack > link.ack_sent) link.ack_sent = ack;
   if (ack == link.expected) {
     link.since_ack = 0;
     link.peer_asked = false;
