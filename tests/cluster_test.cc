@@ -38,8 +38,7 @@ class ClusterTest : public ::testing::TestWithParam<std::tuple<std::string, std:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to build network namespaces";
     if (!ready_) GTEST_SKIP() << "could not build the namespace cluster: " << setup_error_;
-    static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
-    if (std::find(names.begin(), names.end(), std::get<0>(GetParam())) == names.end()) {
+    if (!bsp::testing::transport_usable(kBsprun, std::get<0>(GetParam()))) {
       GTEST_SKIP() << "transport " << std::get<0>(GetParam()) << " is not built in";
     }
   }
@@ -95,8 +94,7 @@ TEST_P(ShapedClusterTest, ManyToOneFiftyMegabytesPerSender) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to build network namespaces";
   if (!ready_) GTEST_SKIP() << "could not build the shaped cluster";
   const std::string transport = GetParam();
-  static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
-  if (std::find(names.begin(), names.end(), transport) == names.end()) GTEST_SKIP() << transport << " not built in";
+  if (!bsp::testing::transport_usable(kBsprun, transport)) GTEST_SKIP() << transport << " not built in";
   ProgramResult result = run_program({kBsprun, "-n", "4", "--netns=" + prefix(), "--transport=" + transport, "--stats",
                                       kCases, "--case=many_to_one", "--mb=50"},
                                      600s);

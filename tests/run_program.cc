@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -100,6 +101,12 @@ std::vector<std::string> available_transports(const std::string& bsprun) {
     names.push_back(name);
   }
   return names;
+}
+
+bool transport_usable(const std::string& bsprun, const std::string& transport) {
+  static const std::vector<std::string> names = available_transports(bsprun);
+  if (transport == "nic" && ::geteuid() != 0) return false;
+  return std::find(names.begin(), names.end(), transport) != names.end();
 }
 
 }  // namespace bsp::testing

@@ -32,4 +32,7 @@ int count_occurrences(const std::string& haystack, const std::string& needle);
 // The transports this build of bsprun offers (from `bsprun --help`).
 std::vector<std::string> available_transports(const std::string& bsprun);
 
+// True when bsprun offers the transport and it can run here (nic needs CAP_NET_RAW: root).
+bool transport_usable(const std::string& bsprun, const std::string& transport);
+
 }  // namespace bsp::testing

@@ -25,11 +25,7 @@ using namespace std::chrono_literals;
 const std::string kBsprun = "bsplib/bsprun";
 const std::string kCases = "tests/bsp_cases";
 
-bool transport_available(const std::string& transport) {
-  static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
-  if (transport == "nic" && ::geteuid() != 0) return false;  // raw frames need CAP_NET_RAW
-  return std::find(names.begin(), names.end(), transport) != names.end();
-}
+bool transport_available(const std::string& transport) { return bsp::testing::transport_usable(kBsprun, transport); }
 
 ProgramResult run_case(const std::string& transport, int procs, const std::string& name,
                        const std::string& input = "", std::chrono::milliseconds deadline = 120s) {

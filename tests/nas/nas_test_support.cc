@@ -5,10 +5,7 @@
 
 namespace nas::testing {
 
-bool transport_built_in(const std::string& transport) {
-  static const std::vector<std::string> names = bsp::testing::available_transports(kBsprun);
-  return std::find(names.begin(), names.end(), transport) != names.end();
-}
+bool transport_built_in(const std::string& transport) { return bsp::testing::transport_usable(kBsprun, transport); }
 
 bsp::testing::ProgramResult run_kernel(const std::string& kernel, char problem_class, int procs,
                                        const std::string& transport, const std::vector<std::string>& extra,
