@@ -48,7 +48,7 @@ awk -F, -v x="$x" -v y="$y" -v keys="$keys" -v where="$where" -v dir="$series" '
   }' "$csv"
 [ -s "$series/list" ] || { echo "plot.sh: no rows to plot in $csv${where:+ where $where}" >&2; exit 1; }
 
-plots=$(awk -F'\t' '{ printf "%s\"%s\" using 1:2 with linespoints lw 2 pt 7 ps 0.6 title \"%s\"", (NR > 1 ? ", " : ""), $1, $2 }' "$series/list")
+plots=$(awk -F'\t' '{ printf "%s\"%s\" using 1:2 with linespoints lw 2 ps 0.8 title \"%s\"", (NR > 1 ? ", " : ""), $1, $2 }' "$series/list")
 gnuplot <<GNUPLOT
 set terminal pngcairo size 1000,650 font "sans,11" noenhanced
 set output "$png"

@@ -48,7 +48,8 @@ set multiplot layout 1,2 title "Per-layer cost on lo (medians)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
-set key top left
+set key outside bottom center horizontal autotitle columnhead
+set yrange [0:*]
 set grid ytics
 set title "4-byte round trip (µs)"
 plot "$dir/layers.csv" using 3:xtic(1) title "bare", "" using 5 title "reliable", "" using 9 title "BSPlib put ping-pong"

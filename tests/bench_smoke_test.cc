@@ -1,0 +1,69 @@
+// tests/bench_smoke_test.cc: every benchmark in bench/ runs briefly (tiny counts) over tcp
+// and prints its result, so a broken benchmark is caught by the test suite. The numbers
+// are not checked: benchmarks measure, tests only see that they work.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/run_program.h"
+
+namespace {
+
+using bsp::testing::describe;
+using bsp::testing::ProgramResult;
+using bsp::testing::run_program;
+using namespace std::chrono_literals;
+
+const std::string kBsprun = "bsplib/bsprun";
+
+struct Smoke {
+  std::string name;
+  std::vector<std::string> argv;
+  std::vector<std::string> expected;  // strings the output must contain
+};
+
+std::vector<std::string> under_bsprun(int procs, const std::string& program, std::vector<std::string> args) {
+  std::vector<std::string> argv = {kBsprun, "-n", std::to_string(procs), "--transport=tcp", "bench/" + program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+class BenchSmokeTest : public ::testing::TestWithParam<Smoke> {};
+
+TEST_P(BenchSmokeTest, RunsAndPrintsItsResult) {
+  const Smoke& smoke = GetParam();
+  ProgramResult result = run_program(smoke.argv, 120s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  for (const std::string& expected : smoke.expected) {
+    EXPECT_NE(result.out.find(expected), std::string::npos) << "missing \"" << expected << "\"\n" << describe(result);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryBenchmark, BenchSmokeTest,
+    ::testing::Values(
+        Smoke{"bsp_roundtrip", under_bsprun(2, "bsp_roundtrip", {"--repetitions=20", "--warmup=2", "--sizes=4,1400"}),
+              {"round_trip_min_us", "tcp,2,4,20,", "tcp,2,1400,20,"}},
+        Smoke{"bsp_bandwidth", under_bsprun(2, "bsp_bandwidth", {"--repetitions=1", "--max-count=100", "--sizes=1400"}),
+              {"best_MBps", "tcp,2,1400,100,0,"}},
+        Smoke{"bsp_bandwidth_several_supersteps",
+              under_bsprun(3, "bsp_bandwidth", {"--repetitions=1", "--max-count=100", "--per-superstep=30", "--sizes=4"}),
+              {"tcp,3,4,100,30,"}},
+        Smoke{"bsp_spray_send", under_bsprun(2, "bsp_spray", {"--max-i=20", "--messages=40", "--max-repetitions=2"}),
+              {"median_us_per_message", "tcp,2,send,4,20,", "tcp,2,send,1400,20,"}},
+        Smoke{"bsp_spray_put", under_bsprun(2, "bsp_spray", {"--via=put", "--max-i=20", "--messages=40"}),
+              {"tcp,2,put,4,20,", "tcp,2,put,1400,20,"}},
+        Smoke{"bsp_params", under_bsprun(4, "bsp_params", {"--h-max=64", "--iterations=2", "--daxpy-iterations=100"}),
+              {"tcp,4,64,", "r_mflops,g_flops_per_word,l_flops", "\ntcp,4,"}},
+        Smoke{"sync_time", under_bsprun(2, "sync_time", {"100"}), {"transport=tcp p=2", "bsp_sync, no communication"}},
+        Smoke{"layer_pingpong_transport",
+              {"bench/layer_pingpong", "--transport=tcp", "--layer=transport", "--repetitions=50"},
+              {"layer=transport transport=tcp size=4 round_trip_us median="}},
+        Smoke{"layer_pingpong_channel_bandwidth",
+              {"bench/layer_pingpong", "--transport=tcp", "--layer=channel", "--test=bandwidth", "--size=1400",
+               "--count=200"},
+              {"layer=channel transport=tcp size=1400 count=200 bandwidth_MBps="}}),
+    [](const ::testing::TestParamInfo<Smoke>& info) { return info.param.name; });
+
+}  // namespace
