@@ -81,11 +81,12 @@ cluster_up() {  # network
   if [ "$(id -u)" != 0 ]; then echo "run_all.sh: --$1 needs root (network namespaces); skipped" >&2; return 1; fi
   local shaping=(); [ "$1" = shaped ] && shaping=(--rate "$rate")
   built_clusters="$built_clusters $1"
-  tools/cluster.sh up 8 --prefix "$prefix" "${shaping[@]}" || { echo "run_all.sh: could not build the $1 cluster" >&2; return 1; }
+  tools/cluster.sh up 8 --prefix "$prefix" "${shaping[@]}" >&2 || { echo "run_all.sh: could not build the $1 cluster" >&2; return 1; }
 }
 built_clusters=""
 cluster_down() {
-  for network in $built_clusters; do tools/cluster.sh down --prefix "$(cluster_prefix "$network")"; done
+  for network in $built_clusters; do tools/cluster.sh down --prefix "$(cluster_prefix "$network")" >&2; done
+  built_clusters=""
 }
 trap cluster_down EXIT
 
@@ -165,6 +166,7 @@ for network in $networks; do
       done
     done
   done
+  cluster_down  # clusters share one subnet (10.77.0.0/24): one at a time
 done
 
 # The per-layer table (lo only: layer_pingpong forks its two processes on one host).
