@@ -83,7 +83,7 @@ int bandwidth(int pid, const Options& options, Send& send, Receive& receive, One
     }
     send();
     if (channel) {
-      auto until = Clock::now() + std::chrono::milliseconds(300);
+      auto until = Clock::now() + std::chrono::seconds(2);
       while (Clock::now() < until && !channel->all_acknowledged()) channel->progress(sink);
     }
   }
@@ -108,6 +108,7 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
     channel_config.pid = pid;
     channel_config.nprocs = 2;
     channel_config.job_id = 4242;
+    channel_config.spin_us = 2000;  // busy-poll, like the bare layer
     channel = bsp::recovery::make_channel(std::move(transport), channel_config);
   }
   const int peer = 1 - pid;
@@ -130,11 +131,18 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
       transport->flush();  // a transport may batch frames until flushed (nic's TX ring)
     }
   };
+  // Gives up (exit 3) when nothing arrives for a while: a lost frame at the bare transport,
+  // or a reliable layer that failed to recover, is reported instead of hanging.
   auto receive = [&] {
     sink.got = false;
-    while (!sink.got) {
+    auto since = Clock::now();
+    for (long polls = 1; !sink.got; ++polls) {
       if (channel) channel->progress(sink);
       else transport->receive(sink, 1);
+      if (polls % 4096 == 0 && Clock::now() - since > std::chrono::seconds(5)) {
+        fmt::print(stderr, "layer_pingpong: pid {}: nothing from the peer for 5 s (a frame was lost, not recovered)\n", pid);
+        std::_Exit(3);
+      }
     }
   };
   if (options.test == "bandwidth") return bandwidth(pid, options, send, receive, sink, transport.get(), channel.get());
@@ -151,8 +159,8 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
       send();
     }
   }
-  if (channel) {  // let the last acknowledgements flow before leaving
-    auto until = Clock::now() + std::chrono::milliseconds(200);
+  if (channel) {  // let the last acknowledgements (and any retransmission) flow before leaving
+    auto until = Clock::now() + std::chrono::seconds(2);
     while (Clock::now() < until && !channel->all_acknowledged()) channel->progress(sink);
   }
   if (pid == 0) {
