@@ -172,7 +172,7 @@ done
 # The per-layer table (lo only: layer_pingpong forks its two processes on one host).
 case " $benchmarks " in *" layers "*)
   echo "== per-layer cost (lo)" >&2
-  layer_args=(--out="$out" --transports="${transports// /,}" --timeout="$limit")
+  layer_args=(--out="$out" --transports="${transports// /,}" --timeout=$((limit < 120 ? limit : 120)))
   [ $quick = 1 ] && layer_args+=(--quick)
   bench/layer_table.sh "${layer_args[@]}" ;;
 esac
