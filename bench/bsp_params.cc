@@ -8,9 +8,11 @@
 // Output (pid 0): a CSV block of the h-relation times, a blank line, and a CSV block with
 // r (Mflop/s), g (flops per 8-byte word) and l (flops), and g and l in microseconds.
 // h runs over 0..h_max (2048 by default) in steps of --h-step (default: every h up to 32,
-// then every 32nd; --h-step=1 times every h as bspbench does).
+// then every 32nd; --h-step=1 times every h as bspbench does). Each h is timed
+// --iterations times; the median is used (--statistic=mean takes bspbench's mean, which
+// one descheduled process on a shared machine can skew).
 // Run: bsprun -n 4 --transport=tcp bazel-bin/bench/bsp_params [--h-max=2048]
-//      [--iterations=10] [--h-step=32]
+//      [--iterations=10] [--h-step=32] [--statistic=median|mean]
 #include <cstdio>
 #include <vector>
 
@@ -45,11 +47,14 @@ double computing_rate(long n, long iterations) {
   return bsp_pid() == 0 ? average : 0;
 }
 
-// Seconds of one h-relation of single-double puts, averaged over iterations.
-double h_relation_seconds(long h, long iterations, std::vector<double>& source, std::vector<double>& dest) {
+// Seconds of one h-relation of single-double puts, over `iterations` runs: the mean (as
+// bspbench) or the median (steadier when other work shares the machine), as pid 0 sees it.
+double h_relation_seconds(long h, long iterations, bool median, std::vector<double>& source,
+                          std::vector<double>& dest) {
   const int p = bsp_nprocs(), s = bsp_pid();
+  std::vector<double> seconds;
   bsp_sync();
-  double start = bsp_time();
+  double first = bsp_time(), start = first;
   for (long iter = 0; iter < iterations; ++iter) {
     for (long i = 0; i < h; ++i) {
       int destination = static_cast<int>((s + 1 + i % (p - 1)) % p);
@@ -57,8 +62,12 @@ double h_relation_seconds(long h, long iterations, std::vector<double>& source, 
       bsp_put(destination, &source[i], dest.data(), static_cast<int>(index * sizeof(double)), sizeof(double));
     }
     bsp_sync();
+    double end = bsp_time();
+    seconds.push_back(end - start);
+    start = end;
   }
-  return (bsp_time() - start) / static_cast<double>(iterations);
+  if (!median) return (start - first) / static_cast<double>(iterations);
+  return bench::summarize(seconds).median;
 }
 
 // Least-squares fit of t = l + g*h.
@@ -83,6 +92,7 @@ int main(int argc, char** argv) {
   const long h_step = flags.number("h-step", 32);
   const long daxpy_length = flags.number("daxpy-length", 1024);
   const long daxpy_iterations = flags.number("daxpy-iterations", 20000);
+  const bool median = flags.text("statistic", "median") == "median";
 
   bsp_begin(bsp_nprocs());
   const int p = bsp_nprocs();
@@ -95,7 +105,7 @@ int main(int argc, char** argv) {
   std::vector<double> fit_h, fit_t;
   if (bsp_pid() == 0) std::printf("transport,p,h,time_us,time_flops\n");
   for (long h = 0; h <= h_max; h += (h < 32 ? 1 : h_step)) {
-    double seconds = h_relation_seconds(h, iterations, source, dest);
+    double seconds = h_relation_seconds(h, iterations, median, source, dest);
     if (bsp_pid() == 0) {
       std::printf("%s,%d,%ld,%.2f,%.0f\n", bsp::stats::transport_name().c_str(), p, h, seconds * 1e6, seconds * r);
       std::fflush(stdout);

@@ -4,7 +4,7 @@
 #   roundtrip_min_NET.png, roundtrip_median_NET.png   Fig. 1: round trip against size
 #   bandwidth_NET.png                                  Fig. 2: bandwidth against size
 #   spray_4_NET.png, spray_1400_NET.png                Figs. 3, 4: µs per message against i
-#   params_hrel_NET.png                                h-relation time against h, per p
+#   params_hrel_pP_NET.png                             h-relation time against h, for p = P
 #   layers.png                                         per-layer round trip and bandwidth
 # Run from the workspace: bench/plot_all.sh [DIR]
 set -u
@@ -33,9 +33,11 @@ for net in $(networks_in "$dir/spray.csv"); do
   done
 done
 for net in $(networks_in "$dir/params_hrel.csv"); do
-  try "$dir/params_hrel.csv" "$dir/params_hrel_$net.png" "h-relations of single-double puts ($net)" h time_us \
-    transport,ack_policy,p --where network="$net" --xlabel "h (8-byte words sent and received per process)" \
-    --ylabel "time of one h-relation (µs)"
+  for p in $(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "p") c = i; next } !seen[$c]++ { print $c }' "$dir/params_hrel.csv"); do
+    try "$dir/params_hrel.csv" "$dir/params_hrel_p${p}_$net.png" "h-relations of single-double puts (p=$p, $net)" h time_us \
+      transport,ack_policy --where network="$net" --where p="$p" --xlabel "h (8-byte words sent and received per process)" \
+      --ylabel "time of one h-relation (µs)"
+  done
 done
 if [ -s "$dir/layers.csv" ] && command -v gnuplot >/dev/null; then
   # Clustered bars: for each transport, the 4-byte round trip of each layer.
