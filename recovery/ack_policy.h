@@ -25,6 +25,8 @@ struct PolicyContext {
   Time now;
   Duration srtt;
   const BufferPool& pool;
+  std::size_t sendable;  // buffers send() may still take (the pool keeps a share for arrivals)
+  std::size_t send_capacity;  // the most buffers sends may hold
   int nprocs;
 };
 

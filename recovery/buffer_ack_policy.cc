@@ -21,7 +21,7 @@ class BufferAckPolicy final : public AckPolicy {
     std::uint64_t since_window = context.pool.acquisitions() - window_acquisitions_;
     double needed = std::max(per_round_trip, static_cast<double>(since_window)) +
                     static_cast<double>(tuning::kBufferPolicyMargin);
-    return static_cast<double>(context.pool.free_count()) <= needed;
+    return static_cast<double>(context.sendable) <= needed;
   }
 
   AckDecision on_data(const PolicyContext& context, const ReceiveLink& link) override {

@@ -70,7 +70,13 @@ std::size_t ProtocolCore::max_payload() const {
 }
 
 PolicyContext ProtocolCore::context(Time now) const {
-  return PolicyContext{now, rtt_.srtt(), pool_, config_.nprocs};
+  std::size_t free = pool_.free_count();
+  return PolicyContext{now,
+                       rtt_.srtt(),
+                       pool_,
+                       free > send_reserve_ ? free - send_reserve_ : 0,
+                       pool_.capacity() - send_reserve_,
+                       config_.nprocs};
 }
 
 // ---------------------------------------------------------------- sending
@@ -107,7 +113,8 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
 }
 
 // Paper 001, footnote 4: with no buffer free, ask the links holding many unacknowledged
-// buffers for an ack (a probe with the ack-request flag, answered under every policy).
+// buffers for an ack (a probe with the ack-request flag, answered under every policy),
+// at most once per round trip per link.
 void ProtocolCore::ask_for_acks() {
   Time now = clock_.now();
   std::size_t threshold = std::max<std::size_t>(
@@ -121,13 +128,12 @@ void ProtocolCore::ask_for_acks() {
       most = link.in_flight();
       busiest = peer;
     }
-    if (link.in_flight() >= threshold && now - link.last_probe >= rtt_.retry_interval()) {
+    if (link.in_flight() >= threshold && now - link.last_probe >= rtt_.srtt()) {
       emit_probe(peer, now);
       asked = true;
     }
   }
-  if (!asked && busiest >= 0 &&
-      now - send_[static_cast<std::size_t>(busiest)].last_probe >= rtt_.retry_interval()) {
+  if (!asked && busiest >= 0 && now - send_[static_cast<std::size_t>(busiest)].last_probe >= rtt_.srtt()) {
     emit_probe(busiest, now);
   }
   flush_control();

@@ -21,8 +21,7 @@ class PupaAckPolicy final : public AckPolicy {
     std::size_t share = link_share(context);
     std::size_t used = std::min(share, link.in_flight() + 1);
     bool link_low = (share - used) * 100 < share * tuning::kPupaLowWaterPercent;
-    bool pool_low = context.pool.free_count() * 100 <
-                    context.pool.capacity() * tuning::kPupaLowWaterPercent;
+    bool pool_low = context.sendable * 100 < context.send_capacity * tuning::kPupaLowWaterPercent;
     if (link_low || pool_low) link.ack_required = true;
     return link.ack_required;
   }
@@ -42,7 +41,7 @@ class PupaAckPolicy final : public AckPolicy {
  private:
   static std::size_t link_share(const PolicyContext& context) {
     std::size_t peers = static_cast<std::size_t>(std::max(1, context.nprocs - 1));
-    return std::max<std::size_t>(2, context.pool.capacity() / peers);
+    return std::max<std::size_t>(2, context.send_capacity / peers);
   }
 };
 

@@ -256,3 +256,49 @@ TEST(AckPolicyTest, UnknownPolicyIsRefused) {
 
 }  // namespace
 }  // namespace bsp::recovery::testing
+
+namespace bsp::recovery::testing {
+namespace {
+
+class CountingSink final : public PayloadSink {
+ public:
+  void on_payload(int, std::span<const std::byte>) override { ++payloads; }
+  void on_peer_lost(int, std::string_view) override {}
+  std::size_t payloads = 0;
+};
+
+// Ping-pong driven by progress-style calls only (service(), no waiting): a lost ping or
+// pong must be recovered by the quiet-link probe of its sender.
+TEST(PingPongTest, LostPingsAndPongsAreRecoveredWithoutWaiting) {
+  for (std::string policy : {"buffer", "every", "pupa"}) {
+    ManualClock clock;
+    MemoryNetwork network(2, clock, std::chrono::microseconds(5), std::chrono::microseconds(5));
+    std::mt19937 generator(21);
+    network.set_rule([&generator](const FrameEvent&) {
+      return std::uniform_real_distribution<double>(0, 1)(generator) < 0.1 ? Fate::drop : Fate::deliver;
+    });
+    ProtocolCore ping(CoreConfig{0, 2, 5, 0, 1472, policy}, clock, network.output(0));
+    ProtocolCore pong(CoreConfig{1, 2, 5, 0, 1472, policy}, clock, network.output(1));
+    CountingSink at_ping, at_pong;
+    std::vector<std::byte> message(4, std::byte{9});
+    constexpr std::size_t kRounds = 300;
+    std::size_t rounds = 0;
+    ASSERT_EQ(ping.send(1, message), SendResult::ok);
+    for (int step = 0; step < 200000 && rounds < kRounds; ++step) {
+      ping.service();
+      pong.service();
+      std::size_t before = at_pong.payloads;
+      network.deliver(1, pong, at_pong);
+      if (at_pong.payloads > before) ASSERT_EQ(pong.send(0, message), SendResult::ok);
+      before = at_ping.payloads;
+      network.deliver(0, ping, at_ping);
+      if (at_ping.payloads > before && ++rounds < kRounds) ASSERT_EQ(ping.send(1, message), SendResult::ok);
+      clock.advance(std::chrono::microseconds(2));
+    }
+    EXPECT_EQ(rounds, kRounds) << policy << ": stuck after " << rounds << " rounds; ping "
+                               << describe(ping.stats()) << "; pong " << describe(pong.stats());
+  }
+}
+
+}  // namespace
+}  // namespace bsp::recovery::testing

@@ -240,6 +240,21 @@ TEST_P(ReliableUdpTest, OnePercentFaults) {
               loss, resent, testing::describe(result.total).c_str());
 }
 
+TEST_P(ReliableUdpTest, OneWayStream) {
+  Plan plan;
+  plan.nprocs = 2;
+  plan.frames = 30000;
+  plan.many_to_one = true;
+  plan.policy = GetParam();
+  Result result = exchange(plan);
+  ASSERT_TRUE(result.finished) << testing::describe(result.total);
+  EXPECT_EQ(result.stats[0].data_received, plan.frames);
+  EXPECT_EQ(result.total.retransmissions, 0u) << testing::describe(result.total);
+  std::printf("[ policy %s ] one-way stream: %.3f s (%.0f MB/s), %s\n", plan.policy.c_str(), result.seconds,
+              static_cast<double>(result.total.bytes_sent) / result.seconds / 1e6,
+              testing::describe(result.total).c_str());
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, ReliableUdpTest, ::testing::Values("buffer", "every", "pupa"),
                          [](const auto& info) { return info.param; });
 
@@ -299,6 +314,68 @@ TEST(ReliableUdpLossTest, SmallPoolNeverDeadlocks) {
   Result result = exchange(plan);
   ASSERT_TRUE(result.finished) << testing::describe(result.total);
   EXPECT_GT(result.total.send_buffer_waits, 0u);
+}
+
+class CountingSink final : public PayloadSink {
+ public:
+  void on_payload(int, std::span<const std::byte>) override { ++payloads; }
+  void on_peer_lost(int, std::string_view) override {}
+  std::atomic<std::size_t> payloads{0};
+};
+
+// Ping-pong with busy-polling progress() only (as bench/layer_pingpong does): lost pings
+// and pongs come back through the quiet-link probes, never through wait().
+TEST(ReliableUdpPingPongTest, LossyPingPongWithProgressOnly) {
+  for (std::string fault : {"", "drop=0.05,seed=3"}) {
+    std::vector<std::unique_ptr<transport::Transport>> transports;
+    std::vector<std::string> addresses;
+    for (int pid = 0; pid < 2; ++pid) {
+      std::map<std::string, std::string> options;
+      if (!fault.empty()) options["fault"] = fault;
+      transports.push_back(transport::create_transport("udp", transport::TransportConfig{pid, 2, 7, options}));
+      addresses.push_back(transports.back()->local_address());
+    }
+    std::vector<std::unique_ptr<Channel>> channels;
+    for (int pid = 0; pid < 2; ++pid) {
+      transports[static_cast<std::size_t>(pid)]->connect(addresses);
+      ChannelConfig config;
+      config.pid = pid;
+      config.nprocs = 2;
+      config.job_id = 7;
+      channels.push_back(make_reliable_channel(std::move(transports[static_cast<std::size_t>(pid)]), config));
+    }
+    constexpr std::size_t kRounds = 1000;
+    std::atomic<bool> stuck{false};
+    double slowest[2] = {0, 0};
+    auto player = [&](int pid) {
+      Channel& channel = *channels[static_cast<std::size_t>(pid)];
+      CountingSink sink;
+      std::vector<std::byte> message(4, std::byte{1});
+      for (std::size_t round = 0; round < kRounds && !stuck; ++round) {
+        if (pid == 0) {
+          while (channel.send(1, message) != SendResult::ok) channel.progress(sink);
+        }
+        auto round_start = Clock::now();
+        while (sink.payloads < round + 1 && !stuck) {
+          channel.progress(sink);
+          if (Clock::now() - round_start > 2s) stuck = true;
+        }
+        slowest[static_cast<std::size_t>(pid)] =
+            std::max(slowest[static_cast<std::size_t>(pid)], std::chrono::duration<double>(Clock::now() - round_start).count());
+        if (pid == 1) {
+          while (channel.send(0, message) != SendResult::ok) channel.progress(sink);
+        }
+      }
+      auto until = Clock::now() + 2s;
+      while (Clock::now() < until && !channel.all_acknowledged()) channel.progress(sink);
+    };
+    std::thread one(player, 1);
+    player(0);
+    one.join();
+    std::printf("ping-pong, fault '%s': slowest round %.1f ms\n", fault.c_str(), 1e3 * std::max(slowest[0], slowest[1]));
+    EXPECT_FALSE(stuck) << "fault '" << fault << "': ping " << testing::describe(channels[0]->stats())
+                        << "; pong " << testing::describe(channels[1]->stats());
+  }
 }
 
 }  // namespace
