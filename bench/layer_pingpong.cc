@@ -5,9 +5,15 @@
 //   --layer=transport  bare frames through the transport (no header, no recovery)
 //   --layer=channel    payloads through the reliable channel (wire header, CRC, recovery)
 // The BSPlib superstep on top is bench/sync_time. Two processes are forked here and
-// exchange addresses over a pipe: no launcher, no control plane.
+// exchange addresses over a pipe: no launcher, no control plane. With --netns=PREFIX
+// process i first moves into network namespace PREFIX<i> (tools/cluster.sh; root) and
+// binds to its address there, so the two ends talk across the emulated switch.
 // Run: bazel-bin/bench/layer_pingpong --transport=tcp --layer=transport --size=4
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <ifaddrs.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,7 +38,30 @@ struct Options {
   int repetitions = 20000;
   std::string test = "pingpong";
   int count = 100000;  // bandwidth: messages sent
+  std::string netns;   // "": both on this host's lo
 };
+
+// Moves this process into network namespace `name` and returns the IPv4 address of its
+// interface other than lo (where the transports should bind).
+std::string enter_namespace(const std::string& name) {
+  int fd = ::open(("/var/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+    fmt::print(stderr, "layer_pingpong: cannot enter network namespace {} (tools/cluster.sh up 2 --prefix ...? root?)\n", name);
+    std::_Exit(126);
+  }
+  ::close(fd);
+  ifaddrs* list = nullptr;
+  std::string found;
+  if (::getifaddrs(&list) != 0) return found;
+  for (ifaddrs* entry = list; entry && found.empty(); entry = entry->ifa_next) {
+    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET || std::string(entry->ifa_name) == "lo") continue;
+    char text[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr, text, sizeof text);
+    found = text;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
 
 // Receives exactly one frame/payload, busy-polling.
 struct OneFrame : bsp::transport::FrameSink, bsp::recovery::PayloadSink {
@@ -92,6 +121,7 @@ int bandwidth(int pid, const Options& options, Send& send, Receive& receive, One
 
 int run(int pid, int to_peer, int from_peer, const Options& options) {
   bsp::transport::TransportConfig config{pid, 2, 4242, {}};
+  if (!options.netns.empty()) config.options["host"] = enter_namespace(options.netns + std::to_string(pid));
   auto transport = bsp::transport::create_transport(options.transport, config);
   std::string mine = transport->local_address() + "\n";
   if (::write(to_peer, mine.data(), mine.size()) < 0) return 1;
@@ -184,9 +214,10 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--repetitions=", 0) == 0) options.repetitions = std::stoi(value("--repetitions="));
     else if (arg.rfind("--test=", 0) == 0) options.test = value("--test=");
     else if (arg.rfind("--count=", 0) == 0) options.count = std::stoi(value("--count="));
+    else if (arg.rfind("--netns=", 0) == 0) options.netns = value("--netns=");
     else {
       fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--test=pingpong|bandwidth] "
-                 "[--size=4] [--repetitions=N] [--count=N]\n");
+                 "[--size=4] [--repetitions=N] [--count=N] [--netns=PREFIX]\n");
       return 2;
     }
   }

@@ -5,7 +5,7 @@
 #   bandwidth_NET.png                                  Fig. 2: bandwidth against size
 #   spray_4_NET.png, spray_1400_NET.png                Figs. 3, 4: µs per message against i
 #   params_hrel_pP_NET.png                             h-relation time against h, for p = P
-#   layers.png                                         per-layer round trip and bandwidth
+#   layers_NET.png                                     per-layer round trip and bandwidth
 # Run from the workspace: bench/plot_all.sh [DIR]
 set -u
 cd "$(dirname "$0")/.."
@@ -39,14 +39,17 @@ for net in $(networks_in "$dir/params_hrel.csv"); do
       --ylabel "time of one h-relation (µs)"
   done
 done
-if [ -s "$dir/layers.csv" ] && command -v gnuplot >/dev/null; then
-  # Clustered bars: for each transport, the 4-byte round trip of each layer.
+for net in $(networks_in "$dir/layers.csv"); do
+  command -v gnuplot >/dev/null || break
+  rows=$(mktemp)
+  awk -F, -v net="$net" 'NR == 1 || $1 == net' "$dir/layers.csv" >"$rows"
+  # Clustered bars: for each transport, the round trip and the bandwidth of each layer.
   gnuplot <<GNUPLOT && made=$((made + 1))
 set terminal pngcairo size 1000,500 font "sans,11" noenhanced
-set output "$dir/layers.png"
+set output "$dir/layers_$net.png"
 set datafile separator ","
 set datafile missing "failed"
-set multiplot layout 1,2 title "Per-layer cost on lo (medians)"
+set multiplot layout 1,2 title "Per-layer cost, $net (medians)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -54,10 +57,11 @@ set key outside bottom center horizontal autotitle columnhead
 set yrange [0:*]
 set grid ytics
 set title "4-byte round trip (µs)"
-plot "$dir/layers.csv" using 3:xtic(1) title "bare", "" using 5 title "reliable", "" using 9 title "BSPlib put ping-pong"
+plot "$rows" using 4:xtic(2) title "bare", "" using 6 title "reliable", "" using 10 title "BSPlib put ping-pong"
 set title "1400-byte bandwidth (MB/s)"
-plot "$dir/layers.csv" using 10:xtic(1) title "bare", "" using 12 title "reliable", "" using 13 title "BSPlib"
+plot "$rows" using 15:xtic(2) title "bare (delivered)", "" using 13 title "reliable", "" using 14 title "BSPlib"
 unset multiplot
 GNUPLOT
-fi
+  rm -f "$rows"
+done
 echo "plot_all.sh: $made plots in $dir" >&2

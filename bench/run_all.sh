@@ -4,7 +4,7 @@
 # ack policy of the reliable layer, for the transports that use it) on lo and, when asked
 # and root, across a namespace cluster made with tools/cluster.sh (unshaped, and shaped to
 # 100mbit), appends the rows to results/bench/*.csv, plots them with gnuplot
-# (bench/plot.sh) and prints the per-layer cost table (bench/layer_table.sh). A run that
+# (bench/plot.sh) and prints the per-layer cost tables (bench/layer_table.sh). A run that
 # fails or times out is reported (results/bench/failures.csv, its log in logs/) and the
 # others go on. Run from anywhere in the workspace:
 #   bench/run_all.sh                       everything on lo (a few minutes)
@@ -140,7 +140,6 @@ policies_of() { if [ "$1" = tcp ]; then echo -; else echo "$ack_policies"; fi; }
 for benchmark in $benchmarks; do  # this run's results replace the previous ones
   case "$benchmark" in
     params) rm -f "$out/params.csv" "$out/params_hrel.csv" ;;
-    layers) ;;
     *) rm -f "$out/$benchmark.csv" ;;
   esac
 done
@@ -150,7 +149,13 @@ for network in $networks; do
   for benchmark in $benchmarks; do
     variants=-
     case "$benchmark" in
-      layers) continue ;;
+      layers)  # bare transport | reliable layer | BSPlib, per transport (bench/layer_table.sh)
+        layer_args=(--out="$out" --transports="${transports// /,}" --timeout=$((limit < 120 ? limit : 120)) --append)
+        [ $quick = 1 ] && layer_args+=(--quick)
+        [ -n "$(cluster_prefix "$network")" ] && layer_args+=(--netns="$(cluster_prefix "$network")" --network="$network")
+        echo "== per-layer cost ($network)" >&2
+        bench/layer_table.sh "${layer_args[@]}"
+        continue ;;
       params) counts=$procs ;;
       spray) counts=2 variants=$spray_via ;;
       roundtrip | bandwidth) counts=2 ;;
@@ -168,14 +173,6 @@ for network in $networks; do
   done
   cluster_down  # clusters share one subnet (10.77.0.0/24): one at a time
 done
-
-# The per-layer table (lo only: layer_pingpong forks its two processes on one host).
-case " $benchmarks " in *" layers "*)
-  echo "== per-layer cost (lo)" >&2
-  layer_args=(--out="$out" --transports="${transports// /,}" --timeout=$((limit < 120 ? limit : 120)))
-  [ $quick = 1 ] && layer_args+=(--quick)
-  bench/layer_table.sh "${layer_args[@]}" ;;
-esac
 
 [ $plots = 1 ] && bench/plot_all.sh "$out"
 bench/summary.sh "$out"
