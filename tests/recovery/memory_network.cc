@@ -43,7 +43,6 @@ void MemoryNetwork::submit(int from, int to, std::span<const std::byte> frame) {
   event.type = static_cast<wire::FrameType>(header.type);
   event.seq = header.seq;
   event.index = counts_[{from, to, header.type}]++;
-  ++carried_[header.type];
   std::vector<std::byte> bytes(frame.begin(), frame.end());
   switch (rule_ ? rule_(event) : Fate::deliver) {
     case Fate::deliver:
@@ -105,11 +104,6 @@ bool MemoryNetwork::idle() const {
     if (!queue.empty()) return false;
   }
   return true;
-}
-
-std::uint64_t MemoryNetwork::carried(wire::FrameType type) const {
-  auto found = carried_.find(static_cast<int>(type));
-  return found == carried_.end() ? 0 : found->second;
 }
 
 }  // namespace bsp::recovery::testing

@@ -52,7 +52,6 @@ class MemoryNetwork {
   std::uint64_t duplicated() const { return duplicated_; }
   std::uint64_t corrupted() const { return corrupted_; }
   std::uint64_t delayed() const { return delayed_; }
-  std::uint64_t carried(wire::FrameType type) const;
 
  private:
   class Output;
@@ -75,7 +74,6 @@ class MemoryNetwork {
   std::map<std::tuple<int, int, int>, std::uint64_t> counts_;  // (from, to, type) -> frames
   std::uint64_t order_ = 0;
   std::uint64_t dropped_ = 0, duplicated_ = 0, corrupted_ = 0, delayed_ = 0;
-  std::map<int, std::uint64_t> carried_;
 };
 
 }  // namespace bsp::recovery::testing

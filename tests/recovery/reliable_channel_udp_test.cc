@@ -6,6 +6,8 @@
 // is bit-identical and in order (per-link hash), and that the counters add up.
 #include <gtest/gtest.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -376,6 +378,46 @@ TEST(ReliableUdpPingPongTest, LossyPingPongWithProgressOnly) {
     EXPECT_FALSE(stuck) << "fault '" << fault << "': ping " << testing::describe(channels[0]->stats())
                         << "; pong " << testing::describe(channels[1]->stats());
   }
+}
+
+double thread_cpu_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+// A peer that left: its unacknowledged frames never get an ack. Waiting for it must cost
+// only backed-off probes and must block, not spin (orderly shutdown is bounded by the
+// engine's drain limit).
+TEST(ReliableUdpShutdownTest, PeerThatLeftCostsOnlyBackedOffProbesAndNoSpinning) {
+  std::vector<std::unique_ptr<transport::Transport>> transports;
+  std::vector<std::string> addresses;
+  for (int pid = 0; pid < 2; ++pid) {
+    transports.push_back(transport::create_transport("udp", transport::TransportConfig{pid, 2, 8, {}}));
+    addresses.push_back(transports.back()->local_address());
+  }
+  for (auto& transport : transports) transport->connect(addresses);
+  transports[1].reset();  // pid 1 is gone
+  ChannelConfig config;
+  config.pid = 0;
+  config.nprocs = 2;
+  config.job_id = 8;
+  auto channel = make_reliable_channel(std::move(transports[0]), config);
+  CountingSink sink;
+  std::vector<std::byte> payload(100, std::byte{3});
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(channel->send(1, payload), SendResult::ok);
+  auto start = Clock::now();
+  double cpu_start = thread_cpu_seconds();
+  std::vector<int> awaited{1};
+  while (Clock::now() - start < 600ms) {
+    if (channel->progress(sink) == 0) channel->wait(awaited, 20ms);
+  }
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  double cpu = thread_cpu_seconds() - cpu_start;
+  EXPECT_FALSE(channel->all_acknowledged());
+  EXPECT_GT(channel->stats().probes_sent, 3u);
+  EXPECT_LT(channel->stats().probes_sent, 80u) << "probes must back off";
+  EXPECT_LT(cpu, 0.3 * wall) << "waiting burned " << cpu << " s of CPU in " << wall << " s";
 }
 
 }  // namespace
