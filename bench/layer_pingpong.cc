@@ -7,7 +7,8 @@
 // The BSPlib superstep on top is bench/sync_time. Two processes are forked here and
 // exchange addresses over a pipe: no launcher, no control plane. With --netns=PREFIX
 // process i first moves into network namespace PREFIX<i> (tools/cluster.sh; root) and
-// binds to its address there, so the two ends talk across the emulated switch.
+// binds to its address there, so the two ends talk across the emulated switch. --stats
+// prints the reliable channel's packet counters of both processes (channel layer).
 // Run: bazel-bin/bench/layer_pingpong --transport=tcp --layer=transport --size=4
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -39,7 +40,17 @@ struct Options {
   std::string test = "pingpong";
   int count = 100000;  // bandwidth: messages sent
   std::string netns;   // "": both on this host's lo
+  bool stats = false;  // print the reliable channel's packet counters at the end
 };
+
+// The reliable channel's counters of one process, on stderr (--stats, channel layer).
+void print_stats(int pid, const bsp::recovery::ChannelStats& s) {
+  fmt::print(stderr,
+             "layer_pingpong stats pid {}: data_sent={} data_received={} explicit_acks={} acks_received={} "
+             "nacks_sent={} retransmissions={} duplicates={} probes={} send_waits={} overflow_dropped={}\n",
+             pid, s.data_sent, s.data_received, s.explicit_acks_sent, s.acks_received, s.nacks_sent,
+             s.retransmissions, s.duplicates_received, s.probes_sent, s.send_buffer_waits, s.overflow_dropped);
+}
 
 // Moves this process into network namespace `name` and returns the IPv4 address of its
 // interface other than lo (where the transports should bind).
@@ -175,7 +186,11 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
       }
     }
   };
-  if (options.test == "bandwidth") return bandwidth(pid, options, send, receive, sink, transport.get(), channel.get());
+  if (options.test == "bandwidth") {
+    int status = bandwidth(pid, options, send, receive, sink, transport.get(), channel.get());
+    if (channel && options.stats) print_stats(pid, channel->stats());
+    return status;
+  }
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(options.repetitions));
   for (int i = -1000; i < options.repetitions; ++i) {
@@ -193,6 +208,7 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
     auto until = Clock::now() + std::chrono::seconds(2);
     while (Clock::now() < until && !channel->all_acknowledged()) channel->progress(sink);
   }
+  if (channel && options.stats) print_stats(pid, channel->stats());
   if (pid == 0) {
     std::sort(samples.begin(), samples.end());
     fmt::print("layer={} transport={} size={} round_trip_us median={:.2f} min={:.2f}\n", options.layer,
@@ -215,9 +231,10 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--test=", 0) == 0) options.test = value("--test=");
     else if (arg.rfind("--count=", 0) == 0) options.count = std::stoi(value("--count="));
     else if (arg.rfind("--netns=", 0) == 0) options.netns = value("--netns=");
+    else if (arg == "--stats") options.stats = true;
     else {
       fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--test=pingpong|bandwidth] "
-                 "[--size=4] [--repetitions=N] [--count=N] [--netns=PREFIX]\n");
+                 "[--size=4] [--repetitions=N] [--count=N] [--netns=PREFIX] [--stats]\n");
       return 2;
     }
   }

@@ -9,9 +9,10 @@
 # goes on.
 #   bench/layer_table.sh [--transports=tcp,udp,nic] [--out=results/bench] [--quick]
 #     [--ack-policy=buffer] [--timeout=120] [--netns=PREFIX --network=NAME] [--append]
+#     [--stats]  (packet counters of the reliable and BSPlib runs, printed from their logs)
 #   (run from the workspace)
 set -u
-transports="" out=results/bench quick=0 ack_policy="" limit=120 netns="" network=lo append=0
+transports="" out=results/bench quick=0 ack_policy="" limit=120 netns="" network=lo append=0 stats=0
 for arg in "$@"; do
   case "$arg" in
     --transports=*) transports=${arg#*=} ;;
@@ -22,6 +23,7 @@ for arg in "$@"; do
     --netns=*) netns=${arg#*=}; [ "$network" = lo ] && network=$netns ;;
     --network=*) network=${arg#*=} ;;
     --append) append=1 ;;
+    --stats) stats=1 ;;
     *) echo "layer_table.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -39,6 +41,7 @@ measure() {
   timeout "$limit" "$@" 2>"$log"
   local status=$?
   [ $status = 0 ] || echo "layer_table.sh: $* failed (exit $status): $(tail -n 1 "$log")" >&2
+  if [ $stats = 1 ]; then grep -E "stats pid|^  (pid|total) " "$log" | sed "s|^|    $(basename "$log" .log): |" >&2; fi
   return $status
 }
 # The value of NAME=number in text, or "failed".
@@ -54,19 +57,20 @@ delivered() { awk -v rate="$1" -v lost="$2" -v count="$count" 'BEGIN { if (rate 
 csv=$out/layers.csv
 header="network,transport,ack_policy,bare_rt_median_us,bare_rt_min_us,reliable_rt_median_us,reliable_rt_min_us,bsp_superstep_median_us,bsp_superstep_min_us,bsp_pingpong_median_us,bare_MBps,bare_lost,reliable_MBps,bsp_MBps,bare_delivered_MBps"
 [ $append = 1 ] && [ -s "$csv" ] || echo "$header" >"$csv"
-netns_flag=()
+netns_flag=() stats_flag=() bsprun_stats=()
 [ -n "$netns" ] && netns_flag=(--netns="$netns")
+[ $stats = 1 ] && stats_flag=(--stats) bsprun_stats=(--stats)
 for transport in ${transports//,/ }; do
   policy_flag=() policy=-
   if [ "$transport" != tcp ] && [ -n "$ack_policy" ]; then policy_flag=(--ack-policy="$ack_policy"); policy=$ack_policy; fi
   echo "layer_table: $network $transport" >&2
-  lp=("$bin/bench/layer_pingpong" --transport="$transport" "${netns_flag[@]}")
+  lp=("$bin/bench/layer_pingpong" --transport="$transport" "${netns_flag[@]}" "${stats_flag[@]}")
   bare=$(measure "layers_${network}_${transport}_bare_rt" "${lp[@]}" --layer=transport --size=4 --repetitions=$repetitions)
   reliable=$(measure "layers_${network}_${transport}_reliable_rt" "${lp[@]}" --layer=channel --size=4 --repetitions=$repetitions)
   bare_bw=$(measure "layers_${network}_${transport}_bare_bw" "${lp[@]}" --layer=transport --test=bandwidth --size=1400 --count=$count)
   bare_lost=$(sed -n 's/.*(\([0-9]*\) lost.*/\1/p' "$out/logs/layers_${network}_${transport}_bare_bw.log" | head -n 1)
   reliable_bw=$(measure "layers_${network}_${transport}_reliable_bw" "${lp[@]}" --layer=channel --test=bandwidth --size=1400 --count=$count)
-  bsp=("$bsprun" -n 2 --transport="$transport" "${policy_flag[@]}" "${netns_flag[@]}")
+  bsp=("$bsprun" -n 2 --transport="$transport" "${policy_flag[@]}" "${netns_flag[@]}" "${bsprun_stats[@]}")
   bsp_rt=$(measure "layers_${network}_${transport}_bsp_rt" "${bsp[@]}" "$bin/bench/bsp_roundtrip" --sizes=4 --repetitions=$repetitions)
   bsp_bw=$(measure "layers_${network}_${transport}_bsp_bw" "${bsp[@]}" "$bin/bench/bsp_bandwidth" --sizes=1400 --max-count=$count --repetitions=3)
   echo "$network,$transport,$policy,$(field median "$bare"),$(field min "$bare"),$(field median "$reliable"),$(field min "$reliable"),$(column "$bsp_rt" superstep_median_us),$(column "$bsp_rt" superstep_min_us),$(column "$bsp_rt" round_trip_median_us),$(field bandwidth_MBps "$bare_bw"),${bare_lost:-0},$(field bandwidth_MBps "$reliable_bw"),$(column "$bsp_bw" best_MBps),$(delivered "$(field bandwidth_MBps "$bare_bw")" "${bare_lost:-0}")" >>"$csv"

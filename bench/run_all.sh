@@ -65,7 +65,8 @@ defaults() {  # benchmark network
                [ "$2" = shaped ] && [ $quick = 0 ] && args="--repetitions=300" ;;
     bandwidth) [ $quick = 1 ] && args="--repetitions=1 --max-count=2000 --bytes=1048576"
                [ "$2" = shaped ] && args="--repetitions=1 --bytes=2097152" ;;
-    spray) [ $quick = 1 ] && args="--max-i=1000 --messages=2000 --max-repetitions=3" ;;
+    spray) [ $quick = 1 ] && args="--max-i=1000 --messages=2000 --max-repetitions=3"
+           [ "$2" = shaped ] && [ $quick = 0 ] && args="--messages=4000 --max-repetitions=10" ;;
     params) [ $quick = 1 ] && args="--h-max=256 --iterations=2 --daxpy-iterations=2000" ;;
   esac
   echo "$args"
@@ -152,6 +153,7 @@ for network in $networks; do
       layers)  # bare transport | reliable layer | BSPlib, per transport (bench/layer_table.sh)
         layer_args=(--out="$out" --transports="${transports// /,}" --timeout=$((limit < 120 ? limit : 120)) --append)
         [ $quick = 1 ] && layer_args+=(--quick)
+        [ $stats = 1 ] && layer_args+=(--stats)
         [ -n "$(cluster_prefix "$network")" ] && layer_args+=(--netns="$(cluster_prefix "$network")" --network="$network")
         echo "== per-layer cost ($network)" >&2
         bench/layer_table.sh "${layer_args[@]}"
