@@ -143,6 +143,22 @@ TEST(UdpTransportTest, MtuOptionLimitsAndOversizeShowsTruncated) {
   EXPECT_EQ(sink.got[0].bytes.size(), 257u);
 }
 
+TEST(UdpTransportTest, PaceSpacesDatagrams) {
+  auto transports = mesh(2, {{"pace", "200us"}});
+  std::vector<std::byte> frame(100, std::byte{2});
+  std::vector<OutFrame> batch(10, OutFrame{1, frame});
+  auto start = std::chrono::steady_clock::now();
+  std::size_t sent = 0;
+  while (sent < batch.size()) sent += transports[0]->send_batch(std::span(batch).subspan(sent));
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, 9 * 200us);  // ten datagrams, nine gaps
+  Collector sink;
+  drain(*transports[1], sink, 10);
+  EXPECT_EQ(sink.got.size(), 10u);
+  EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"pace", "fast"}}}), std::runtime_error);
+  EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"pace", "20 parsecs"}}}), std::runtime_error);
+}
+
 TEST(UdpTransportTest, BadOptionsAreRefusedClearly) {
   EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"mtu", "lots"}}}), std::runtime_error);
   EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"mtu", "70000"}}}), std::runtime_error);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
@@ -48,6 +49,23 @@ sockaddr_in parse_address(const std::string& text) {
   return address;
 }
 
+// "20us", "1ms", "500ns", "20" (microseconds) -> nanoseconds.
+std::chrono::nanoseconds parse_pace(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit.empty() || unit == "us" ? 1e3 : unit == "ns" ? 1.0 : unit == "ms" ? 1e6 : -1;
+  if (used == 0 || scale < 0 || value < 0) {
+    throw std::runtime_error(fmt::format("udp transport: bad pace '{}' (want e.g. 20us, 1ms, 500ns)", text));
+  }
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(value * scale));
+}
+
 // Asks for a socket buffer size past net.core.{r,w}mem_max when privileged (…BUFFORCE),
 // within it otherwise.
 void size_buffer(int fd, int option, int force_option, int bytes) {
@@ -70,6 +88,7 @@ class UdpTransport final : public Transport {
     } catch (const std::exception&) {
       throw std::runtime_error("udp transport: options mtu, rcvbuf and sndbuf must be numbers");
     }
+    pace_ = parse_pace(option("pace", "0"));
     if (mtu_ < 64 || mtu_ > kLargestMtu) {
       throw std::runtime_error(fmt::format("udp transport: mtu {} outside 64..{}", mtu_, kLargestMtu));
     }
@@ -130,6 +149,13 @@ class UdpTransport final : public Transport {
     std::size_t done = 0;
     while (done < frames.size()) {
       std::size_t count = std::min(kBatch, frames.size() - done);
+      if (pace_.count() > 0) {
+        // Throttled (UDP-2): one datagram per gap; the caller retries when refused.
+        auto now = std::chrono::steady_clock::now();
+        if (now < next_send_) break;
+        next_send_ = std::max(next_send_ + pace_, now);
+        count = 1;
+      }
       for (std::size_t i = 0; i < count; ++i) {
         const OutFrame& frame = frames[done + i];
         send_iov_[i] = iovec{const_cast<std::byte*>(frame.bytes.data()), frame.bytes.size()};
@@ -185,6 +211,8 @@ class UdpTransport final : public Transport {
   int rcvbuf_ = kDefaultSocketBuffer;
   int sndbuf_ = kDefaultSocketBuffer;
   int fd_ = -1;
+  std::chrono::nanoseconds pace_{0};
+  std::chrono::steady_clock::time_point next_send_{};
   std::vector<sockaddr_in> peers_;
   std::unordered_map<std::uint64_t, int> pids_;
   std::vector<std::byte> storage_;

@@ -6,7 +6,9 @@
 // Options: "host" (address to bind, default 127.0.0.1), "mtu" (largest frame, default
 // 1472: an Ethernet payload minus IP and UDP headers), "rcvbuf"/"sndbuf" (kernel socket
 // buffers in bytes, default 4 MiB; forced past the sysctl limit when privileged),
-// "fault" (a fault spec: the transport is wrapped by transport/fault).
+// "pace" (minimum gap between datagrams sent, e.g. "20us", "1ms", "500ns"; a bare number
+// is microseconds: paper 001's throttled sender UDP-2; send refuses (busy) until the gap
+// has passed), "fault" (a fault spec: the transport is wrapped by transport/fault).
 #pragma once
 
 #include <memory>
