@@ -24,6 +24,11 @@ inline constexpr std::size_t kSendReserveDivisor = 2;
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
 inline constexpr std::size_t kReceiveReserveDivisor = 32;
 
+// Sequence numbers further than this ahead of the expected one are not believed.
+inline constexpr std::uint64_t kMaxSeqAhead = std::uint64_t{1} << 30;
+// A probe echo older than this is not a round trip (stale or bogus stamp).
+inline constexpr std::chrono::microseconds kLongestRttSample = 10s;
+
 // Round-trip estimate (RFC 6298 style smoothing) before the first sample arrives.
 inline constexpr std::chrono::nanoseconds kInitialRtt = 1ms;
 // The retry interval is 2*srtt + 4*rttvar, clamped to [kMinRetry, kMaxRetry] before

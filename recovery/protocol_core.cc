@@ -14,9 +14,6 @@ namespace {
 using wire::FrameType;
 using wire::Header;
 
-// Sequence numbers further than this ahead of the expected one are not believed.
-constexpr std::uint64_t kMaxSeqAhead = std::uint64_t{1} << 30;
-
 Header read_header(std::span<const std::byte> frame) {
   Header header;
   std::memcpy(&header, frame.data(), wire::kHeaderSize);
@@ -354,7 +351,7 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
                                     PayloadSink& sink, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   std::uint64_t seq = extend_seq(link.expected, header.seq);
-  if (seq >= link.expected + kMaxSeqAhead) {
+  if (seq >= link.expected + tuning::kMaxSeqAhead) {
     ++stats_.malformed_dropped;
     return 0;
   }
@@ -427,7 +424,8 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
 void ProtocolCore::take_report(int peer, const LinkReport& report, Time now) {
   if (report.echo != 0) {
     std::uint32_t elapsed_us = stamp_of(now) - report.echo;
-    if (elapsed_us < 10'000'000u) rtt_.sample(std::chrono::microseconds(elapsed_us));
+    std::chrono::microseconds elapsed(elapsed_us);
+    if (elapsed < tuning::kLongestRttSample) rtt_.sample(elapsed);
   }
   SendLink& link = send_[static_cast<std::size_t>(peer)];
   for (const SeqRange& range : report.missing) {
@@ -437,7 +435,7 @@ void ProtocolCore::take_report(int peer, const LinkReport& report, Time now) {
   }
   ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
   std::uint64_t sent_end = extend_seq(receiver.expected, report.sent_end);
-  if (sent_end > receiver.received_end && sent_end < receiver.expected + kMaxSeqAhead) {
+  if (sent_end > receiver.received_end && sent_end < receiver.expected + tuning::kMaxSeqAhead) {
     stats_.gaps_detected += sent_end - receiver.received_end;
     receiver.received_end = sent_end;
     receiver.nack_owed = true;
