@@ -374,7 +374,8 @@ TEST(ReliableUdpPingPongTest, LossyPingPongWithProgressOnly) {
     std::thread one(player, 1);
     player(0);
     one.join();
-    std::printf("ping-pong, fault '%s': slowest round %.1f ms\n", fault.c_str(), 1e3 * std::max(slowest[0], slowest[1]));
+    std::printf("ping-pong, fault '%s': slowest round %.1f ms\nping %s\npong %s\n", fault.c_str(), 1e3 * std::max(slowest[0], slowest[1]),
+                testing::describe(channels[0]->stats()).c_str(), testing::describe(channels[1]->stats()).c_str());
     EXPECT_FALSE(stuck) << "fault '" << fault << "': ping " << testing::describe(channels[0]->stats())
                         << "; pong " << testing::describe(channels[1]->stats());
   }
