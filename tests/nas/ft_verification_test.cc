@@ -32,7 +32,7 @@ TEST_P(FtClassS, Verifies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, FtClassS,
-                         ::testing::Combine(::testing::Values("tcp", "udp"),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
                                             ::testing::Values(1, 2, 4)));
 
 TEST(FtReport, WrongReferenceIsUnsuccessful) {

@@ -32,7 +32,7 @@ TEST_P(MgClassS, Verifies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, MgClassS,
-                         ::testing::Combine(::testing::Values("tcp", "udp"),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
                                             ::testing::Values(1, 2, 4)));
 
 TEST(MgReport, WrongReferenceIsUnsuccessful) {
