@@ -18,6 +18,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,18 +72,48 @@ std::string interface_address(const std::string& name) {
   return found;
 }
 
-// In a child: moves into network namespace `name` (made by tools/cluster.sh) and makes
-// its address the one the transports bind to.
-void enter_namespace(const std::string& name) {
+// Moves this thread into network namespace `name` (made by tools/cluster.sh); false if
+// there is no such namespace or we may not enter it.
+bool switch_namespace(const std::string& name) {
   int fd = ::open(("/var/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+  if (fd < 0) return false;
+  bool entered = ::setns(fd, CLONE_NEWNET) == 0;
+  ::close(fd);
+  return entered;
+}
+
+// In a child: moves into network namespace `name` and makes its address the one the
+// transports bind to.
+void enter_namespace(const std::string& name) {
+  if (!switch_namespace(name)) {
     fmt::print(stderr, "bsprun: cannot enter network namespace {}: {} (made by tools/cluster.sh? root?)\n", name,
                std::strerror(errno));
     ::_exit(126);
   }
-  ::close(fd);
   std::string address = interface_address("");
   if (!address.empty() && !std::getenv("BSP_HOST")) ::setenv("BSP_HOST", address.c_str(), 1);
+}
+
+// The coordinator of a job on a namespace cluster listens on host 0 (PREFIX0), the one
+// address every host reaches through the cluster's switch; this thread returns home after.
+std::unique_ptr<bsp::control::Coordinator> coordinator_on_host_zero(boost::asio::io_context& io,
+                                                                    bsp::control::CoordinatorConfig& config,
+                                                                    const std::string& prefix) {
+  int home = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (home < 0 || !switch_namespace(prefix + "0")) {
+    usage(fmt::format("cannot enter network namespace {}0: {} (make a cluster with tools/cluster.sh up N --prefix {}; "
+                      "needs root)",
+                      prefix, std::strerror(errno), prefix));
+  }
+  config.listen_address = interface_address("");
+  if (config.listen_address.empty()) usage(fmt::format("host {}0 of the cluster has no IPv4 address", prefix));
+  auto coordinator = std::make_unique<bsp::control::Coordinator>(io, config);
+  if (::setns(home, CLONE_NEWNET) != 0) {
+    fmt::print(stderr, "bsprun: cannot return to this host's network namespace: {}\n", std::strerror(errno));
+    std::exit(1);
+  }
+  ::close(home);
+  return coordinator;
 }
 
 int parse_count(const std::string& text) {
@@ -152,14 +183,11 @@ int main(int argc, char** argv) {
   config.job_id = job_id;
   config.who = "bsprun";
   config.print_stats = options.stats;
-  if (!netns.empty()) {
-    // The processes live in other namespaces: listen on the cluster's switch.
-    config.listen_address = interface_address(netns + "br");
-    if (config.listen_address.empty()) usage(fmt::format("no cluster {} (make one with tools/cluster.sh up N --prefix {})", netns, netns));
-  }
-  bsp::control::Coordinator coordinator(io, config);
+  std::unique_ptr<bsp::control::Coordinator> coordinator =
+      netns.empty() ? std::make_unique<bsp::control::Coordinator>(io, config)
+                    : coordinator_on_host_zero(io, config, netns);
 
-  ::setenv("BSP_CONTROL", fmt::format("{}:{}", config.listen_address, coordinator.port()).c_str(), 1);
+  ::setenv("BSP_CONTROL", fmt::format("{}:{}", config.listen_address, coordinator->port()).c_str(), 1);
   ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
   ::setenv("BSP_JOB_ID", std::to_string(job_id).c_str(), 1);
   std::fflush(stdout);
@@ -182,9 +210,9 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
       ::_exit(127);
     }
-    coordinator.set_os_pid(pid, child);
+    coordinator->set_os_pid(pid, child);
   }
   ::signal(SIGPIPE, SIG_IGN);
   io.run();
-  return coordinator.exit_status();
+  return coordinator->exit_status();
 }

@@ -1,8 +1,10 @@
 #!/bin/sh
 # tools/cluster.sh: an emulated switched cluster on one machine. Each host is a network
 # namespace PREFIX0 .. PREFIX(N-1) with an interface eth0 (10.77.0.1, .2, ...) whose other
-# end is a port of one Linux bridge PREFIXbr (the switch, 10.77.0.254, where bsprun's
-# coordinator listens). With --rate, every switch port is shaped by a token bucket with a
+# end is port vI of one Linux bridge, the switch, which lives in a namespace of its own
+# (PREFIXsw). Nothing crosses the machine's own namespace, so its firewall and routes
+# never see cluster traffic and several clusters can be up at once. bsprun's coordinator
+# listens on host 0. With --rate, every switch port is shaped by a token bucket with a
 # short queue, so many-to-one traffic overflows it and frames are dropped, as at the
 # paper's Fast Ethernet switch.
 #   tools/cluster.sh up N [--prefix P] [--rate 100mbit] [--queue BYTES]
@@ -25,44 +27,41 @@ while [ $# -gt 0 ]; do
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-bridge="${prefix}br"
-if [ ${#bridge} -gt 15 ]; then echo "cluster.sh: prefix too long for interface names" >&2; exit 2; fi
+switch="${prefix}sw"
 
 down() {
-  for ns in $(ip netns list | awk '{print $1}' | grep -E "^${prefix}[0-9]+$" || true); do
+  for ns in $(ip netns list | awk '{print $1}' | grep -E "^${prefix}([0-9]+|sw)$" || true); do
     ip netns delete "$ns" 2>/dev/null || true
   done
-  for link in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}v[0-9]+$" || true); do
+  # Clusters made by earlier versions kept the bridge in this namespace.
+  for link in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}(v[0-9]+|br)$" || true); do
     ip link delete "$link" 2>/dev/null || true
   done
-  ip link delete "$bridge" 2>/dev/null || true
 }
 
 case "$command" in
   up)
     down
-    ip link add "$bridge" type bridge
-    ip link set "$bridge" type bridge forward_delay 0 2>/dev/null || true
-    ip addr add 10.77.0.254/24 dev "$bridge"
-    ip link set "$bridge" up
+    ip netns add "$switch"
+    ip -n "$switch" link add br0 type bridge
+    ip -n "$switch" link set br0 up
     i=0
     while [ $i -lt "$count" ]; do
       ns="${prefix}${i}"
-      port="${prefix}v${i}"
       ip netns add "$ns"
-      ip link add "$port" type veth peer name eth0 netns "$ns"
-      ip link set "$port" master "$bridge"
-      ip link set "$port" up
+      ip -n "$ns" link add eth0 type veth peer name "v${i}" netns "$switch"
+      ip -n "$switch" link set "v${i}" master br0
+      ip -n "$switch" link set "v${i}" up
       ip -n "$ns" addr add "10.77.0.$((i + 1))/24" dev eth0
       ip -n "$ns" link set eth0 up
       ip -n "$ns" link set lo up
       if [ -n "$rate" ]; then
         # The switch's output port toward host i: a token bucket with a short queue.
-        tc qdisc add dev "$port" root tbf rate "$rate" burst 16kb limit "$queue"
+        tc -n "$switch" qdisc add dev "v${i}" root tbf rate "$rate" burst 16kb limit "$queue"
       fi
       i=$((i + 1))
     done
-    echo "cluster $prefix: $count hosts ${prefix}0..${prefix}$((count - 1)) on bridge $bridge${rate:+, ports shaped to $rate}"
+    echo "cluster $prefix: $count hosts ${prefix}0..${prefix}$((count - 1)) on a switch in namespace $switch${rate:+, ports shaped to $rate}"
     ;;
   down)
     down

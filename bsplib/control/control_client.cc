@@ -20,15 +20,21 @@ using asio::ip::tcp;
 namespace {
 constexpr std::chrono::milliseconds kHandshakeTimeout{120000};
 constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
+constexpr std::chrono::milliseconds kConnectTimeout{10000};
 }  // namespace
 
 ControlClient::ControlClient(const std::string& host, unsigned short port) : socket_(io_) {
-  boost::system::error_code ec;
-  socket_.connect(tcp::endpoint(asio::ip::make_address(host), port), ec);
+  // A coordinator that cannot be reached (a firewall, a wrong address) is an error after
+  // a bounded wait, not the kernel's two minutes of SYN retries.
+  boost::system::error_code ec = asio::error::timed_out;
+  socket_.async_connect(tcp::endpoint(asio::ip::make_address(host), port),
+                        [&ec](const boost::system::error_code& result) { ec = result; });
+  io_.run_for(kConnectTimeout);
   if (ec) {
     throw std::runtime_error(fmt::format("cannot reach the job's coordinator at {}:{}: {}",
                                          host, port, ec.message()));
   }
+  io_.restart();
   socket_.set_option(tcp::no_delay(true));
 }
 

@@ -263,12 +263,18 @@ class TcpTransport final : public Transport {
     if (fd < 0) throw system_error("socket");
     tune(fd);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kConnectTimeoutMs);
+    // An unanswered SYN (a firewall between hosts) ends at the deadline too, not after
+    // the kernel's two minutes of retries.
+    timeval limit{kConnectTimeoutMs / 1000, (kConnectTimeoutMs % 1000) * 1000};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     while (::connect(fd, reinterpret_cast<sockaddr*>(&target), sizeof target) < 0) {
       if (std::chrono::steady_clock::now() > deadline || (errno != ECONNREFUSED && errno != EINTR)) {
         throw system_error(fmt::format("connect to pid {} at {}", pid, address));
       }
       ::usleep(1000);
     }
+    timeval no_limit{};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &no_limit, sizeof no_limit);
     Hello hello{config_.job_id, config_.pid};
     write_all(fd, &hello, sizeof hello);
     adopt(pid, fd);
