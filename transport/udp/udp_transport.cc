@@ -153,7 +153,7 @@ class UdpTransport final : public Transport {
         // Throttled (UDP-2): one datagram per gap; the caller retries when refused.
         auto now = std::chrono::steady_clock::now();
         if (now < next_send_) break;
-        next_send_ = std::max(next_send_ + pace_, now);
+        next_send_ = std::max(next_send_, now) + pace_;  // the earliest time of the next one
         count = 1;
       }
       for (std::size_t i = 0; i < count; ++i) {
