@@ -18,6 +18,7 @@ namespace {
 using nic::kEthernetHeader;
 
 constexpr std::size_t kDefaultMtu = 1500;             // an Ethernet payload, like the paper's
+constexpr std::size_t kLoopbackMtu = 8192;            // on lo: measured fastest (FT class W, p=4)
 constexpr std::size_t kDefaultRxRing = 32u << 20;     // ~16k frames: computing loses nothing
 constexpr std::size_t kDefaultTxRing = 4u << 20;
 
@@ -32,7 +33,8 @@ class NicTransport final : public Transport {
     std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
     interface_ = nic::find_interface(name);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
-    mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min(kDefaultMtu, link_mtu);
+    std::size_t preferred = name == "lo" ? kLoopbackMtu : kDefaultMtu;
+    mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min(preferred, link_mtu);
     if (mtu_ > link_mtu) {
       throw std::runtime_error(fmt::format("nic transport: mtu {} exceeds {}'s MTU {}", mtu_, name, link_mtu));
     }
