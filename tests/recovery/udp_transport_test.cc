@@ -72,9 +72,12 @@ TEST(UdpTransportTest, AddressIsLoopbackIpAndPort) {
   std::string address = transport->local_address();
   EXPECT_EQ(address.rfind("127.0.0.1:", 0), 0u) << address;
   EXPECT_GT(std::stoi(address.substr(10)), 0);
-  EXPECT_EQ(transport->capabilities().mtu, 1472u);
+  EXPECT_EQ(transport->capabilities().mtu, 8192u);  // every peer local: bigger frames
   EXPECT_FALSE(transport->capabilities().reliable);
   EXPECT_EQ(transport->name(), "udp");
+  // Off loopback the default is an Ethernet payload: 1500 - IP(20) - UDP(8).
+  auto wired = make_udp_transport(TransportConfig{0, 1, 1, {{"host", "0.0.0.0"}}});
+  EXPECT_EQ(wired->capabilities().mtu, 1472u);
 }
 
 TEST(UdpTransportTest, AllToAllBatchesArriveWithTheSendersPid) {

@@ -23,6 +23,7 @@ namespace bsp::transport {
 namespace {
 
 constexpr std::size_t kDefaultMtu = 1472;           // 1500-byte Ethernet MTU - IP(20) - UDP(8)
+constexpr std::size_t kLoopbackMtu = 8192;          // on lo: measured faster (FT W p=4 1.3-1.4x, IS A 1.2x)
 constexpr std::size_t kLargestMtu = 65507;          // largest UDP payload over IPv4
 constexpr int kDefaultSocketBuffer = 4 * 1024 * 1024;
 constexpr std::size_t kBatch = 64;                  // datagrams per sendmmsg/recvmmsg
@@ -82,7 +83,9 @@ class UdpTransport final : public Transport {
       return found == config.options.end() || found->second.empty() ? std::string(fallback) : found->second;
     };
     try {
-      mtu_ = std::stoul(option("mtu", "1472"));
+      // Fit to the path: an Ethernet payload, or larger frames when every peer is local.
+      bool loopback = option("host", "127.0.0.1").rfind("127.", 0) == 0;
+      mtu_ = std::stoul(option("mtu", std::to_string(loopback ? kLoopbackMtu : kDefaultMtu).c_str()));
       rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(kDefaultSocketBuffer).c_str()));
       sndbuf_ = std::stoi(option("sndbuf", std::to_string(kDefaultSocketBuffer).c_str()));
     } catch (const std::exception&) {
