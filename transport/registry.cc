@@ -1,6 +1,8 @@
 // transport/registry.cc: the name -> factory table behind --transport=NAME.
 #include "transport/registry.h"
 
+#include "transport/fault/fault_transport.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -27,7 +29,13 @@ std::unique_ptr<Transport> create_transport(const std::string& name,
     throw std::runtime_error(fmt::format("unknown transport '{}' (known: {})", name,
                                          fmt::join(transport_names(), ", ")));
   }
-  return found->second(config);
+  std::unique_ptr<Transport> transport = found->second(config);
+  auto fault = config.options.find("fault");
+  if (fault == config.options.end() || fault->second.empty()) return transport;
+  if (transport->capabilities().reliable) {
+    throw std::runtime_error(fmt::format("--fault needs a datagram transport (udp, nic): '{}' is a reliable stream", name));
+  }
+  return wrap_with_faults(std::move(transport), fault->second, config.pid);
 }
 
 std::vector<std::string> transport_names() {

@@ -19,7 +19,9 @@ using TransportFactory =
 void register_transport(const std::string& name, TransportFactory factory);
 
 // Builds the transport called name; throws std::runtime_error naming the known ones
-// when there is no such transport.
+// when there is no such transport. With a non-empty option "fault" (a fault spec, see
+// fault/fault_transport.h) the transport is wrapped in the fault decorator; a reliable
+// transport (tcp) refuses it, since its stream cannot lose a frame.
 std::unique_ptr<Transport> create_transport(const std::string& name,
                                             const TransportConfig& config);
 

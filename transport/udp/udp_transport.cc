@@ -16,7 +16,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "transport/fault/fault_transport.h"
 #include "transport/registry.h"
 
 namespace bsp::transport {
@@ -226,14 +225,7 @@ class UdpTransport final : public Transport {
   mmsghdr send_headers_[kBatch];
 };
 
-TransportRegistration registration("udp", [](const TransportConfig& config) -> std::unique_ptr<Transport> {
-  auto transport = make_udp_transport(config);
-  auto fault = config.options.find("fault");
-  if (fault != config.options.end() && !fault->second.empty()) {
-    return wrap_with_faults(std::move(transport), fault->second, config.pid);
-  }
-  return transport;
-});
+TransportRegistration registration("udp", make_udp_transport);
 
 }  // namespace
 

@@ -9,7 +9,7 @@
 // buffers in bytes, default 4 MiB; forced past the sysctl limit when privileged),
 // "pace" (minimum gap between datagrams sent, e.g. "20us", "1ms", "500ns"; a bare number
 // is microseconds: paper 001's throttled sender UDP-2; send refuses (busy) until the gap
-// has passed), "fault" (a fault spec: the transport is wrapped by transport/fault).
+// has passed). Option "fault" wraps it in transport/fault (see registry.h).
 #pragma once
 
 #include <memory>
