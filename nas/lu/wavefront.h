@@ -1,0 +1,35 @@
+// nas/lu/wavefront.h: the BSP schedule of SSOR's two triangular sweeps over the 2-D
+// process grid. The interior k-planes are cut into blocks of `planes_per_block`; in the
+// lower sweep process (cx, cy) solves block b in superstep cx + cy + b, then puts the
+// block's faces at its high-x and high-y edges to those neighbours, which need them one
+// superstep later (the upper sweep runs the mirror image, from the high corner, k
+// descending). A sweep therefore costs nblocks + px + py - 2 supersteps, each carrying
+// one face of a block per neighbour, instead of one message per k-plane and neighbour.
+#pragma once
+
+#include "nas/lu/coefficients.h"
+#include "nas/lu/local_fields.h"
+#include "nas/lu/neighbour_exchange.h"
+#include "nas/lu/process_grid.h"
+
+namespace nas::lu {
+
+class Wavefront {
+ public:
+  // planes_per_block <= 0 chooses a default from the grid shape (see wavefront.cc).
+  Wavefront(const ProcessGrid& grid, int nz0, int planes_per_block);
+
+  int planes_per_block() const { return block_; }
+  int blocks() const { return blocks_; }
+  int supersteps_per_sweep() const;
+
+  // rsd <- L^-1 rsd and rsd <- U^-1 rsd over all interior planes. Collective.
+  void lower_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x) const;
+  void upper_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x) const;
+
+ private:
+  int px_, py_, cx_, cy_, nz0_;
+  int block_, blocks_;
+};
+
+}  // namespace nas::lu
