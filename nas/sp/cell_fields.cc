@@ -1,0 +1,30 @@
+// nas/sp/cell_fields.cc: allocation of one cell's arrays (see cell_fields.h).
+#include "nas/sp/cell_fields.h"
+
+#include <algorithm>
+
+namespace nas::sp {
+
+CellFields::CellFields(const Cell& c, bool keep_upper)
+    : cell(c),
+      ni(c.size[0] + 2 * kGhost),
+      nj(c.size[1] + 2 * kGhost),
+      nk(c.size[2] + 2 * kGhost),
+      points(std::size_t(ni) * nj * nk) {
+  // Points no one writes (ghost edges and corners, ghosts beyond the grid boundary) hold a
+  // harmless state, so the derived fields computed over whole boxes stay finite.
+  u.assign(5 * points, 0.0);
+  for (std::size_t p = 0; p < points; ++p) u[5 * p] = u[5 * p + 4] = 1.0;
+  rhs.assign(5 * points, 0.0);
+  forcing.assign(5 * points, 0.0);
+  for (auto* v : {&rho_i, &us, &vs, &ws, &square, &qs, &speed, &ainv}) v->assign(points, 0.0);
+  if (keep_upper) upper.assign(6 * points, 0.0);
+}
+
+LocalRange interior_range(const Cell& cell, int axis, int n) {
+  const int lo = std::max(0, 1 - cell.low[axis]);
+  const int hi = std::min(cell.size[axis] - 1, n - 2 - cell.low[axis]);
+  return {lo, hi};
+}
+
+}  // namespace nas::sp

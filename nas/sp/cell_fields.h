@@ -1,0 +1,49 @@
+// nas/sp/cell_fields.h: the arrays one process keeps for one cell of the multi-partition:
+// the solution u, the right-hand side, the forcing term (5 components per point, stored
+// together), the derived fields of compute_rhs (1/rho, velocities, kinetic energy, speed of
+// sound), and the eliminated upper diagonals kept between the forward and backward stages
+// of a line sweep. Arrays cover the cell plus two ghost layers on every side (the
+// fourth-order dissipation reaches two points across a cell face); points are stored with
+// x fastest, then y, then z.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "nas/sp/multipartition.h"
+
+namespace nas::sp {
+
+constexpr int kGhost = 2;
+
+struct CellFields {
+  // keep_upper: allocate `upper` (needed only when lines cross several cells).
+  CellFields(const Cell& cell, bool keep_upper);
+
+  Cell cell;
+  int ni, nj, nk;  // array extents with ghosts: size + 2 * kGhost
+  std::size_t points;
+
+  // Linear point index of local coordinates (i, j, k), each from -kGhost to size-1+kGhost.
+  std::size_t at(int i, int j, int k) const {
+    return (std::size_t(k + kGhost) * nj + (j + kGhost)) * ni + (i + kGhost);
+  }
+  // Distance between neighbouring points along an axis.
+  std::size_t stride(int axis) const {
+    return axis == 0 ? 1 : axis == 1 ? std::size_t(ni) : std::size_t(ni) * nj;
+  }
+
+  std::vector<double> u, rhs, forcing;                                  // 5 per point
+  std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;       // 1 per point
+  std::vector<double> upper;  // 6 per point: (d, e) of the three scalar systems
+};
+
+// Global grid index range [lo, hi] of a cell's points along one axis that are interior
+// to the whole grid (boundary points, index 0 and n-1, are excluded), in local indices.
+struct LocalRange {
+  int lo, hi;
+};
+LocalRange interior_range(const Cell& cell, int axis, int n);
+
+}  // namespace nas::sp

@@ -1,0 +1,184 @@
+// nas/sp/compute_rhs.cc: derived fields and the right-hand side of one cell (see
+// compute_rhs.h). The arithmetic of each point follows NPB's order (x fluxes, x
+// dissipation, y, z, times dt) so results match the reference to rounding.
+#include "nas/sp/compute_rhs.h"
+
+#include <cmath>
+#include <vector>
+
+#include "nas/sp/block_diagonal.h"
+
+namespace nas::sp {
+namespace {
+
+// Weights of the fourth-order dissipation stencil (offsets -2..+2) at each local index of
+// one axis; rows near the grid boundary use NPB's one-sided forms. Adding a zero-weighted
+// term changes nothing, so one formula serves every row.
+std::vector<std::array<double, 5>> dissipation_weights(const Cell& c, int axis, int n) {
+  std::vector<std::array<double, 5>> w(c.size[axis]);
+  for (int l = 0; l < c.size[axis]; ++l) {
+    const int g = c.low[axis] + l;
+    if (g == 1) w[l] = {0.0, 0.0, 5.0, -4.0, 1.0};
+    else if (g == 2) w[l] = {0.0, -4.0, 6.0, -4.0, 1.0};
+    else if (g == n - 3) w[l] = {1.0, -4.0, 6.0, -4.0, 0.0};
+    else if (g == n - 2) w[l] = {1.0, -4.0, 5.0, 0.0, 0.0};
+    else w[l] = {1.0, -4.0, 6.0, -4.0, 1.0};
+  }
+  return w;
+}
+
+void derived_fields(const SpConstants& k, CellFields& f) {
+  const Cell& c = f.cell;
+  for (int lk = -1; lk <= c.size[2]; ++lk)
+    for (int lj = -1; lj <= c.size[1]; ++lj) {
+      const std::size_t p0 = f.at(-1, lj, lk);
+      const int count = c.size[0] + 2;
+      const double* u = f.u.data() + 5 * p0;
+      double* rho_i = f.rho_i.data() + p0;
+      double* us = f.us.data() + p0;
+      double* vs = f.vs.data() + p0;
+      double* ws = f.ws.data() + p0;
+      double* square = f.square.data() + p0;
+      double* qs = f.qs.data() + p0;
+      double* speed = f.speed.data() + p0;
+      double* ainv = f.ainv.data() + p0;
+      for (int i = 0; i < count; ++i) {
+        const double* v = u + 5 * i;
+        const double rho_inv = 1.0 / v[0];
+        rho_i[i] = rho_inv;
+        us[i] = v[1] * rho_inv;
+        vs[i] = v[2] * rho_inv;
+        ws[i] = v[3] * rho_inv;
+        square[i] = 0.5 * (v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) * rho_inv;
+        qs[i] = square[i] * rho_inv;
+        const double aux = std::sqrt(k.c1c2 * rho_inv * (v[4] - square[i]));
+        speed[i] = aux;
+        ainv[i] = 1.0 / aux;
+      }
+    }
+}
+
+}  // namespace
+
+void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
+  derived_fields(k, f);
+  const Cell& c = f.cell;
+  const int n = k.n;
+  const auto wx = dissipation_weights(c, 0, n);
+  const auto wy = dissipation_weights(c, 1, n);
+  const auto wz = dissipation_weights(c, 2, n);
+  const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n),
+                   rz = interior_range(c, 2, n);
+  const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
+  const double* U = f.u.data();
+  const double* rho_i = f.rho_i.data();
+  const double* us = f.us.data();
+  const double* vs = f.vs.data();
+  const double* ws = f.ws.data();
+  const double* sq = f.square.data();
+  const double* qs = f.qs.data();
+  const double dssp = k.dssp, dt = k.dt, c1 = k.c1, c2 = k.c2;
+
+  for (int lk = rz.lo; lk <= rz.hi; ++lk)
+    for (int lj = ry.lo; lj <= ry.hi; ++lj) {
+      const auto& wj = wy[lj];
+      const auto& wk = wz[lk];
+      for (int li = rx.lo; li <= rx.hi; ++li) {
+        const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
+        const double* F = f.forcing.data() + 5 * p;
+        double r[5] = {F[0], F[1], F[2], F[3], F[4]};
+        // u component m at point p + offset.
+        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
+
+        // xi-direction fluxes.
+        {
+          const std::ptrdiff_t s = 1;
+          const double uijk = us[p], up1 = us[p + s], um1 = us[p - s];
+          r[0] = r[0] + k.dx1tx1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) -
+                 k.tx2 * (u(1, s) - u(1, -s));
+          r[1] = r[1] + k.dx2tx1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
+                 k.xxcon2 * k.con43 * (up1 - 2.0 * uijk + um1) -
+                 k.tx2 * (u(1, s) * up1 - u(1, -s) * um1 +
+                          (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
+          r[2] = r[2] + k.dx3tx1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
+                 k.xxcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) -
+                 k.tx2 * (u(2, s) * up1 - u(2, -s) * um1);
+          r[3] = r[3] + k.dx4tx1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
+                 k.xxcon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) -
+                 k.tx2 * (u(3, s) * up1 - u(3, -s) * um1);
+          r[4] = r[4] + k.dx5tx1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
+                 k.xxcon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
+                 k.xxcon4 * (up1 * up1 - 2.0 * uijk * uijk + um1 * um1) +
+                 k.xxcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] +
+                             u(4, -s) * rho_i[p - s]) -
+                 k.tx2 * ((c1 * u(4, s) - c2 * sq[p + s]) * up1 -
+                          (c1 * u(4, -s) - c2 * sq[p - s]) * um1);
+          const auto& w = wx[li];
+          for (int m = 0; m < 5; ++m)
+            r[m] = r[m] - dssp * (w[0] * u(m, -2 * s) + w[1] * u(m, -s) + w[2] * u(m, 0) +
+                                  w[3] * u(m, s) + w[4] * u(m, 2 * s));
+        }
+        // eta-direction fluxes.
+        {
+          const std::ptrdiff_t s = sy;
+          const double vijk = vs[p], vp1 = vs[p + s], vm1 = vs[p - s];
+          r[0] = r[0] + k.dy1ty1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) -
+                 k.ty2 * (u(2, s) - u(2, -s));
+          r[1] = r[1] + k.dy2ty1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
+                 k.yycon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) -
+                 k.ty2 * (u(1, s) * vp1 - u(1, -s) * vm1);
+          r[2] = r[2] + k.dy3ty1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
+                 k.yycon2 * k.con43 * (vp1 - 2.0 * vijk + vm1) -
+                 k.ty2 * (u(2, s) * vp1 - u(2, -s) * vm1 +
+                          (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
+          r[3] = r[3] + k.dy4ty1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
+                 k.yycon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) -
+                 k.ty2 * (u(3, s) * vp1 - u(3, -s) * vm1);
+          r[4] = r[4] + k.dy5ty1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
+                 k.yycon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
+                 k.yycon4 * (vp1 * vp1 - 2.0 * vijk * vijk + vm1 * vm1) +
+                 k.yycon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] +
+                             u(4, -s) * rho_i[p - s]) -
+                 k.ty2 * ((c1 * u(4, s) - c2 * sq[p + s]) * vp1 -
+                          (c1 * u(4, -s) - c2 * sq[p - s]) * vm1);
+          for (int m = 0; m < 5; ++m)
+            r[m] = r[m] - dssp * (wj[0] * u(m, -2 * s) + wj[1] * u(m, -s) + wj[2] * u(m, 0) +
+                                  wj[3] * u(m, s) + wj[4] * u(m, 2 * s));
+        }
+        // zeta-direction fluxes.
+        {
+          const std::ptrdiff_t s = sz;
+          const double wijk = ws[p], wp1 = ws[p + s], wm1 = ws[p - s];
+          r[0] = r[0] + k.dz1tz1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) -
+                 k.tz2 * (u(3, s) - u(3, -s));
+          r[1] = r[1] + k.dz2tz1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
+                 k.zzcon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) -
+                 k.tz2 * (u(1, s) * wp1 - u(1, -s) * wm1);
+          r[2] = r[2] + k.dz3tz1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
+                 k.zzcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) -
+                 k.tz2 * (u(2, s) * wp1 - u(2, -s) * wm1);
+          r[3] = r[3] + k.dz4tz1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
+                 k.zzcon2 * k.con43 * (wp1 - 2.0 * wijk + wm1) -
+                 k.tz2 * (u(3, s) * wp1 - u(3, -s) * wm1 +
+                          (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
+          r[4] = r[4] + k.dz5tz1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
+                 k.zzcon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
+                 k.zzcon4 * (wp1 * wp1 - 2.0 * wijk * wijk + wm1 * wm1) +
+                 k.zzcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] +
+                             u(4, -s) * rho_i[p - s]) -
+                 k.tz2 * ((c1 * u(4, s) - c2 * sq[p + s]) * wp1 -
+                          (c1 * u(4, -s) - c2 * sq[p - s]) * wm1);
+          for (int m = 0; m < 5; ++m)
+            r[m] = r[m] - dssp * (wk[0] * u(m, -2 * s) + wk[1] * u(m, -s) + wk[2] * u(m, 0) +
+                                  wk[3] * u(m, s) + wk[4] * u(m, 2 * s));
+        }
+        for (int m = 0; m < 5; ++m) r[m] = r[m] * dt;
+        if (apply_txinvr)
+          txinvr_point(r, rho_i[p], us[p], vs[p], ws[p], qs[p], f.speed[p], f.ainv[p], c2, k.bt);
+        double* R = f.rhs.data() + 5 * p;
+        for (int m = 0; m < 5; ++m) R[m] = r[m];
+      }
+    }
+}
+
+}  // namespace nas::sp

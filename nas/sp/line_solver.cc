@@ -1,0 +1,400 @@
+// nas/sp/line_solver.cc: bundle-wise pentadiagonal solves along one axis (see
+// line_solver.h). Workspace arrays are [row][lane]; the inner loops run over lanes.
+#include "nas/sp/line_solver.h"
+
+#include <algorithm>
+
+#include "nas/sp/block_diagonal.h"
+
+namespace nas::sp {
+
+struct LineSolver::Bundle {
+  std::size_t base;        // point index of row 0, lane 0
+  std::ptrdiff_t lane_stride, row_stride;  // in points
+  int lanes, rows;
+  int first_line;          // index of lane 0's line among the cell's lines
+};
+
+namespace {
+
+struct AxisCoefficients {
+  const std::vector<double>* velocity;
+  double dtt1, dtt2, c2dtt1;
+  double d_first, d5, dmax, d1;  // rhon = max(d_first + con43 ru1, d5 + c1c5 ru1, dmax + ru1, d1)
+};
+
+AxisCoefficients axis_coefficients(const SpConstants& k, const CellFields& f, int axis) {
+  if (axis == 0) return {&f.us, k.dttx1, k.dttx2, k.c2dttx1, k.dx2, k.dx5, k.dxmax, k.dx1};
+  if (axis == 1) return {&f.vs, k.dtty1, k.dtty2, k.c2dtty1, k.dy3, k.dy5, k.dymax, k.dy1};
+  return {&f.ws, k.dttz1, k.dttz2, k.c2dttz1, k.dz4, k.dz5, k.dzmax, k.dz1};
+}
+
+// The bundles of a cell along an axis: their planes and lanes are the grid-interior
+// points of the two other axes.
+template <typename F>
+void for_each_bundle(const CellFields& f, int axis, int n, F&& visit) {
+  const Cell& c = f.cell;
+  const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n),
+                   rz = interior_range(c, 2, n);
+  const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
+  int line = 0;
+  if (axis == 0) {
+    const int lanes = ry.hi - ry.lo + 1;
+    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes)
+      visit({f.at(0, ry.lo, k), sy, 1, lanes, c.size[0], line});
+  } else if (axis == 1) {
+    const int lanes = rx.hi - rx.lo + 1;
+    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes)
+      visit({f.at(rx.lo, 0, k), 1, sy, lanes, c.size[1], line});
+  } else {
+    const int lanes = rx.hi - rx.lo + 1;
+    for (int j = ry.lo; j <= ry.hi; ++j, line += lanes)
+      visit({f.at(rx.lo, j, 0), 1, sz, lanes, c.size[2], line});
+  }
+}
+
+}  // namespace
+
+LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
+    : k_(k), max_rows_(max_cell_size), max_lanes_(max_cell_size) {
+  const std::size_t size = std::size_t(max_rows_ + 2) * max_lanes_;
+  for (auto* v : {&cv_, &rhon_, &speed_}) v->assign(size, 0.0);
+  for (int s = 0; s < 3; ++s)
+    for (auto* v : {&a_[s], &b_[s], &c_[s], &d_[s], &e_[s]}) v->assign(size, 0.0);
+  for (auto& v : r_) v.assign(size, 0.0);
+  for (auto* v : {&da_, &db_, &dc_, &dd_, &de_}) v->assign(max_rows_, 0.0);
+  identity_.assign(max_rows_, 0);
+}
+
+int LineSolver::lines(const CellFields& f, int axis, int n) {
+  int count = 0;
+  for_each_bundle(f, axis, n, [&count](const Bundle& b) { count += b.lanes; });
+  return count;
+}
+
+void LineSolver::build_lhs(CellFields& f, int axis, const Bundle& b) {
+  const SpConstants& k = k_;
+  const int n = k.n, low = f.cell.low[axis], W = max_lanes_;
+  const AxisCoefficients ax = axis_coefficients(k, f, axis);
+  const double* vel = ax.velocity->data();
+  auto at = [&](int r, int l) { return b.base + r * b.row_stride + l * b.lane_stride; };
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+
+  for (int r = -1; r <= b.rows; ++r) {
+    double* cv = row(cv_, r);
+    double* rhon = row(rhon_, r);
+    double* spd = row(speed_, r);
+    for (int l = 0; l < b.lanes; ++l) {
+      const std::size_t p = at(r, l);
+      const double ru1 = k.c3c4 * f.rho_i[p];
+      cv[l] = vel[p];
+      rhon[l] = std::max(ax.d_first + k.con43 * ru1,
+                         std::max(ax.d5 + k.c1c5 * ru1, std::max(ax.dmax + ru1, ax.d1)));
+      spd[l] = f.speed[p];
+    }
+  }
+  for (int r = 0; r < b.rows; ++r) {
+    const int g = low + r;
+    identity_[r] = (g == 0 || g == n - 1);
+    double wa = k.comz1, wb = -k.comz4, wc = k.comz6, wd = -k.comz4, we = k.comz1;
+    if (g == 1) wa = 0.0, wb = 0.0, wc = k.comz5;
+    else if (g == 2) wa = 0.0;
+    else if (g == n - 3) we = 0.0;
+    else if (g == n - 2) wc = k.comz5, wd = 0.0, we = 0.0;
+    da_[r] = wa, db_[r] = wb, dc_[r] = wc, dd_[r] = wd, de_[r] = we;
+  }
+  for (int r = 0; r < b.rows; ++r) {
+    const double* cvm = row(cv_, r - 1);
+    const double* cvp = row(cv_, r + 1);
+    const double* rhm = row(rhon_, r - 1);
+    const double* rh0 = row(rhon_, r);
+    const double* rhp = row(rhon_, r + 1);
+    const double* spm = row(speed_, r - 1);
+    const double* spp = row(speed_, r + 1);
+    double *a0 = row(a_[0], r), *b0 = row(b_[0], r), *c0 = row(c_[0], r), *d0 = row(d_[0], r),
+           *e0 = row(e_[0], r);
+    double *a1 = row(a_[1], r), *b1 = row(b_[1], r), *c1 = row(c_[1], r), *d1 = row(d_[1], r),
+           *e1 = row(e_[1], r);
+    double *a2 = row(a_[2], r), *b2 = row(b_[2], r), *c2 = row(c_[2], r), *d2 = row(d_[2], r),
+           *e2 = row(e_[2], r);
+    if (identity_[r]) {
+      for (int l = 0; l < b.lanes; ++l) {
+        a0[l] = b0[l] = d0[l] = e0[l] = 0.0;
+        a1[l] = b1[l] = d1[l] = e1[l] = 0.0;
+        a2[l] = b2[l] = d2[l] = e2[l] = 0.0;
+        c0[l] = c1[l] = c2[l] = 1.0;
+      }
+      continue;
+    }
+    const double wa = da_[r], wb = db_[r], wc = dc_[r], wd = dd_[r], we = de_[r];
+    const double dtt1 = ax.dtt1, dtt2 = ax.dtt2, c2dtt1 = ax.c2dtt1;
+    for (int l = 0; l < b.lanes; ++l) {
+      double bb = -dtt2 * cvm[l] - dtt1 * rhm[l];
+      double cc = 1.0 + c2dtt1 * rh0[l];
+      double dd = dtt2 * cvp[l] - dtt1 * rhp[l];
+      const double aa = 0.0 + wa, ee = 0.0 + we;
+      bb = bb + wb;
+      cc = cc + wc;
+      dd = dd + wd;
+      a0[l] = aa, b0[l] = bb, c0[l] = cc, d0[l] = dd, e0[l] = ee;
+      a1[l] = aa, b1[l] = bb - dtt2 * spm[l], c1[l] = cc, d1[l] = dd + dtt2 * spp[l], e1[l] = ee;
+      a2[l] = aa, b2[l] = bb + dtt2 * spm[l], c2[l] = cc, d2[l] = dd - dtt2 * spp[l], e2[l] = ee;
+    }
+  }
+  for (int r = 0; r < b.rows; ++r) {
+    double* R[5];
+    for (int m = 0; m < 5; ++m) R[m] = row(r_[m], r);
+    for (int l = 0; l < b.lanes; ++l) {
+      const double* src = &f.rhs[5 * at(r, l)];
+      for (int m = 0; m < 5; ++m) R[m][l] = src[m];
+    }
+  }
+}
+
+void LineSolver::apply_carry_in(const double* in, int lanes) {
+  const int W = max_lanes_;
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  static constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1}, kOffset[3] = {0, 10, 16};
+  for (int s = 0; s < 3; ++s) {
+    const int width = 2 + kCount[s];  // d, e and the rhs components of one row
+    double *a0 = row(a_[s], 0), *b0 = row(b_[s], 0), *c0 = row(c_[s], 0), *d0 = row(d_[s], 0);
+    double *a1 = row(a_[s], 1), *b1 = row(b_[s], 1), *c1 = row(c_[s], 1);
+    for (int l = 0; l < lanes; ++l) {
+      const double* P = in + std::size_t(l) * kForwardCarry + kOffset[s];  // row hi-1
+      const double* Q = P + width;                                          // row hi
+      const double a = a0[l];
+      b0[l] = b0[l] - P[0] * a;
+      c0[l] = c0[l] - P[1] * a;
+      for (int m = 0; m < kCount[s]; ++m) {
+        double& R = row(r_[kFirst[s] + m], 0)[l];
+        R = R - P[2 + m] * a;
+      }
+      const double r1 = b0[l];
+      c0[l] = c0[l] - Q[0] * r1;
+      d0[l] = d0[l] - Q[1] * r1;
+      for (int m = 0; m < kCount[s]; ++m) {
+        double& R = row(r_[kFirst[s] + m], 0)[l];
+        R = R - Q[2 + m] * r1;
+      }
+      const double r2 = a1[l];
+      b1[l] = b1[l] - Q[0] * r2;
+      c1[l] = c1[l] - Q[1] * r2;
+      for (int m = 0; m < kCount[s]; ++m) {
+        double& R = row(r_[kFirst[s] + m], 1)[l];
+        R = R - Q[2 + m] * r2;
+      }
+    }
+  }
+}
+
+namespace {
+
+// Forward elimination of one scalar system with M right-hand sides over rows 0..L-1.
+template <int M>
+void eliminate_system(double* a, double* b, double* c, double* d, double* e, double* const* R,
+                      int L, int lanes, int W) {
+  auto at = [W](double* v, int r) { return v + std::size_t(r + 1) * W; };
+  for (int r = 0; r + 2 < L; ++r) {
+    double* __restrict c0 = at(c, r);
+    double* __restrict d0 = at(d, r);
+    double* __restrict e0 = at(e, r);
+    double* __restrict b1 = at(b, r + 1);
+    double* __restrict c1 = at(c, r + 1);
+    double* __restrict d1 = at(d, r + 1);
+    double* __restrict a2 = at(a, r + 2);
+    double* __restrict b2 = at(b, r + 2);
+    double* __restrict c2 = at(c, r + 2);
+    double* R0[M];
+    double* R1[M];
+    double* R2[M];
+    for (int m = 0; m < M; ++m) R0[m] = at(R[m], r), R1[m] = at(R[m], r + 1), R2[m] = at(R[m], r + 2);
+    for (int l = 0; l < lanes; ++l) {
+      const double fac1 = 1.0 / c0[l];
+      d0[l] = fac1 * d0[l];
+      e0[l] = fac1 * e0[l];
+      for (int m = 0; m < M; ++m) R0[m][l] = fac1 * R0[m][l];
+      c1[l] = c1[l] - b1[l] * d0[l];
+      d1[l] = d1[l] - b1[l] * e0[l];
+      for (int m = 0; m < M; ++m) R1[m][l] = R1[m][l] - b1[l] * R0[m][l];
+      b2[l] = b2[l] - a2[l] * d0[l];
+      c2[l] = c2[l] - a2[l] * e0[l];
+      for (int m = 0; m < M; ++m) R2[m][l] = R2[m][l] - a2[l] * R0[m][l];
+    }
+  }
+  // The last two rows have no rows two below them.
+  const int r = L - 2;
+  double* c0 = at(c, r);
+  double* d0 = at(d, r);
+  double* e0 = at(e, r);
+  double* b1 = at(b, r + 1);
+  double* c1 = at(c, r + 1);
+  double* d1 = at(d, r + 1);
+  double* e1 = at(e, r + 1);
+  for (int l = 0; l < lanes; ++l) {
+    const double fac1 = 1.0 / c0[l];
+    d0[l] = fac1 * d0[l];
+    e0[l] = fac1 * e0[l];
+    for (int m = 0; m < M; ++m) at(R[m], r)[l] = fac1 * at(R[m], r)[l];
+    c1[l] = c1[l] - b1[l] * d0[l];
+    d1[l] = d1[l] - b1[l] * e0[l];
+    for (int m = 0; m < M; ++m)
+      at(R[m], r + 1)[l] = at(R[m], r + 1)[l] - b1[l] * at(R[m], r)[l];
+    const double fac2 = 1.0 / c1[l];
+    d1[l] = fac2 * d1[l];
+    e1[l] = fac2 * e1[l];
+    for (int m = 0; m < M; ++m) at(R[m], r + 1)[l] = fac2 * at(R[m], r + 1)[l];
+  }
+}
+
+// Back substitution of one system; back_in (or null) holds the next cell's first two rows.
+template <int M>
+void substitute_system(const double* d, const double* e, double* const* R, int first, int L,
+                       int lanes, int W, const double* back_in) {
+  auto at = [W](auto* v, int r) { return v + std::size_t(r + 1) * W; };
+  if (!back_in) {
+    const double* dl = at(d, L - 2);
+    for (int m = 0; m < M; ++m) {
+      double* r0 = at(R[m], L - 2);
+      const double* r1 = at(R[m], L - 1);
+      for (int l = 0; l < lanes; ++l) r0[l] = r0[l] - dl[l] * r1[l];
+    }
+  } else {
+    for (int m = 0; m < M; ++m) {
+      double* rl = at(R[m], L - 1);
+      double* rk = at(R[m], L - 2);
+      const double *dl = at(d, L - 1), *el = at(e, L - 1), *dk = at(d, L - 2), *ek = at(e, L - 2);
+      for (int l = 0; l < lanes; ++l) {
+        const double* in = back_in + std::size_t(l) * kBackwardCarry + 2 * (first + m);
+        const double sm1 = in[0], sm2 = in[1];
+        rl[l] = rl[l] - dl[l] * sm1 - el[l] * sm2;
+        rk[l] = rk[l] - dk[l] * rl[l] - ek[l] * sm1;
+      }
+    }
+  }
+  for (int m = 0; m < M; ++m)
+    for (int r = L - 3; r >= 0; --r) {
+      double* __restrict r0 = at(R[m], r);
+      const double* __restrict r1 = at(R[m], r + 1);
+      const double* __restrict r2 = at(R[m], r + 2);
+      const double* __restrict d0 = at(d, r);
+      const double* __restrict e0 = at(e, r);
+      for (int l = 0; l < lanes; ++l) r0[l] = r0[l] - d0[l] * r1[l] - e0[l] * r2[l];
+    }
+}
+
+}  // namespace
+
+void LineSolver::eliminate(int rows, int lanes) {
+  double* R0[3] = {r_[0].data(), r_[1].data(), r_[2].data()};
+  double* R3[1] = {r_[3].data()};
+  double* R4[1] = {r_[4].data()};
+  eliminate_system<3>(a_[0].data(), b_[0].data(), c_[0].data(), d_[0].data(), e_[0].data(), R0,
+                      rows, lanes, max_lanes_);
+  eliminate_system<1>(a_[1].data(), b_[1].data(), c_[1].data(), d_[1].data(), e_[1].data(), R3,
+                      rows, lanes, max_lanes_);
+  eliminate_system<1>(a_[2].data(), b_[2].data(), c_[2].data(), d_[2].data(), e_[2].data(), R4,
+                      rows, lanes, max_lanes_);
+}
+
+void LineSolver::substitute(int rows, int lanes, const double* back_in) {
+  double* R0[3] = {r_[0].data(), r_[1].data(), r_[2].data()};
+  double* R3[1] = {r_[3].data()};
+  double* R4[1] = {r_[4].data()};
+  substitute_system<3>(d_[0].data(), e_[0].data(), R0, 0, rows, lanes, max_lanes_, back_in);
+  substitute_system<1>(d_[1].data(), e_[1].data(), R3, 3, rows, lanes, max_lanes_, back_in);
+  substitute_system<1>(d_[2].data(), e_[2].data(), R4, 4, rows, lanes, max_lanes_, back_in);
+}
+
+// Hands the first two rows back (if asked), applies the axis's block-diagonal product to
+// the grid-interior rows and stores the solved rhs (after z also u += rhs).
+void LineSolver::finish(CellFields& f, int axis, const Bundle& b, double* back_out) {
+  const int W = max_lanes_, n = k_.n, low = f.cell.low[axis];
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  if (back_out)
+    for (int l = 0; l < b.lanes; ++l)
+      for (int m = 0; m < 5; ++m) {
+        back_out[std::size_t(l) * kBackwardCarry + 2 * m] = row(r_[m], 0)[l];
+        back_out[std::size_t(l) * kBackwardCarry + 2 * m + 1] = row(r_[m], 1)[l];
+      }
+  const double bt = k_.bt;
+  for (int r = 0; r < b.rows; ++r) {
+    const int g = low + r;
+    const bool interior = g >= 1 && g <= n - 2;
+    double* R[5];
+    for (int m = 0; m < 5; ++m) R[m] = row(r_[m], r);
+    for (int l = 0; l < b.lanes; ++l) {
+      const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
+      double v[5] = {R[0][l], R[1][l], R[2][l], R[3][l], R[4][l]};
+      double* out = &f.rhs[5 * p];
+      if (interior) {
+        if (axis == 0) {
+          ninvr_point(v, bt);
+        } else if (axis == 1) {
+          pinvr_point(v, bt);
+        } else {
+          double* u = &f.u[5 * p];
+          tzetar_point(v, f.us[p], f.vs[p], f.ws[p], f.speed[p], f.ainv[p], f.qs[p], u[0], bt,
+                       k_.c2iv);
+          for (int m = 0; m < 5; ++m) u[m] = u[m] + v[m];
+        }
+      }
+      for (int m = 0; m < 5; ++m) out[m] = v[m];
+    }
+  }
+}
+
+void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double* carry_out,
+                         double* back_out) {
+  const int n = k_.n;
+  const bool last = f.cell.low[axis] + f.cell.size[axis] == n;
+  const int W = max_lanes_;
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  for_each_bundle(f, axis, n, [&](const Bundle& b) {
+    build_lhs(f, axis, b);
+    if (carry_in) apply_carry_in(carry_in + std::size_t(b.first_line) * kForwardCarry, b.lanes);
+    eliminate(b.rows, b.lanes);
+    if (last) {
+      substitute(b.rows, b.lanes, nullptr);
+      finish(f, axis, b, back_out ? back_out + std::size_t(b.first_line) * kBackwardCarry : nullptr);
+      return;
+    }
+    // Hand on the last two eliminated rows: per system d, e and its rhs components.
+    static constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1};
+    for (int l = 0; l < b.lanes; ++l) {
+      double* out = carry_out + std::size_t(b.first_line + l) * kForwardCarry;
+      for (int s = 0; s < 3; ++s)
+        for (int r = b.rows - 2; r < b.rows; ++r) {
+          *out++ = row(d_[s], r)[l];
+          *out++ = row(e_[s], r)[l];
+          for (int m = 0; m < kCount[s]; ++m) *out++ = row(r_[kFirst[s] + m], r)[l];
+        }
+    }
+    for (int r = 0; r < b.rows; ++r)
+      for (int l = 0; l < b.lanes; ++l) {
+        const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
+        double* up = &f.upper[6 * p];
+        for (int s = 0; s < 3; ++s) up[2 * s] = row(d_[s], r)[l], up[2 * s + 1] = row(e_[s], r)[l];
+        double* out = &f.rhs[5 * p];
+        for (int m = 0; m < 5; ++m) out[m] = row(r_[m], r)[l];
+      }
+  });
+}
+
+void LineSolver::backward(CellFields& f, int axis, const double* back_in, double* back_out) {
+  const int n = k_.n, W = max_lanes_;
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  for_each_bundle(f, axis, n, [&](const Bundle& b) {
+    for (int r = 0; r < b.rows; ++r)
+      for (int l = 0; l < b.lanes; ++l) {
+        const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
+        const double* up = &f.upper[6 * p];
+        for (int s = 0; s < 3; ++s) row(d_[s], r)[l] = up[2 * s], row(e_[s], r)[l] = up[2 * s + 1];
+        const double* in = &f.rhs[5 * p];
+        for (int m = 0; m < 5; ++m) row(r_[m], r)[l] = in[m];
+      }
+    substitute(b.rows, b.lanes, back_in + std::size_t(b.first_line) * kBackwardCarry);
+    finish(f, axis, b, back_out ? back_out + std::size_t(b.first_line) * kBackwardCarry : nullptr);
+  });
+}
+
+}  // namespace nas::sp

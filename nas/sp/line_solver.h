@@ -1,0 +1,67 @@
+// nas/sp/line_solver.h: the scalar pentadiagonal solves of SP along one axis for the
+// lines of one cell, a bundle of lines at a time (the lines of one plane, lanes of the
+// bundle side by side in a workspace so the elimination of a row runs over all lanes).
+//
+// Each line carries three systems: the u eigenvalue (right-hand-side components 0..2),
+// u+c (component 3) and u-c (component 4). A line crosses q cells; the cell's part is
+// solved with the Thomas algorithm as NPB's multi-partition version does it:
+//   forward:  the first two rows take the eliminated last two rows of the previous cell
+//             (carry_in, 22 values per line) and the cell's own last two rows are handed
+//             on (carry_out); the eliminated upper diagonals are kept in CellFields::upper
+//             unless the back substitution follows at once;
+//   backward: the last two rows take the solution of the next cell's first two rows
+//             (10 values per line) and the cell's first two rows are handed back.
+// When the cell is the last along the line, forward and backward run in one pass. When a
+// cell's lines are solved, the block-diagonal product of the axis is applied (ninvr after
+// x, pinvr after y, tzetar and the update u += rhs after z). The arithmetic of every row
+// is NPB's, so the results equal the serial solver's.
+#pragma once
+
+#include <vector>
+
+#include "nas/sp/cell_fields.h"
+#include "nas/sp/sp_constants.h"
+
+namespace nas::sp {
+
+constexpr int kForwardCarry = 22;   // doubles per line handed to the next cell
+constexpr int kBackwardCarry = 10;  // doubles per line handed to the previous cell
+
+class LineSolver {
+ public:
+  LineSolver(const SpConstants& k, int max_cell_size);
+
+  // The number of lines of a cell along axis (what the carry buffers hold).
+  static int lines(const CellFields& f, int axis, int n);
+
+  // Forward elimination of every line of the cell along axis. carry_in: null for the
+  // first cell of the lines. If the cell is the last (it ends at the grid boundary), the
+  // back substitution and the block-diagonal product follow at once and back_out (unless
+  // null: first cell too) receives the first two rows' solution; otherwise carry_out
+  // receives the last two eliminated rows.
+  void forward(CellFields& f, int axis, const double* carry_in, double* carry_out,
+               double* back_out);
+  // Back substitution of a cell that is not last: back_in holds the next cell's first two
+  // rows' solution; back_out (null for the first cell) receives this cell's.
+  void backward(CellFields& f, int axis, const double* back_in, double* back_out);
+
+ private:
+  struct Bundle;
+  void build_lhs(CellFields& f, int axis, const Bundle& b);
+  void apply_carry_in(const double* in, int lanes);
+  void eliminate(int rows, int lanes);
+  void substitute(int rows, int lanes, const double* back_in);
+  void finish(CellFields& f, int axis, const Bundle& b, double* back_out);
+
+  const SpConstants& k_;
+  int max_rows_, max_lanes_;
+  // Workspace, [row][lane]: row -1 and `rows` exist for the neighbour values cv, rhon, speed.
+  std::vector<double> cv_, rhon_, speed_;
+  std::vector<double> a_[3], b_[3], c_[3], d_[3], e_[3];
+  std::vector<double> r_[5];
+  // Additive dissipation terms of each row and whether it is a grid-boundary row.
+  std::vector<double> da_, db_, dc_, dd_, de_;
+  std::vector<char> identity_;
+};
+
+}  // namespace nas::sp
