@@ -46,7 +46,7 @@ int sp_main(int argc, char** argv) {
     bsp_abort("sp: %s\n", e.what());
   }
   if (bsp_pid() == 0) {
-    std::printf(" Iterations: %d    dt: %10.6f\n Cells: %d x %d x %d (%d per process)\n\n",
+    std::printf(" Time steps: %d    dt: %10.6f\n Cells: %d x %d x %d (%d per process)\n\n",
                 params.iterations, params.dt, mp->q(), mp->q(), mp->q(), mp->q());
     std::fflush(stdout);
   }
