@@ -9,7 +9,6 @@
 namespace nas::lu {
 
 struct FluxOperator::Direction {
-  int component;  // 1, 2, 3: the momentum component along this direction
   double t1, t2, t3;
   double d[5];
 };
@@ -34,6 +33,7 @@ void FluxOperator::kinetic_terms(const double* field, double* rho_i, double* qs)
   }
 }
 
+template <int N>
 void FluxOperator::line(const Direction& dir, const double* field, const double* rho_i,
                         const double* qs, double* out, std::size_t first_point,
                         std::size_t stride, int count, int lo, int hi, int global_first,
@@ -54,7 +54,7 @@ void FluxOperator::line(const Direction& dir, const double* field, const double*
     const std::size_t s = first_point + std::size_t(p) * stride;
     for (int m = 0; m < 5; ++m) O[5 * p + m] = out[5 * s + m];
   }
-  const int n = dir.component;
+  constexpr int n = N;
   constexpr double C1 = kC1, C2 = kC2, C3 = kC3, C4 = kC4, C5 = kC5;
 
   // Inviscid (convective) flux and its central difference.
@@ -132,21 +132,21 @@ void FluxOperator::add(const double* field, const double* rho_i, const double* q
   const LocalFields& f = f_;
   const Coefficients& c = c_;
   if (f.ist > f.iend || f.jst > f.jend) return;
-  const Direction x{1, c.tx1, c.tx2, c.tx3, {c.dx1, c.dx2, c.dx3, c.dx4, c.dx5}};
-  const Direction y{2, c.ty1, c.ty2, c.ty3, {c.dy1, c.dy2, c.dy3, c.dy4, c.dy5}};
-  const Direction z{3, c.tz1, c.tz2, c.tz3, {c.dz1, c.dz2, c.dz3, c.dz4, c.dz5}};
+  const Direction x{c.tx1, c.tx2, c.tx3, {c.dx1, c.dx2, c.dx3, c.dx4, c.dx5}};
+  const Direction y{c.ty1, c.ty2, c.ty3, {c.dy1, c.dy2, c.dy3, c.dy4, c.dy5}};
+  const Direction z{c.tz1, c.tz2, c.tz3, {c.dz1, c.dz2, c.dz3, c.dz4, c.dz5}};
   const int nz = f.nz0;
   for (int k = 1; k <= nz - 2; ++k)
     for (int j = f.jst; j <= f.jend; ++j)
-      line(x, field, rho_i, qs, out, f.point(k, j, 0), 1, f.nxa, f.ist, f.iend, f.gi(0), f.nx0);
+      line<1>(x, field, rho_i, qs, out, f.point(k, j, 0), 1, f.nxa, f.ist, f.iend, f.gi(0), f.nx0);
   for (int k = 1; k <= nz - 2; ++k)
     for (int i = f.ist; i <= f.iend; ++i)
-      line(y, field, rho_i, qs, out, f.point(k, 0, i), std::size_t(f.nxa), f.nya, f.jst, f.jend,
+      line<2>(y, field, rho_i, qs, out, f.point(k, 0, i), std::size_t(f.nxa), f.nya, f.jst, f.jend,
            f.gj(0), f.ny0);
   const std::size_t plane = std::size_t(f.nya) * f.nxa;
   for (int j = f.jst; j <= f.jend; ++j)
     for (int i = f.ist; i <= f.iend; ++i)
-      line(z, field, rho_i, qs, out, f.point(0, j, i), plane, nz, 1, nz - 2, 0, nz);
+      line<3>(z, field, rho_i, qs, out, f.point(0, j, i), plane, nz, 1, nz - 2, 0, nz);
 }
 
 }  // namespace nas::lu
