@@ -11,23 +11,51 @@
 namespace nas::sp {
 namespace {
 
-// Weights of the fourth-order dissipation stencil (offsets -2..+2) at each local index of
-// one axis; rows near the grid boundary use NPB's one-sided forms. Adding a zero-weighted
-// term changes nothing, so one formula serves every row.
-std::vector<std::array<double, 5>> dissipation_weights(const Cell& c, int axis, int n) {
-  std::vector<std::array<double, 5>> w(c.size[axis]);
+// Which form of the fourth-order dissipation stencil each local index of one axis uses:
+// NPB's one-sided forms next to the grid boundary, the full 5-point form elsewhere.
+enum Form : unsigned char { kFull, kFirst, kSecond, kThirdLast, kSecondLast };
+
+std::vector<Form> dissipation_forms(const Cell& c, int axis, int n) {
+  std::vector<Form> forms(c.size[axis]);
   for (int l = 0; l < c.size[axis]; ++l) {
     const int g = c.low[axis] + l;
-    if (g == 1) w[l] = {0.0, 0.0, 5.0, -4.0, 1.0};
-    else if (g == 2) w[l] = {0.0, -4.0, 6.0, -4.0, 1.0};
-    else if (g == n - 3) w[l] = {1.0, -4.0, 6.0, -4.0, 0.0};
-    else if (g == n - 2) w[l] = {1.0, -4.0, 5.0, 0.0, 0.0};
-    else w[l] = {1.0, -4.0, 6.0, -4.0, 1.0};
+    forms[l] = g == 1 ? kFirst : g == 2 ? kSecond : g == n - 3 ? kThirdLast
+             : g == n - 2 ? kSecondLast : kFull;
   }
-  return w;
+  return forms;
 }
 
-void derived_fields(const SpConstants& k, CellFields& f) {
+// r[m] -= dssp * (the dissipation stencil of component m) at point p along stride s
+// (u interleaved by 5), for all five components; one branch per point, not per component.
+inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, std::ptrdiff_t s,
+                                 Form form, double dssp) {
+  const double* um2 = U + 5 * (p - 2 * s);
+  const double* um1 = U + 5 * (p - s);
+  const double* u0 = U + 5 * p;
+  const double* up1 = U + 5 * (p + s);
+  const double* up2 = U + 5 * (p + 2 * s);
+  switch (form) {
+    case kFirst:
+      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (5.0 * u0[m] - 4.0 * up1[m] + up2[m]);
+      break;
+    case kSecond:
+      for (int m = 0; m < 5; ++m)
+        r[m] = r[m] - dssp * (-4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
+      break;
+    case kThirdLast:
+      for (int m = 0; m < 5; ++m)
+        r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m]);
+      break;
+    case kSecondLast:
+      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 5.0 * u0[m]);
+      break;
+    default:
+      for (int m = 0; m < 5; ++m)
+        r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
+  }
+}
+
+__attribute__((noinline)) void derived_fields(const SpConstants& k, CellFields& f) {
   const Cell& c = f.cell;
   for (int lk = -1; lk <= c.size[2]; ++lk)
     for (int lj = -1; lj <= c.size[1]; ++lj) {
@@ -64,9 +92,9 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   derived_fields(k, f);
   const Cell& c = f.cell;
   const int n = k.n;
-  const auto wx = dissipation_weights(c, 0, n);
-  const auto wy = dissipation_weights(c, 1, n);
-  const auto wz = dissipation_weights(c, 2, n);
+  const auto fx = dissipation_forms(c, 0, n);
+  const auto fy = dissipation_forms(c, 1, n);
+  const auto fz = dissipation_forms(c, 2, n);
   const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n),
                    rz = interior_range(c, 2, n);
   const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
@@ -77,19 +105,17 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   const double* ws = f.ws.data();
   const double* sq = f.square.data();
   const double* qs = f.qs.data();
+  double* RHS = f.rhs.data();
   const double dssp = k.dssp, dt = k.dt, c1 = k.c1, c2 = k.c2;
 
+  // One pass per direction (as NPB orders the sums; fewer live values than one fused pass).
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
     for (int lj = ry.lo; lj <= ry.hi; ++lj) {
-      const auto& wj = wy[lj];
-      const auto& wk = wz[lk];
       for (int li = rx.lo; li <= rx.hi; ++li) {
         const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
+        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
         const double* F = f.forcing.data() + 5 * p;
         double r[5] = {F[0], F[1], F[2], F[3], F[4]};
-        // u component m at point p + offset.
-        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
-
         // xi-direction fluxes.
         {
           const std::ptrdiff_t s = 1;
@@ -113,11 +139,19 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
                              u(4, -s) * rho_i[p - s]) -
                  k.tx2 * ((c1 * u(4, s) - c2 * sq[p + s]) * up1 -
                           (c1 * u(4, -s) - c2 * sq[p - s]) * um1);
-          const auto& w = wx[li];
-          for (int m = 0; m < 5; ++m)
-            r[m] = r[m] - dssp * (w[0] * u(m, -2 * s) + w[1] * u(m, -s) + w[2] * u(m, 0) +
-                                  w[3] * u(m, s) + w[4] * u(m, 2 * s));
+          const Form form = fx[li];
+          subtract_dissipation(r, U, p, s, form, dssp);
         }
+        for (int m = 0; m < 5; ++m) RHS[5 * p + m] = r[m];
+      }
+    }
+  for (int lk = rz.lo; lk <= rz.hi; ++lk)
+    for (int lj = ry.lo; lj <= ry.hi; ++lj) {
+      const Form form = fy[lj];
+      for (int li = rx.lo; li <= rx.hi; ++li) {
+        const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
+        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
+        double r[5] = {RHS[5 * p], RHS[5 * p + 1], RHS[5 * p + 2], RHS[5 * p + 3], RHS[5 * p + 4]};
         // eta-direction fluxes.
         {
           const std::ptrdiff_t s = sy;
@@ -141,10 +175,18 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
                              u(4, -s) * rho_i[p - s]) -
                  k.ty2 * ((c1 * u(4, s) - c2 * sq[p + s]) * vp1 -
                           (c1 * u(4, -s) - c2 * sq[p - s]) * vm1);
-          for (int m = 0; m < 5; ++m)
-            r[m] = r[m] - dssp * (wj[0] * u(m, -2 * s) + wj[1] * u(m, -s) + wj[2] * u(m, 0) +
-                                  wj[3] * u(m, s) + wj[4] * u(m, 2 * s));
+          subtract_dissipation(r, U, p, s, form, dssp);
         }
+        for (int m = 0; m < 5; ++m) RHS[5 * p + m] = r[m];
+      }
+    }
+  for (int lk = rz.lo; lk <= rz.hi; ++lk)
+    for (int lj = ry.lo; lj <= ry.hi; ++lj) {
+      const Form form = fz[lk];
+      for (int li = rx.lo; li <= rx.hi; ++li) {
+        const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
+        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
+        double r[5] = {RHS[5 * p], RHS[5 * p + 1], RHS[5 * p + 2], RHS[5 * p + 3], RHS[5 * p + 4]};
         // zeta-direction fluxes.
         {
           const std::ptrdiff_t s = sz;
@@ -168,15 +210,12 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
                              u(4, -s) * rho_i[p - s]) -
                  k.tz2 * ((c1 * u(4, s) - c2 * sq[p + s]) * wp1 -
                           (c1 * u(4, -s) - c2 * sq[p - s]) * wm1);
-          for (int m = 0; m < 5; ++m)
-            r[m] = r[m] - dssp * (wk[0] * u(m, -2 * s) + wk[1] * u(m, -s) + wk[2] * u(m, 0) +
-                                  wk[3] * u(m, s) + wk[4] * u(m, 2 * s));
+          subtract_dissipation(r, U, p, s, form, dssp);
         }
         for (int m = 0; m < 5; ++m) r[m] = r[m] * dt;
         if (apply_txinvr)
           txinvr_point(r, rho_i[p], us[p], vs[p], ws[p], qs[p], f.speed[p], f.ainv[p], c2, k.bt);
-        double* R = f.rhs.data() + 5 * p;
-        for (int m = 0; m < 5; ++m) R[m] = r[m];
+        for (int m = 0; m < 5; ++m) RHS[5 * p + m] = r[m];
       }
     }
 }

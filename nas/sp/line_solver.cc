@@ -59,11 +59,15 @@ LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
     : k_(k), max_rows_(max_cell_size), max_lanes_(max_cell_size) {
   const std::size_t size = std::size_t(max_rows_ + 2) * max_lanes_;
   for (auto* v : {&cv_, &rhon_, &speed_}) v->assign(size, 0.0);
-  for (int s = 0; s < 3; ++s)
-    for (auto* v : {&a_[s], &b_[s], &c_[s], &d_[s], &e_[s]}) v->assign(size, 0.0);
   for (auto& v : r_) v.assign(size, 0.0);
+  for (int s = 0; s < 3; ++s) d_[s].assign(size, 0.0), e_[s].assign(size, 0.0);
   for (auto* v : {&da_, &db_, &dc_, &dd_, &de_}) v->assign(max_rows_, 0.0);
   identity_.assign(max_rows_, 0);
+  for (auto* v : {&fa_, &fe_, &a0_, &a1_}) v->assign(max_lanes_, 0.0);
+  for (int s = 0; s < 3; ++s)
+    for (auto* v : {&fb_[s], &fc_[s], &fd_[s], &cur_b_[s], &cur_c_[s], &cur_d_[s], &cur_e_[s],
+                    &next_b_[s], &next_c_[s], &next_d_[s], &next_e_[s]})
+      v->assign(max_lanes_, 0.0);
 }
 
 int LineSolver::lines(const CellFields& f, int axis, int n) {
@@ -72,25 +76,28 @@ int LineSolver::lines(const CellFields& f, int axis, int n) {
   return count;
 }
 
-void LineSolver::build_lhs(CellFields& f, int axis, const Bundle& b) {
+void LineSolver::gather(CellFields& f, int axis, const Bundle& b) {
   const SpConstants& k = k_;
   const int n = k.n, low = f.cell.low[axis], W = max_lanes_;
   const AxisCoefficients ax = axis_coefficients(k, f, axis);
+  dtt1_ = ax.dtt1, dtt2_ = ax.dtt2, c2dtt1_ = ax.c2dtt1;
   const double* vel = ax.velocity->data();
-  auto at = [&](int r, int l) { return b.base + r * b.row_stride + l * b.lane_stride; };
+  const double* rho_i = f.rho_i.data();
+  const double* speed = f.speed.data();
   auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
 
   for (int r = -1; r <= b.rows; ++r) {
-    double* cv = row(cv_, r);
-    double* rhon = row(rhon_, r);
-    double* spd = row(speed_, r);
+    double* __restrict cv = row(cv_, r);
+    double* __restrict rhon = row(rhon_, r);
+    double* __restrict spd = row(speed_, r);
+    const std::size_t p0 = b.base + r * b.row_stride;
     for (int l = 0; l < b.lanes; ++l) {
-      const std::size_t p = at(r, l);
-      const double ru1 = k.c3c4 * f.rho_i[p];
+      const std::size_t p = p0 + l * b.lane_stride;
+      const double ru1 = k.c3c4 * rho_i[p];
       cv[l] = vel[p];
       rhon[l] = std::max(ax.d_first + k.con43 * ru1,
                          std::max(ax.d5 + k.c1c5 * ru1, std::max(ax.dmax + ru1, ax.d1)));
-      spd[l] = f.speed[p];
+      spd[l] = speed[p];
     }
   }
   for (int r = 0; r < b.rows; ++r) {
@@ -104,147 +111,214 @@ void LineSolver::build_lhs(CellFields& f, int axis, const Bundle& b) {
     da_[r] = wa, db_[r] = wb, dc_[r] = wc, dd_[r] = wd, de_[r] = we;
   }
   for (int r = 0; r < b.rows; ++r) {
-    const double* cvm = row(cv_, r - 1);
-    const double* cvp = row(cv_, r + 1);
-    const double* rhm = row(rhon_, r - 1);
-    const double* rh0 = row(rhon_, r);
-    const double* rhp = row(rhon_, r + 1);
-    const double* spm = row(speed_, r - 1);
-    const double* spp = row(speed_, r + 1);
-    double *a0 = row(a_[0], r), *b0 = row(b_[0], r), *c0 = row(c_[0], r), *d0 = row(d_[0], r),
-           *e0 = row(e_[0], r);
-    double *a1 = row(a_[1], r), *b1 = row(b_[1], r), *c1 = row(c_[1], r), *d1 = row(d_[1], r),
-           *e1 = row(e_[1], r);
-    double *a2 = row(a_[2], r), *b2 = row(b_[2], r), *c2 = row(c_[2], r), *d2 = row(d_[2], r),
-           *e2 = row(e_[2], r);
-    if (identity_[r]) {
-      for (int l = 0; l < b.lanes; ++l) {
-        a0[l] = b0[l] = d0[l] = e0[l] = 0.0;
-        a1[l] = b1[l] = d1[l] = e1[l] = 0.0;
-        a2[l] = b2[l] = d2[l] = e2[l] = 0.0;
-        c0[l] = c1[l] = c2[l] = 1.0;
-      }
-      continue;
-    }
-    const double wa = da_[r], wb = db_[r], wc = dc_[r], wd = dd_[r], we = de_[r];
-    const double dtt1 = ax.dtt1, dtt2 = ax.dtt2, c2dtt1 = ax.c2dtt1;
-    for (int l = 0; l < b.lanes; ++l) {
-      double bb = -dtt2 * cvm[l] - dtt1 * rhm[l];
-      double cc = 1.0 + c2dtt1 * rh0[l];
-      double dd = dtt2 * cvp[l] - dtt1 * rhp[l];
-      const double aa = 0.0 + wa, ee = 0.0 + we;
-      bb = bb + wb;
-      cc = cc + wc;
-      dd = dd + wd;
-      a0[l] = aa, b0[l] = bb, c0[l] = cc, d0[l] = dd, e0[l] = ee;
-      a1[l] = aa, b1[l] = bb - dtt2 * spm[l], c1[l] = cc, d1[l] = dd + dtt2 * spp[l], e1[l] = ee;
-      a2[l] = aa, b2[l] = bb + dtt2 * spm[l], c2[l] = cc, d2[l] = dd - dtt2 * spp[l], e2[l] = ee;
-    }
-  }
-  for (int r = 0; r < b.rows; ++r) {
     double* R[5];
     for (int m = 0; m < 5; ++m) R[m] = row(r_[m], r);
+    const std::size_t p0 = b.base + r * b.row_stride;
     for (int l = 0; l < b.lanes; ++l) {
-      const double* src = &f.rhs[5 * at(r, l)];
+      const double* src = &f.rhs[5 * (p0 + l * b.lane_stride)];
       for (int m = 0; m < 5; ++m) R[m][l] = src[m];
     }
   }
 }
 
-void LineSolver::apply_carry_in(const double* in, int lanes) {
+void LineSolver::fresh_row(int r, int lanes) {
   const int W = max_lanes_;
   auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
-  static constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1}, kOffset[3] = {0, 10, 16};
-  for (int s = 0; s < 3; ++s) {
-    const int width = 2 + kCount[s];  // d, e and the rhs components of one row
-    double *a0 = row(a_[s], 0), *b0 = row(b_[s], 0), *c0 = row(c_[s], 0), *d0 = row(d_[s], 0);
-    double *a1 = row(a_[s], 1), *b1 = row(b_[s], 1), *c1 = row(c_[s], 1);
+  double* __restrict a = fa_.data();
+  double* __restrict e = fe_.data();
+  double* __restrict b0 = fb_[0].data();
+  double* __restrict b1 = fb_[1].data();
+  double* __restrict b2 = fb_[2].data();
+  double* __restrict c0 = fc_[0].data();
+  double* __restrict c1 = fc_[1].data();
+  double* __restrict c2 = fc_[2].data();
+  double* __restrict d0 = fd_[0].data();
+  double* __restrict d1 = fd_[1].data();
+  double* __restrict d2 = fd_[2].data();
+  if (identity_[r]) {
     for (int l = 0; l < lanes; ++l) {
-      const double* P = in + std::size_t(l) * kForwardCarry + kOffset[s];  // row hi-1
-      const double* Q = P + width;                                          // row hi
-      const double a = a0[l];
-      b0[l] = b0[l] - P[0] * a;
-      c0[l] = c0[l] - P[1] * a;
-      for (int m = 0; m < kCount[s]; ++m) {
-        double& R = row(r_[kFirst[s] + m], 0)[l];
-        R = R - P[2 + m] * a;
-      }
-      const double r1 = b0[l];
-      c0[l] = c0[l] - Q[0] * r1;
-      d0[l] = d0[l] - Q[1] * r1;
-      for (int m = 0; m < kCount[s]; ++m) {
-        double& R = row(r_[kFirst[s] + m], 0)[l];
-        R = R - Q[2 + m] * r1;
-      }
-      const double r2 = a1[l];
-      b1[l] = b1[l] - Q[0] * r2;
-      c1[l] = c1[l] - Q[1] * r2;
-      for (int m = 0; m < kCount[s]; ++m) {
-        double& R = row(r_[kFirst[s] + m], 1)[l];
-        R = R - Q[2 + m] * r2;
-      }
+      a[l] = e[l] = 0.0;
+      b0[l] = b1[l] = b2[l] = d0[l] = d1[l] = d2[l] = 0.0;
+      c0[l] = c1[l] = c2[l] = 1.0;
     }
+    return;
+  }
+  const double* __restrict cvm = row(cv_, r - 1);
+  const double* __restrict cvp = row(cv_, r + 1);
+  const double* __restrict rhm = row(rhon_, r - 1);
+  const double* __restrict rh0 = row(rhon_, r);
+  const double* __restrict rhp = row(rhon_, r + 1);
+  const double* __restrict spm = row(speed_, r - 1);
+  const double* __restrict spp = row(speed_, r + 1);
+  const double wa = da_[r], wb = db_[r], wc = dc_[r], wd = dd_[r], we = de_[r];
+  const double dtt1 = dtt1_, dtt2 = dtt2_, c2dtt1 = c2dtt1_;
+  const double aa = 0.0 + wa, ee = 0.0 + we;
+  for (int l = 0; l < lanes; ++l) {
+    double bb = -dtt2 * cvm[l] - dtt1 * rhm[l];
+    double cc = 1.0 + c2dtt1 * rh0[l];
+    double dd = dtt2 * cvp[l] - dtt1 * rhp[l];
+    bb = bb + wb;
+    cc = cc + wc;
+    dd = dd + wd;
+    a[l] = aa;
+    e[l] = ee;
+    b0[l] = bb, c0[l] = cc, d0[l] = dd;
+    b1[l] = bb - dtt2 * spm[l], c1[l] = cc, d1[l] = dd + dtt2 * spp[l];
+    b2[l] = bb + dtt2 * spm[l], c2[l] = cc, d2[l] = dd - dtt2 * spp[l];
   }
 }
 
 namespace {
 
-// Forward elimination of one scalar system with M right-hand sides over rows 0..L-1.
-template <int M>
-void eliminate_system(double* a, double* b, double* c, double* d, double* e, double* const* R,
-                      int L, int lanes, int W) {
-  auto at = [W](double* v, int r) { return v + std::size_t(r + 1) * W; };
-  for (int r = 0; r + 2 < L; ++r) {
-    double* __restrict c0 = at(c, r);
-    double* __restrict d0 = at(d, r);
-    double* __restrict e0 = at(e, r);
-    double* __restrict b1 = at(b, r + 1);
-    double* __restrict c1 = at(c, r + 1);
-    double* __restrict d1 = at(d, r + 1);
-    double* __restrict a2 = at(a, r + 2);
-    double* __restrict b2 = at(b, r + 2);
-    double* __restrict c2 = at(c, r + 2);
-    double* R0[M];
-    double* R1[M];
-    double* R2[M];
-    for (int m = 0; m < M; ++m) R0[m] = at(R[m], r), R1[m] = at(R[m], r + 1), R2[m] = at(R[m], r + 2);
-    for (int l = 0; l < lanes; ++l) {
-      const double fac1 = 1.0 / c0[l];
-      d0[l] = fac1 * d0[l];
-      e0[l] = fac1 * e0[l];
-      for (int m = 0; m < M; ++m) R0[m][l] = fac1 * R0[m][l];
-      c1[l] = c1[l] - b1[l] * d0[l];
-      d1[l] = d1[l] - b1[l] * e0[l];
-      for (int m = 0; m < M; ++m) R1[m][l] = R1[m][l] - b1[l] * R0[m][l];
-      b2[l] = b2[l] - a2[l] * d0[l];
-      c2[l] = c2[l] - a2[l] * e0[l];
-      for (int m = 0; m < M; ++m) R2[m][l] = R2[m][l] - a2[l] * R0[m][l];
+// The rhs components of each system, and where its rows sit in a forward carry.
+constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1}, kCarryOffset[3] = {0, 10, 16};
+
+// One elimination step of one system on every lane: row r (state cur) is normalised and
+// eliminated from row r+1 (state next) and row r+2 (fresh coefficients fa, fb, fc); the
+// state then moves one row on. If `last`, row r+1 is the final row: it is normalised
+// instead and there is no row r+2.
+template <int M, bool kLast>
+void step(double* __restrict cb, double* __restrict cc, double* __restrict cd,
+          double* __restrict ce, double* __restrict nb, double* __restrict nc,
+          double* __restrict nd, double* __restrict ne, const double* __restrict fa,
+          const double* __restrict fb, const double* __restrict fc, const double* __restrict fd,
+          const double* __restrict fe, double* __restrict D0, double* __restrict E0,
+          double* __restrict D1, double* __restrict E1, double* const* R0, double* const* R1,
+          double* const* R2, int lanes) {
+  double* __restrict r0[M];
+  double* __restrict r1[M];
+  double* __restrict r2[M];
+  for (int m = 0; m < M; ++m) r0[m] = R0[m], r1[m] = R1[m], r2[m] = kLast ? nullptr : R2[m];
+  for (int l = 0; l < lanes; ++l) {
+    const double fac1 = 1.0 / cc[l];
+    const double d0 = fac1 * cd[l];
+    const double e0 = fac1 * ce[l];
+    D0[l] = d0;
+    E0[l] = e0;
+    for (int m = 0; m < M; ++m) r0[m][l] = fac1 * r0[m][l];
+    const double b1 = nb[l];
+    const double c1 = nc[l] - b1 * d0;
+    const double d1 = nd[l] - b1 * e0;
+    for (int m = 0; m < M; ++m) r1[m][l] = r1[m][l] - b1 * r0[m][l];
+    if (kLast) {
+      const double fac2 = 1.0 / c1;
+      D1[l] = fac2 * d1;
+      E1[l] = fac2 * ne[l];
+      for (int m = 0; m < M; ++m) r1[m][l] = fac2 * r1[m][l];
+    } else {
+      const double a2 = fa[l];
+      const double b2 = fb[l] - a2 * d0;
+      const double c2 = fc[l] - a2 * e0;
+      for (int m = 0; m < M; ++m) r2[m][l] = r2[m][l] - a2 * r0[m][l];
+      cc[l] = c1, cd[l] = d1, ce[l] = ne[l];
+      nb[l] = b2, nc[l] = c2, nd[l] = fd[l], ne[l] = fe[l];
     }
   }
-  // The last two rows have no rows two below them.
-  const int r = L - 2;
-  double* c0 = at(c, r);
-  double* d0 = at(d, r);
-  double* e0 = at(e, r);
-  double* b1 = at(b, r + 1);
-  double* c1 = at(c, r + 1);
-  double* d1 = at(d, r + 1);
-  double* e1 = at(e, r + 1);
-  for (int l = 0; l < lanes; ++l) {
-    const double fac1 = 1.0 / c0[l];
-    d0[l] = fac1 * d0[l];
-    e0[l] = fac1 * e0[l];
-    for (int m = 0; m < M; ++m) at(R[m], r)[l] = fac1 * at(R[m], r)[l];
-    c1[l] = c1[l] - b1[l] * d0[l];
-    d1[l] = d1[l] - b1[l] * e0[l];
-    for (int m = 0; m < M; ++m)
-      at(R[m], r + 1)[l] = at(R[m], r + 1)[l] - b1[l] * at(R[m], r)[l];
-    const double fac2 = 1.0 / c1[l];
-    d1[l] = fac2 * d1[l];
-    e1[l] = fac2 * e1[l];
-    for (int m = 0; m < M; ++m) at(R[m], r + 1)[l] = fac2 * at(R[m], r + 1)[l];
+  (void)cb;
+}
+
+}  // namespace
+
+void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
+  const int W = max_lanes_;
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  // Rows 0 and 1 start the rolling state.
+  fresh_row(0, lanes);
+  for (int s = 0; s < 3; ++s)
+    for (int l = 0; l < lanes; ++l) {
+      cur_b_[s][l] = fb_[s][l], cur_c_[s][l] = fc_[s][l], cur_d_[s][l] = fd_[s][l];
+      cur_e_[s][l] = fe_[l];
+    }
+  for (int l = 0; l < lanes; ++l) a0_[l] = fa_[l];
+  fresh_row(1, lanes);
+  for (int s = 0; s < 3; ++s)
+    for (int l = 0; l < lanes; ++l) {
+      next_b_[s][l] = fb_[s][l], next_c_[s][l] = fc_[s][l], next_d_[s][l] = fd_[s][l];
+      next_e_[s][l] = fe_[l];
+    }
+  for (int l = 0; l < lanes; ++l) a1_[l] = fa_[l];
+
+  // The previous cell's last two eliminated rows (P: hi-1, Q: hi) act on rows 0 and 1.
+  if (carry_in) {
+    for (int s = 0; s < 3; ++s) {
+      const int width = 2 + kCount[s];
+      for (int l = 0; l < lanes; ++l) {
+        const double* P = carry_in + std::size_t(l) * kForwardCarry + kCarryOffset[s];
+        const double* Q = P + width;
+        const double a = a0_[l];
+        cur_b_[s][l] = cur_b_[s][l] - P[0] * a;
+        cur_c_[s][l] = cur_c_[s][l] - P[1] * a;
+        for (int m = 0; m < kCount[s]; ++m) {
+          double& R = row(r_[kFirst[s] + m], 0)[l];
+          R = R - P[2 + m] * a;
+        }
+        const double r1 = cur_b_[s][l];
+        cur_c_[s][l] = cur_c_[s][l] - Q[0] * r1;
+        cur_d_[s][l] = cur_d_[s][l] - Q[1] * r1;
+        for (int m = 0; m < kCount[s]; ++m) {
+          double& R = row(r_[kFirst[s] + m], 0)[l];
+          R = R - Q[2 + m] * r1;
+        }
+        const double r2 = a1_[l];
+        next_b_[s][l] = next_b_[s][l] - Q[0] * r2;
+        next_c_[s][l] = next_c_[s][l] - Q[1] * r2;
+        for (int m = 0; m < kCount[s]; ++m) {
+          double& R = row(r_[kFirst[s] + m], 1)[l];
+          R = R - Q[2 + m] * r2;
+        }
+      }
+    }
+  }
+
+  for (int r = 0; r < L; ++r) {
+    const bool last = r == L - 2;
+    if (!last) fresh_row(r + 2, lanes);
+    for (int s = 0; s < 3; ++s) {
+      double* R0[3];
+      double* R1[3];
+      double* R2[3];
+      for (int m = 0; m < kCount[s]; ++m) {
+        R0[m] = row(r_[kFirst[s] + m], r);
+        R1[m] = row(r_[kFirst[s] + m], r + 1);
+        R2[m] = last ? nullptr : row(r_[kFirst[s] + m], r + 2);
+      }
+      double* args_d0 = row(d_[s], r);
+      double* args_e0 = row(e_[s], r);
+      double* args_d1 = row(d_[s], r + 1);
+      double* args_e1 = row(e_[s], r + 1);
+      if (s == 0) {
+        if (last)
+          step<3, true>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
+                        next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
+                        next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
+                        fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
+                        R2, lanes);
+        else
+          step<3, false>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
+                         next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
+                         next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
+                         fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
+                         R2, lanes);
+      } else {
+        if (last)
+          step<1, true>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
+                        next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
+                        next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
+                        fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
+                        R2, lanes);
+        else
+          step<1, false>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
+                         next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
+                         next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
+                         fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
+                         R2, lanes);
+      }
+    }
+    if (last) break;
   }
 }
+
+namespace {
 
 // Back substitution of one system; back_in (or null) holds the next cell's first two rows.
 template <int M>
@@ -283,18 +357,6 @@ void substitute_system(const double* d, const double* e, double* const* R, int f
 }
 
 }  // namespace
-
-void LineSolver::eliminate(int rows, int lanes) {
-  double* R0[3] = {r_[0].data(), r_[1].data(), r_[2].data()};
-  double* R3[1] = {r_[3].data()};
-  double* R4[1] = {r_[4].data()};
-  eliminate_system<3>(a_[0].data(), b_[0].data(), c_[0].data(), d_[0].data(), e_[0].data(), R0,
-                      rows, lanes, max_lanes_);
-  eliminate_system<1>(a_[1].data(), b_[1].data(), c_[1].data(), d_[1].data(), e_[1].data(), R3,
-                      rows, lanes, max_lanes_);
-  eliminate_system<1>(a_[2].data(), b_[2].data(), c_[2].data(), d_[2].data(), e_[2].data(), R4,
-                      rows, lanes, max_lanes_);
-}
 
 void LineSolver::substitute(int rows, int lanes, const double* back_in) {
   double* R0[3] = {r_[0].data(), r_[1].data(), r_[2].data()};
@@ -350,16 +412,15 @@ void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double
   const int W = max_lanes_;
   auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
   for_each_bundle(f, axis, n, [&](const Bundle& b) {
-    build_lhs(f, axis, b);
-    if (carry_in) apply_carry_in(carry_in + std::size_t(b.first_line) * kForwardCarry, b.lanes);
-    eliminate(b.rows, b.lanes);
+    gather(f, axis, b);
+    eliminate(b.rows, b.lanes,
+              carry_in ? carry_in + std::size_t(b.first_line) * kForwardCarry : nullptr);
     if (last) {
       substitute(b.rows, b.lanes, nullptr);
       finish(f, axis, b, back_out ? back_out + std::size_t(b.first_line) * kBackwardCarry : nullptr);
       return;
     }
     // Hand on the last two eliminated rows: per system d, e and its rhs components.
-    static constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1};
     for (int l = 0; l < b.lanes; ++l) {
       double* out = carry_out + std::size_t(b.first_line + l) * kForwardCarry;
       for (int s = 0; s < 3; ++s)

@@ -47,21 +47,33 @@ class LineSolver {
 
  private:
   struct Bundle;
-  void build_lhs(CellFields& f, int axis, const Bundle& b);
-  void apply_carry_in(const double* in, int lanes);
-  void eliminate(int rows, int lanes);
+  // Gathers the bundle's velocity, rhon and speed (rows -1..rows), its rhs, and the
+  // per-row dissipation terms.
+  void gather(CellFields& f, int axis, const Bundle& b);
+  // The unmodified coefficients of row r for every lane (a and e are the same for the
+  // three systems).
+  void fresh_row(int r, int lanes);
+  // Forward elimination of the three systems, rolling along the rows: only the two rows
+  // ahead are held (per lane), the normalised upper diagonals go to d_ and e_.
+  void eliminate(int rows, int lanes, const double* carry_in);
   void substitute(int rows, int lanes, const double* back_in);
   void finish(CellFields& f, int axis, const Bundle& b, double* back_out);
 
   const SpConstants& k_;
   int max_rows_, max_lanes_;
-  // Workspace, [row][lane]: row -1 and `rows` exist for the neighbour values cv, rhon, speed.
+  double dtt1_ = 0, dtt2_ = 0, c2dtt1_ = 0;  // of the axis being solved
+  // Workspace, [row][lane]: rows -1 and `rows` exist for cv, rhon, speed.
   std::vector<double> cv_, rhon_, speed_;
-  std::vector<double> a_[3], b_[3], c_[3], d_[3], e_[3];
-  std::vector<double> r_[5];
+  std::vector<double> r_[5];        // right-hand sides
+  std::vector<double> d_[3], e_[3];  // normalised upper diagonals of the three systems
   // Additive dissipation terms of each row and whether it is a grid-boundary row.
   std::vector<double> da_, db_, dc_, dd_, de_;
   std::vector<char> identity_;
+  // One row's fresh coefficients, and per system the rolling state of rows r and r+1.
+  std::vector<double> fa_, fe_, fb_[3], fc_[3], fd_[3];
+  std::vector<double> cur_b_[3], cur_c_[3], cur_d_[3], cur_e_[3];
+  std::vector<double> next_b_[3], next_c_[3], next_d_[3], next_e_[3];
+  std::vector<double> a0_, a1_;
 };
 
 }  // namespace nas::sp
