@@ -41,6 +41,10 @@ class NicTransport final : public Transport {
     rx_ring_ = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRing;
     tx_ring_ = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRing;
     fd_ = nic::open_packet_socket();
+    // Bound, filtered and ringed before our address goes to the peers: a frame a peer
+    // sends the moment it has the addresses must find our ring, not an unbound socket.
+    nic::filter_and_bind(fd_, interface_, config_.job_id, config_.pid);
+    rings_ = std::make_unique<nic::PacketRings>(fd_, kEthernetHeader + mtu_, rx_ring_, tx_ring_);
   }
 
   ~NicTransport() override {
@@ -59,8 +63,6 @@ class NicTransport final : public Transport {
     for (const std::string& address : addresses) {
       peers_.push_back(nic::parse_mac(address.substr(address.find('/') + 1)));
     }
-    nic::filter_and_bind(fd_, interface_, config_.job_id, config_.pid);
-    rings_ = std::make_unique<nic::PacketRings>(fd_, kEthernetHeader + mtu_, rx_ring_, tx_ring_);
   }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
