@@ -12,6 +12,8 @@
 // is free are the protocol's own and answered under every policy.
 #pragma once
 
+#include <cstdint>
+
 #include <memory>
 #include <string_view>
 
@@ -28,6 +30,8 @@ struct PolicyContext {
   std::size_t sendable;  // buffers send() may still take (the pool keeps a share for arrivals)
   std::size_t send_capacity;  // the most buffers sends may hold
   int nprocs;
+  std::size_t link_window = SIZE_MAX;    // the most frames one link may hold unacknowledged
+  std::size_t link_sendable = SIZE_MAX;  // frames the link being sent on may still take
 };
 
 enum class AckDecision {

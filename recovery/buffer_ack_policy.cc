@@ -21,7 +21,8 @@ class BufferAckPolicy final : public AckPolicy {
     std::uint64_t since_window = context.pool.acquisitions() - window_acquisitions_;
     double needed = std::max(per_round_trip, static_cast<double>(since_window)) +
                     static_cast<double>(tuning::kBufferPolicyMargin);
-    return static_cast<double>(context.sendable) <= needed;
+    // What this link may still take: the pool's share for sends, or the link's window.
+    return static_cast<double>(std::min(context.sendable, context.link_sendable)) <= needed;
   }
 
   AckDecision on_data(const PolicyContext& context, const ReceiveLink& link) override {

@@ -76,8 +76,11 @@ struct ReceiveLink {
   bool answer_owed = false;       // a probe asked for our state: report + echo
   std::uint32_t echo = 0;         // the probe stamp to echo
 
-  Time last_nack{};       // last NACK sent (retried after a backed-off interval)
+  Time last_nack{};       // last NACK listing every gap (retried after a backed-off interval)
   int nack_backoff = 0;
+  bool nack_retry = false;      // the owed NACK is the retry: it lists every gap again
+  std::uint64_t nacked_end = 0;  // gaps below this were NACKed: a NACK for a new gap lists
+                                 // only what lies past it (resends of the rest are on the way)
 
   Time last_heard{};      // last valid frame from the peer
   bool awaited = false;   // the engine waits for this peer (set by Channel::wait)

@@ -23,6 +23,12 @@ inline constexpr std::size_t kMinBuffers = 8;
 // a pool filled with unacknowledged sends would refuse every frame after a loss, and the
 // refused frames would be resent again and again (go-back-n by the back door).
 inline constexpr std::size_t kSendReserveDivisor = 2;
+// A link may hold at most (pool / kLinkWindowDivisor / (p-1)) unacknowledged frames: the
+// peer's pool (the same size as ours) can then store everything every sender has in
+// flight to it out of order, so a loss in a many-to-one burst does not make the receiver
+// refuse (and the senders resend) the frames behind the gap.
+inline constexpr std::size_t kLinkWindowDivisor = 2;
+inline constexpr std::size_t kMinLinkWindow = 4;
 // Out-of-order arrivals are stored only while more than this share of the pool is free
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
 inline constexpr std::size_t kReceiveReserveDivisor = 32;

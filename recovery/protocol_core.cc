@@ -54,6 +54,9 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
                          (config.mtu - wire::kHeaderSize - kReportHeadSize) / kReportRangeSize);
   receive_reserve_ = pool_.capacity() / tuning::kReceiveReserveDivisor;
   send_reserve_ = pool_.capacity() / tuning::kSendReserveDivisor;
+  link_window_ = std::max(tuning::kMinLinkWindow,
+                          pool_.capacity() / tuning::kLinkWindowDivisor /
+                              static_cast<std::size_t>(std::max(1, config.nprocs - 1)));
   Time now = clock_.now();
   for (SendLink& link : send_) link.last_activity = link.last_probe = now;
   for (ReceiveLink& link : receive_) link.last_heard = link.last_nack = link.last_probe = now;
@@ -74,7 +77,8 @@ PolicyContext ProtocolCore::context(Time now) const {
                        pool_,
                        free > send_reserve_ ? free - send_reserve_ : 0,
                        pool_.capacity() - send_reserve_,
-                       config_.nprocs};
+                       config_.nprocs,
+                       link_window_};
 }
 
 // ---------------------------------------------------------------- sending
@@ -84,14 +88,14 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
     throw std::logic_error("reliable channel: send to pid " + std::to_string(peer) + " of " +
                            std::to_string(payload.size()) + " bytes is not allowed");
   }
+  SendLink& link = send_[static_cast<std::size_t>(peer)];
   std::optional<BufferPool::Id> buffer;
-  if (pool_.free_count() > send_reserve_) buffer = pool_.acquire();
+  if (pool_.free_count() > send_reserve_ && link.next_seq - link.acked < link_window_) buffer = pool_.acquire();
   if (!buffer) {
     ++stats_.send_buffer_waits;
     ask_for_acks();
     return SendResult::no_buffer;
   }
-  SendLink& link = send_[static_cast<std::size_t>(peer)];
   std::span<std::byte> bytes = pool_.bytes(*buffer);
   Header header{};
   header.type = static_cast<std::uint8_t>(FrameType::data);
@@ -198,7 +202,10 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   std::span<std::byte> bytes = pool_.bytes(frame.buffer).first(frame.size);
   Header header = read_header(bytes);
   std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
-  bool ask = policy_->request_ack(context(now), link);
+  PolicyContext policy_context = context(now);
+  std::size_t queued = link.next_seq - link.acked;
+  policy_context.link_sendable = link_window_ > queued ? link_window_ - queued : 0;
+  bool ask = policy_->request_ack(policy_context, link);
   std::uint32_t credit = credit_for(peer);
   header.ack = static_cast<std::uint32_t>(ack);
   header.flags = ask ? wire::kFlagAckRequest : 0;
@@ -458,6 +465,11 @@ void ProtocolCore::queue_resend(SendLink& link, std::uint64_t seq, Time now) {
 void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint32_t echo,
                                bool ack_request, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  // A NACK for a new gap lists only the gaps not asked for yet; the retry, a probe's
+  // answer and an ack turned NACK list them all. Asking again for every open gap whenever
+  // another appears made senders resend most frames several times in lossy bursts.
+  const bool new_gaps_only = type == FrameType::nack && !answer && !link.nack_retry;
+  const std::uint64_t list_from = new_gaps_only ? std::max(link.expected, link.nacked_end) : link.expected;
   // An ack while a gap is open lists the missing ranges too, when it answers a probe or
   // the NACK retry interval has passed (acks of every frame must not become NACK storms).
   if (type == FrameType::ack && link.has_gap() &&
@@ -481,7 +493,8 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
     std::uint64_t cursor = link.expected;
     for (const auto& [seq, held] : link.held) {
       if (seq >= report_end) break;
-      if (seq > cursor) {
+      if (seq > cursor && seq > list_from) {
+        cursor = std::max(cursor, list_from);
         if (report.missing.size() == max_ranges_) {
           listed_all = false;
           break;
@@ -490,6 +503,7 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
       }
       cursor = seq + 1;
     }
+    cursor = std::max(cursor, list_from);
     if (listed_all && cursor < report_end) {
       if (report.missing.size() < max_ranges_) {
         report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor),
@@ -522,8 +536,11 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
       break;
     case FrameType::nack:
       ++stats_.nacks_sent;
-      link.last_nack = now;
+      if (list_from == link.expected) link.last_nack = now;  // it listed every gap
+      link.nacked_end = std::max(link.nacked_end, listed_all ? report_end
+                                                             : static_cast<std::uint64_t>(report.missing.back().end));
       link.nack_owed = false;  // ranges beyond this frame's room: asked for by the retry
+      link.nack_retry = false;
       break;
     case FrameType::probe:
       ++stats_.probes_sent;
@@ -589,6 +606,7 @@ void ProtocolCore::service(bool timers) {
     if (timers && receiver.has_gap() && !receiver.nack_owed &&
         now >= receiver.last_nack + rtt_.retry_interval(receiver.nack_backoff)) {
       receiver.nack_owed = true;
+      receiver.nack_retry = true;
       ++receiver.nack_backoff;
     }
     if (timers && now >= sender_probe_due(sender)) {

@@ -143,6 +143,7 @@ class ProtocolCore {
   std::size_t max_ranges_;
   std::size_t receive_reserve_;
   std::size_t send_reserve_;
+  std::size_t link_window_;  // most frames one link may hold unacknowledged
   std::size_t untransmitted_ = 0;
   int round_robin_ = 0;
 

@@ -41,7 +41,7 @@ class PupaAckPolicy final : public AckPolicy {
  private:
   static std::size_t link_share(const PolicyContext& context) {
     std::size_t peers = static_cast<std::size_t>(std::max(1, context.nprocs - 1));
-    return std::max<std::size_t>(2, context.send_capacity / peers);
+    return std::max<std::size_t>(2, std::min(context.link_window, context.send_capacity / peers));
   }
 };
 
