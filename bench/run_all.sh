@@ -173,7 +173,7 @@ for network in $networks; do
       done
     done
   done
-  cluster_down  # clusters share one subnet (10.77.0.0/24): one at a time
+  cluster_down  # one cluster at a time: they would compete for the same cores
 done
 
 [ $plots = 1 ] && bench/plot_all.sh "$out"
