@@ -82,6 +82,15 @@ def chart(path, title, ylabel, benchmarks, transports, values):
     return subprocess.run(["gnuplot", "-e", script], capture_output=True).returncode == 0
 
 
+def benchmark_binary(root, name):
+    """The built binary of a benchmark: nas/<name> (kernels) or nas/<name>/<name>
+    (the pseudo-applications, each a package of its own); None when not built."""
+    for path in (root / "nas" / name / name, root / "nas" / name):
+        if path.is_file():
+            return path
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--benchmarks", default="ep,is,cg,mg,ft,lu,bt,sp")
@@ -96,7 +105,7 @@ def main():
 
     root = pathlib.Path(args.bin)
     bsprun = str(root / "bsplib" / "bsprun")
-    benchmarks = [b for b in args.benchmarks.split(",") if (root / "nas" / b).exists()]
+    benchmarks = [b for b in args.benchmarks.split(",") if benchmark_binary(root, b)]
     missing = [b for b in args.benchmarks.split(",") if b not in benchmarks]
     if missing:
         print(f"note: not built, skipped: {', '.join(missing)}", file=sys.stderr)
@@ -116,7 +125,7 @@ def main():
     failures = 0
     for index, (b, t) in enumerate(runs, 1):
         command = [bsprun, "-n", str(args.procs), f"--transport={t}", *args.extra.split(),
-                   str(root / "nas" / b), f"--class={args.problem_class}"]
+                   str(benchmark_binary(root, b)), f"--class={args.problem_class}"]
         print(f"[{index}/{len(runs)}] {b.upper()} class {args.problem_class} p={args.procs} over {t} ...",
               end="", file=sys.stderr, flush=True)
         started = time.time()
