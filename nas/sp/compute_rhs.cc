@@ -55,7 +55,7 @@ inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, s
   }
 }
 
-__attribute__((noinline)) void derived_fields(const SpConstants& k, CellFields& f) {
+void derived_fields(const SpConstants& k, CellFields& f) {
   const Cell& c = f.cell;
   for (int lk = -1; lk <= c.size[2]; ++lk)
     for (int lj = -1; lj <= c.size[1]; ++lj) {

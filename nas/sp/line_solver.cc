@@ -173,22 +173,48 @@ namespace {
 // The rhs components of each system, and where its rows sit in a forward carry.
 constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1}, kCarryOffset[3] = {0, 10, 16};
 
-// One elimination step of one system on every lane: row r (state cur) is normalised and
-// eliminated from row r+1 (state next) and row r+2 (fresh coefficients fa, fb, fc); the
-// state then moves one row on. If `last`, row r+1 is the final row: it is normalised
-// instead and there is no row r+2.
+// The rolling state of one system: row r (cur: c, d, e) and row r+1 (next: b, c, d, e),
+// one value per lane.
+struct RollingState {
+  double *cc, *cd, *ce, *nb, *nc, *nd, *ne;
+};
+// One row's unmodified coefficients, per lane.
+struct FreshRow {
+  const double *a, *b, *c, *d, *e;
+};
+// Where one step writes: the normalised d, e of rows r and r+1, and the rhs rows r..r+2.
+struct StepOutput {
+  double *d0, *e0, *d1, *e1;
+  double* R0[3];
+  double* R1[3];
+  double* R2[3];
+};
+
+// One elimination step of one system on every lane: row r is normalised and eliminated
+// from row r+1 and from row r+2 (fresh coefficients), and the state moves one row on. If
+// kLast, row r+1 is the final row: it is normalised instead and there is no row r+2.
 template <int M, bool kLast>
-void step(double* __restrict cb, double* __restrict cc, double* __restrict cd,
-          double* __restrict ce, double* __restrict nb, double* __restrict nc,
-          double* __restrict nd, double* __restrict ne, const double* __restrict fa,
-          const double* __restrict fb, const double* __restrict fc, const double* __restrict fd,
-          const double* __restrict fe, double* __restrict D0, double* __restrict E0,
-          double* __restrict D1, double* __restrict E1, double* const* R0, double* const* R1,
-          double* const* R2, int lanes) {
+void step(const RollingState& st, const FreshRow& fr, const StepOutput& out, int lanes) {
+  double* __restrict cc = st.cc;
+  double* __restrict cd = st.cd;
+  double* __restrict ce = st.ce;
+  double* __restrict nb = st.nb;
+  double* __restrict nc = st.nc;
+  double* __restrict nd = st.nd;
+  double* __restrict ne = st.ne;
+  const double* __restrict fa = fr.a;
+  const double* __restrict fb = fr.b;
+  const double* __restrict fc = fr.c;
+  const double* __restrict fd = fr.d;
+  const double* __restrict fe = fr.e;
+  double* __restrict D0 = out.d0;
+  double* __restrict E0 = out.e0;
+  double* __restrict D1 = out.d1;
+  double* __restrict E1 = out.e1;
   double* __restrict r0[M];
   double* __restrict r1[M];
   double* __restrict r2[M];
-  for (int m = 0; m < M; ++m) r0[m] = R0[m], r1[m] = R1[m], r2[m] = kLast ? nullptr : R2[m];
+  for (int m = 0; m < M; ++m) r0[m] = out.R0[m], r1[m] = out.R1[m], r2[m] = out.R2[m];
   for (int l = 0; l < lanes; ++l) {
     const double fac1 = 1.0 / cc[l];
     const double d0 = fac1 * cd[l];
@@ -214,7 +240,6 @@ void step(double* __restrict cb, double* __restrict cc, double* __restrict cd,
       nb[l] = b2, nc[l] = c2, nd[l] = fd[l], ne[l] = fe[l];
     }
   }
-  (void)cb;
 }
 
 }  // namespace
@@ -274,45 +299,20 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
     const bool last = r == L - 2;
     if (!last) fresh_row(r + 2, lanes);
     for (int s = 0; s < 3; ++s) {
-      double* R0[3];
-      double* R1[3];
-      double* R2[3];
+      const RollingState st{cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
+                            next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
+                            next_e_[s].data()};
+      const FreshRow fr{fa_.data(), fb_[s].data(), fc_[s].data(), fd_[s].data(), fe_.data()};
+      StepOutput out{row(d_[s], r), row(e_[s], r), row(d_[s], r + 1), row(e_[s], r + 1), {}, {}, {}};
       for (int m = 0; m < kCount[s]; ++m) {
-        R0[m] = row(r_[kFirst[s] + m], r);
-        R1[m] = row(r_[kFirst[s] + m], r + 1);
-        R2[m] = last ? nullptr : row(r_[kFirst[s] + m], r + 2);
+        out.R0[m] = row(r_[kFirst[s] + m], r);
+        out.R1[m] = row(r_[kFirst[s] + m], r + 1);
+        out.R2[m] = last ? nullptr : row(r_[kFirst[s] + m], r + 2);
       }
-      double* args_d0 = row(d_[s], r);
-      double* args_e0 = row(e_[s], r);
-      double* args_d1 = row(d_[s], r + 1);
-      double* args_e1 = row(e_[s], r + 1);
-      if (s == 0) {
-        if (last)
-          step<3, true>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
-                        next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
-                        next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
-                        fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
-                        R2, lanes);
-        else
-          step<3, false>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
-                         next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
-                         next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
-                         fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
-                         R2, lanes);
-      } else {
-        if (last)
-          step<1, true>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
-                        next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
-                        next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
-                        fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
-                        R2, lanes);
-        else
-          step<1, false>(cur_b_[s].data(), cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
-                         next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
-                         next_e_[s].data(), fa_.data(), fb_[s].data(), fc_[s].data(),
-                         fd_[s].data(), fe_.data(), args_d0, args_e0, args_d1, args_e1, R0, R1,
-                         R2, lanes);
-      }
+      if (s == 0)
+        last ? step<3, true>(st, fr, out, lanes) : step<3, false>(st, fr, out, lanes);
+      else
+        last ? step<1, true>(st, fr, out, lanes) : step<1, false>(st, fr, out, lanes);
     }
     if (last) break;
   }

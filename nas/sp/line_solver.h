@@ -1,6 +1,9 @@
 // nas/sp/line_solver.h: the scalar pentadiagonal solves of SP along one axis for the
 // lines of one cell, a bundle of lines at a time (the lines of one plane, lanes of the
 // bundle side by side in a workspace so the elimination of a row runs over all lanes).
+// The elimination rolls along the rows: each row's coefficients are formed when the row
+// comes within reach (two rows ahead) and only the two pending rows are held per lane;
+// what the back substitution needs (the normalised upper diagonals) is all that is kept.
 //
 // Each line carries three systems: the u eigenvalue (right-hand-side components 0..2),
 // u+c (component 3) and u-c (component 4). A line crosses q cells; the cell's part is
