@@ -416,6 +416,37 @@ void many_to_one() {
   bsp_sync();
 }
 
+// All-to-all bulk: every process puts `megabytes` MB into every other one in one
+// superstep (p(p-1) * megabytes MB in all); every receiver checks every byte.
+void all_to_all_bulk() {
+  const std::size_t words = static_cast<std::size_t>(megabytes) << 18;  // 4-byte words per pair
+  const std::size_t chunk = std::size_t{1} << 26;
+  std::vector<std::uint32_t> inbox(words * p(), 0);
+  bsp_push_reg(inbox.data(), static_cast<int>(std::min<std::size_t>(inbox.size() * 4, 0x7FFFFFFF)));
+  bsp_sync();
+  std::vector<std::uint32_t> data(words);
+  for (std::size_t i = 0; i < words; ++i) data[i] = pattern(me(), i);
+  for (int step = 1; step < p(); ++step) {
+    int dst = (me() + step) % p();
+    for (std::size_t at = 0; at < words * 4; at += chunk) {
+      std::size_t size = std::min(chunk, words * 4 - at);
+      bsp_put(dst, reinterpret_cast<const char*>(data.data()) + at, inbox.data(),
+              static_cast<int>(me() * words * 4 + at), static_cast<int>(size));
+    }
+  }
+  bsp_sync();
+  for (int src = 0; src < p(); ++src) {
+    if (src == me()) continue;
+    for (std::size_t i = 0; i < words; ++i) {
+      if (inbox[src * words + i] != pattern(src, i)) {
+        bsp_abort("all_to_all_bulk: pid %d: word %zu from pid %d is wrong", me(), i, src);
+      }
+    }
+  }
+  bsp_pop_reg(inbox.data());
+  bsp_sync();
+}
+
 // ---- cases that must fail, with a clear message ----
 void abort_with_message() {
   bsp_sync();
@@ -485,6 +516,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"many_supersteps", many_supersteps},
       {"empty_supersteps", empty_supersteps},
       {"large_transfers", large_transfers},
+      {"all_to_all_bulk", all_to_all_bulk},
       {"many_small_puts", many_small_puts},
       {"zero_length", zero_length},
       {"enquiry", enquiry},

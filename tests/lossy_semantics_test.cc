@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tests/run_program.h"
@@ -144,6 +145,26 @@ INSTANTIATE_TEST_SUITE_P(Patterns, LossyPatternTest,
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_p" +
                                   std::to_string(std::get<2>(info.param));
                          });
+
+// ---- 100 MB bursts on loopback with default settings: nothing lost, nothing resent ----
+class HundredMegabyteBurstTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HundredMegabyteBurstTest, ManyToOneAndAllToAllLoseNothing) {
+  const std::string transport = GetParam();
+  skip_unless_usable(transport);
+  // p = 4: three senders of 34 MB into one (102 MB); twelve pairs of 9 MB (108 MB).
+  for (const auto& [name, megabytes] : {std::pair{"many_to_one", "34"}, std::pair{"all_to_all_bulk", "9"}}) {
+    ProgramResult result = run_lossy(transport, "buffer", "", 4,
+                                     {std::string("--case=") + name, std::string("--mb=") + megabytes});
+    ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);
+    EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+    EXPECT_GT(total_counter(result, "bytes_sent"), 100e6) << describe(result);
+    EXPECT_EQ(total_counter(result, "retransmissions"), 0) << name << ": " << describe(result);
+    EXPECT_EQ(total_counter(result, "overflow_refused"), 0) << name << ": " << describe(result);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Loopback, HundredMegabyteBurstTest, ::testing::Values("udp", "nic"));
 
 TEST(FaultOptionTest, ReliableStreamRefusesIt) {
   ProgramResult result = run_program(
