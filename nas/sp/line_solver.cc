@@ -295,8 +295,9 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
     }
   }
 
-  for (int r = 0; r < L; ++r) {
-    const bool last = r == L - 2;
+  // Rows 0 .. L-3 eliminate two rows ahead; row L-2 finishes the line with row L-1.
+  for (int r = 0; r + 2 <= L; ++r) {
+    const bool last = r + 2 == L;
     if (!last) fresh_row(r + 2, lanes);
     for (int s = 0; s < 3; ++s) {
       const RollingState st{cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
@@ -314,7 +315,6 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
       else
         last ? step<1, true>(st, fr, out, lanes) : step<1, false>(st, fr, out, lanes);
     }
-    if (last) break;
   }
 }
 
