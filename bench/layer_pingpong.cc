@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,8 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
     channel_config.nprocs = 2;
     channel_config.job_id = 4242;
     channel_config.spin_us = 2000;  // busy-poll, like the bare layer
+    if (const char* buffers = std::getenv("BSP_BUFFERS"); buffers && *buffers) channel_config.buffers = std::stoul(buffers);
+    if (const char* policy = std::getenv("BSP_ACK_POLICY"); policy && *policy) channel_config.ack_policy = policy;
     channel = bsp::recovery::make_channel(std::move(transport), channel_config);
   }
   const int peer = 1 - pid;

@@ -12,11 +12,11 @@ namespace bsp::recovery::tuning {
 
 using namespace std::chrono_literals;
 
-// Shared buffer pool: n MTU-sized buffers for every link, sending and receiving. By
-// default n is what this many bytes hold (1024 Ethernet-sized buffers; 184 of 8 KiB):
-// the memory a sender may have in flight stays the same when the MTU grows, so the
-// peers' kernel receive buffers (udp: 4 MiB) do not overrun many-to-one at 8 KiB frames.
-inline constexpr std::size_t kDefaultPoolBytes = 1024 * 1472;
+// Shared buffer pool: n MTU-sized buffers for every link, sending and receiving. A frame
+// takes a buffer whatever its size, so the count, not the bytes, bounds how many frames
+// may be in flight: 184 (1.4 MiB of 8 KiB buffers) held a 1400-byte channel stream on
+// loopback to 20 MB/s, 1024 to 45, on the loaded 2-core VM.
+inline constexpr std::size_t kDefaultBuffers = 1024;
 // Smallest pool accepted (one buffer per peer is not enough to make progress in bursts).
 inline constexpr std::size_t kMinBuffers = 8;
 // send() leaves this share of the pool (1/kSendReserveDivisor) to out-of-order arrivals:

@@ -6,7 +6,7 @@
 // Options: "host" (address to bind, default 127.0.0.1), "mtu" (largest frame, default
 // 1472: an Ethernet payload minus IP and UDP headers; 8192 when bound to 127.x, where
 // bigger frames measured faster), "rcvbuf"/"sndbuf" (kernel socket
-// buffers in bytes, default 4 MiB; forced past the sysctl limit when privileged),
+// buffers in bytes, default 16 MiB / 4 MiB; forced past the sysctl limit when privileged),
 // "pace" (minimum gap between datagrams sent, e.g. "20us", "1ms", "500ns"; a bare number
 // is microseconds: paper 001's throttled sender UDP-2; send refuses (busy) until the gap
 // has passed). Option "fault" wraps it in transport/fault (see registry.h).
