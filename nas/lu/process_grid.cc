@@ -17,8 +17,9 @@ int block_count(int n, int parts, int index) {
 
 ProcessGrid::ProcessGrid(int nprocs, int pid, int nx0, int ny0) {
   if (nprocs < 1 || (nprocs & (nprocs - 1)) != 0)
-    throw std::invalid_argument("LU needs a power-of-two number of processes (1, 2, 4, 8, 16, ...), got " +
-                                std::to_string(nprocs));
+    throw std::invalid_argument(
+        "LU needs a power-of-two number of processes (1, 2, 4, 8, 16, ...), got " +
+        std::to_string(nprocs));
   int d = 0;
   while ((1 << d) < nprocs) ++d;
   px_ = 1 << ((d + 1) / 2);
