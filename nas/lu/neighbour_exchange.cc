@@ -25,13 +25,19 @@ NeighbourExchange::NeighbourExchange(const ProcessGrid& grid, const LocalFields&
   for (int s = 0; s < 4; ++s) {
     receive_[s].assign(along_x(Side(s)) ? x_face : y_face, 0.0);
     bsp_push_reg(receive_[s].data(), bsp_size_t(receive_[s].size() * sizeof(double)));
+    ghost_receive_[s].assign(along_x(Side(s)) ? x_face : y_face, 0.0);
+    bsp_push_reg(ghost_receive_[s].data(),
+                 bsp_size_t(ghost_receive_[s].size() * sizeof(double)));
   }
   send_.assign(std::max(x_face, y_face), 0.0);
   bsp_sync();
 }
 
 NeighbourExchange::~NeighbourExchange() {
-  for (int s = 0; s < 4; ++s) bsp_pop_reg(receive_[s].data());
+  for (int s = 0; s < 4; ++s) {
+    bsp_pop_reg(receive_[s].data());
+    bsp_pop_reg(ghost_receive_[s].data());
+  }
 }
 
 std::size_t NeighbourExchange::pack(Side side, const double* field, int index, int layers,
@@ -78,23 +84,31 @@ void NeighbourExchange::unpack(Side side, double* field, int index, int layers, 
 
 void NeighbourExchange::exchange_ghosts(double* field) {
   if (bsp_nprocs() == 1) return;
+  post_ghosts(field);
+  bsp_sync();
+  collect_ghosts(field);
+}
+
+void NeighbourExchange::post_ghosts(const double* field) {
   const LocalFields& f = f_;
-  const int last = f.nz0 - 1;
   // The two owned layers nearest each side go to that side's neighbour.
   const int first_owned[4] = {f.iown0(), f.iown1() - 1, f.jown0(), f.jown1() - 1};
-  // ... and land in the two ghost layers beyond the receiver's opposite side.
-  const int ghost_first[4] = {f.iown0() - 2, f.iown1() + 1, f.jown0() - 2, f.jown1() + 1};
   for (int s = 0; s < 4; ++s) {
     const Side side = Side(s);
     if (neighbour_[s] < 0) continue;
-    const std::size_t n = pack(side, field, first_owned[s], 2, 0, last, send_.data());
-    bsp_put(neighbour_[s], send_.data(), receive_[opposite(side)].data(), 0,
+    const std::size_t n = pack(side, field, first_owned[s], 2, 0, f.nz0 - 1, send_.data());
+    bsp_put(neighbour_[s], send_.data(), ghost_receive_[opposite(side)].data(), 0,
             bsp_size_t(n * sizeof(double)));
   }
-  bsp_sync();
+}
+
+void NeighbourExchange::collect_ghosts(double* field) {
+  const LocalFields& f = f_;
+  // What the neighbour on a side sent lands in the two ghost layers beyond that side.
+  const int ghost_first[4] = {f.iown0() - 2, f.iown1() + 1, f.jown0() - 2, f.jown1() + 1};
   for (int s = 0; s < 4; ++s)
     if (neighbour_[s] >= 0)
-      unpack(Side(s), field, ghost_first[s], 2, 0, last, receive_[s].data());
+      unpack(Side(s), field, ghost_first[s], 2, 0, f.nz0 - 1, ghost_receive_[s].data());
 }
 
 void NeighbourExchange::send_face(Side side, const double* field, int index, int k0, int k1) {

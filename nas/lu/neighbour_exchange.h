@@ -5,6 +5,7 @@
 //     packed for a range of k-planes, put, and unpacked by the receiver after the sync
 //     (the wavefront schedules those supersteps, see wavefront.h).
 // Registration is collective: construct on every process, then it costs one bsp_sync.
+// Faces and ghost layers have separate receive areas, so both can be in flight at once.
 #pragma once
 
 #include <vector>
@@ -29,6 +30,11 @@ class NeighbourExchange {
   // Fills the two ghost layers of a 5-vector field (u) on every side with a neighbour.
   // Collective: one superstep (none when running on one process).
   void exchange_ghosts(double* field);
+  // The same in two halves, so the puts can share a superstep with other work: post
+  // puts the owned layers (own receive areas, so faces in flight are not disturbed);
+  // collect, after a bsp_sync that follows every process's post, stores the ghosts.
+  void post_ghosts(const double* field);
+  void collect_ghosts(double* field);
 
   // Puts the face of `field` at local column i (sides kXLow/kXHigh) or row j (kYLow/
   // kYHigh), `index`, for planes k0..k1, to the neighbour on `side`. No-op without one.
@@ -46,7 +52,8 @@ class NeighbourExchange {
 
   const LocalFields& f_;
   int neighbour_[4];
-  std::vector<double> receive_[4];
+  std::vector<double> receive_[4];        // sweep faces, by the side they come from
+  std::vector<double> ghost_receive_[4];  // u's ghost layers, by the side they come from
   std::vector<double> send_;
 };
 

@@ -13,8 +13,12 @@ Ssor::Ssor(LocalFields& fields, const Coefficients& coefficients, FluxOperator& 
     : f_(fields), c_(coefficients), op_(op), exchange_(exchange), wavefront_(wavefront) {}
 
 void Ssor::compute_residual() {
+  exchange_.exchange_ghosts(f_.u.data());
+  compute_residual_with_ghosts();
+}
+
+void Ssor::compute_residual_with_ghosts() {
   LocalFields& f = f_;
-  exchange_.exchange_ghosts(f.u.data());
   op_.kinetic_terms(f.u.data(), f.rho_i.data(), f.qs.data());
   for (int k = 0; k < f.nz0; ++k)
     for (int j = f.jown0(); j <= f.jown1(); ++j) {
@@ -47,18 +51,20 @@ SsorNorms Ssor::run(int iterations, int itmax, RegionTimer* timer) {
       }
 
     wavefront_.lower_sweep(f, c_, exchange_);
-    wavefront_.upper_sweep(f, c_, exchange_);
-
-    for (int k = 1; k <= f.nz0 - 2; ++k)
-      for (int j = f.jst; j <= f.jend; ++j) {
-        double* u = f.u_at(k, j, f.ist);
-        const double* v = f.rsd_at(k, j, f.ist);
-        const int n = 5 * (f.iend - f.ist + 1);
-        for (int q = 0; q < n; ++q) u[q] = u[q] + factor * v[q];
-      }
+    wavefront_.upper_sweep(f, c_, exchange_, [&] {
+      for (int k = 1; k <= f.nz0 - 2; ++k)
+        for (int j = f.jst; j <= f.jend; ++j) {
+          double* u = f.u_at(k, j, f.ist);
+          const double* v = f.rsd_at(k, j, f.ist);
+          const int n = 5 * (f.iend - f.ist + 1);
+          for (int q = 0; q < n; ++q) u[q] = u[q] + factor * v[q];
+        }
+      exchange_.post_ghosts(f.u.data());
+    });
+    exchange_.collect_ghosts(f.u.data());  // the sweep's last sync delivered them
 
     if (step % inorm == 0) rms_norms(f, f.rsd.data(), norms.correction);
-    compute_residual();
+    compute_residual_with_ghosts();
     if (step % inorm == 0 || step == itmax) rms_norms(f, f.rsd.data(), norms.residual);
     norms.steps = step;
 

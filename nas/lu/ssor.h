@@ -1,7 +1,8 @@
 // nas/lu/ssor.h: LU's pseudo-time stepping: each SSOR iteration scales the residual by
 // dt, runs the lower and upper block triangular sweeps (pipelined, see wavefront.h),
-// updates u by rsd / (omega (2 - omega)), and recomputes the residual rsd = F(u) - frct
-// (after refreshing u's ghost layers). Norms are taken as NPB does: the residual's at
+// updates u by rsd / (omega (2 - omega)), and recomputes the residual rsd = F(u) - frct.
+// Each process updates its u and puts u's new ghost layers to its neighbours in the
+// superstep of its last upper block, so an iteration is just the two sweeps' supersteps. Norms are taken as NPB does: the residual's at
 // the start and after the last iteration (inorm = itmax), the correction's at the last.
 #pragma once
 
@@ -25,8 +26,10 @@ class Ssor {
   Ssor(LocalFields& fields, const Coefficients& coefficients, FluxOperator& op,
        NeighbourExchange& exchange, const Wavefront& wavefront);
 
-  // rsd <- F(u) - frct, after exchanging u's ghost layers. Collective.
+  // rsd <- F(u) - frct, after exchanging u's ghost layers (collective), or with the
+  // ghost layers already in place.
   void compute_residual();
+  void compute_residual_with_ghosts();
 
   // The initial residual and its norms, then `iterations` SSOR steps (the norm interval
   // is `itmax`, NPB's inorm); the steps run inside timer (start/stop) when it is given.

@@ -44,7 +44,8 @@ void Wavefront::lower_sweep(LocalFields& f, const Coefficients& c, NeighbourExch
   }
 }
 
-void Wavefront::upper_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x) const {
+void Wavefront::upper_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x,
+                            const std::function<void()>& finished) const {
   const bool parallel = bsp_nprocs() > 1;
   const int steps = supersteps_per_sweep();
   for (int s = 0; s < steps; ++s) {
@@ -57,6 +58,7 @@ void Wavefront::upper_sweep(LocalFields& f, const Coefficients& c, NeighbourExch
       for (int k = k1; k >= k0; --k) upper_solve_plane(f, c, k);
       x.send_face(kXLow, rsd, f.iown0(), k0, k1);
       x.send_face(kYLow, rsd, f.jown0(), k0, k1);
+      if (b == blocks_ - 1 && finished) finished();
     }
     if (parallel) bsp_sync();
   }

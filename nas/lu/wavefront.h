@@ -7,6 +7,8 @@
 // one face of a block per neighbour, instead of one message per k-plane and neighbour.
 #pragma once
 
+#include <functional>
+
 #include "nas/lu/coefficients.h"
 #include "nas/lu/local_fields.h"
 #include "nas/lu/neighbour_exchange.h"
@@ -25,7 +27,11 @@ class Wavefront {
 
   // rsd <- L^-1 rsd and rsd <- U^-1 rsd over all interior planes. Collective.
   void lower_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x) const;
-  void upper_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x) const;
+  // finished, when given, runs on this process right after its last upper block (its rsd
+  // is then final), inside that block's superstep: SSOR updates u there and posts u's
+  // ghost layers, saving the superstep of a separate exchange.
+  void upper_sweep(LocalFields& f, const Coefficients& c, NeighbourExchange& x,
+                   const std::function<void()>& finished = {}) const;
 
  private:
   int px_, py_, cx_, cy_, nz0_;
