@@ -2,6 +2,7 @@
 #include "nas/lu/ssor.h"
 
 #include <cstdio>
+#include <functional>
 
 #include "bsplib/bsp.h"
 #include "nas/lu/norms.h"
@@ -34,6 +35,18 @@ SsorNorms Ssor::run(int iterations, int itmax, RegionTimer* timer) {
   const double factor = 1.0 / (c_.omega * (2.0 - c_.omega));
   const int inorm = itmax;
   SsorNorms norms;
+  // Run by the upper sweep right after this process's last block: u += factor * rsd,
+  // then u's new boundary layers are put to the neighbours.
+  const std::function<void()> update_u = [&] {
+    for (int k = 1; k <= f.nz0 - 2; ++k)
+      for (int j = f.jst; j <= f.jend; ++j) {
+        double* u = f.u_at(k, j, f.ist);
+        const double* v = f.rsd_at(k, j, f.ist);
+        const int n = 5 * (f.iend - f.ist + 1);
+        for (int q = 0; q < n; ++q) u[q] = u[q] + factor * v[q];
+      }
+    exchange_.post_ghosts(f.u.data());
+  };
   compute_residual();
   rms_norms(f, f.rsd.data(), norms.residual);
 
@@ -51,16 +64,7 @@ SsorNorms Ssor::run(int iterations, int itmax, RegionTimer* timer) {
       }
 
     wavefront_.lower_sweep(f, c_, exchange_);
-    wavefront_.upper_sweep(f, c_, exchange_, [&] {
-      for (int k = 1; k <= f.nz0 - 2; ++k)
-        for (int j = f.jst; j <= f.jend; ++j) {
-          double* u = f.u_at(k, j, f.ist);
-          const double* v = f.rsd_at(k, j, f.ist);
-          const int n = 5 * (f.iend - f.ist + 1);
-          for (int q = 0; q < n; ++q) u[q] = u[q] + factor * v[q];
-        }
-      exchange_.post_ghosts(f.u.data());
-    });
+    wavefront_.upper_sweep(f, c_, exchange_, update_u);
     exchange_.collect_ghosts(f.u.data());  // the sweep's last sync delivered them
 
     if (step % inorm == 0) rms_norms(f, f.rsd.data(), norms.correction);
