@@ -1,6 +1,7 @@
 // nas/sp/cell_fields.h: the arrays one process keeps for one cell of the multi-partition:
-// the solution u, the right-hand side, the forcing term (5 components per point, stored
-// together), the derived fields of compute_rhs (1/rho, velocities, kinetic energy, speed of
+// the solution u and the forcing term (5 components per point, stored together), the
+// right-hand side (one array per component, so line solves across x read whole rows of
+// lanes contiguously), the derived fields of compute_rhs (1/rho, velocities, kinetic energy, speed of
 // sound), and the eliminated upper diagonals kept between the forward and backward stages
 // of a line sweep. Arrays cover the cell plus two ghost layers on every side (the
 // fourth-order dissipation reaches two points across a cell face); points are stored with
@@ -34,7 +35,10 @@ struct CellFields {
     return axis == 0 ? 1 : axis == 1 ? std::size_t(ni) : std::size_t(ni) * nj;
   }
 
-  std::vector<double> u, rhs, forcing;                                  // 5 per point
+  std::vector<double> u, forcing;  // 5 per point, interleaved
+  std::vector<double> rhs;         // component m of point p at rhs[m * points + p]
+  double* rhs_of(int m) { return rhs.data() + std::size_t(m) * points; }
+  const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * points; }
   std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;       // 1 per point
   std::vector<double> upper;  // 6 per point: (d, e) of the three scalar systems
 };

@@ -105,7 +105,8 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   const double* ws = f.ws.data();
   const double* sq = f.square.data();
   const double* qs = f.qs.data();
-  double* RHS = f.rhs.data();
+  double* RHS[5];
+  for (int m = 0; m < 5; ++m) RHS[m] = f.rhs_of(m);
   const double dssp = k.dssp, dt = k.dt, c1 = k.c1, c2 = k.c2;
 
   // One pass per direction (as NPB orders the sums; fewer live values than one fused pass).
@@ -142,7 +143,7 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
           const Form form = fx[li];
           subtract_dissipation(r, U, p, s, form, dssp);
         }
-        for (int m = 0; m < 5; ++m) RHS[5 * p + m] = r[m];
+        for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
       }
     }
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
@@ -151,7 +152,7 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
       for (int li = rx.lo; li <= rx.hi; ++li) {
         const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
         auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
-        double r[5] = {RHS[5 * p], RHS[5 * p + 1], RHS[5 * p + 2], RHS[5 * p + 3], RHS[5 * p + 4]};
+        double r[5] = {RHS[0][p], RHS[1][p], RHS[2][p], RHS[3][p], RHS[4][p]};
         // eta-direction fluxes.
         {
           const std::ptrdiff_t s = sy;
@@ -177,7 +178,7 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
                           (c1 * u(4, -s) - c2 * sq[p - s]) * vm1);
           subtract_dissipation(r, U, p, s, form, dssp);
         }
-        for (int m = 0; m < 5; ++m) RHS[5 * p + m] = r[m];
+        for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
       }
     }
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
@@ -186,7 +187,7 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
       for (int li = rx.lo; li <= rx.hi; ++li) {
         const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
         auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
-        double r[5] = {RHS[5 * p], RHS[5 * p + 1], RHS[5 * p + 2], RHS[5 * p + 3], RHS[5 * p + 4]};
+        double r[5] = {RHS[0][p], RHS[1][p], RHS[2][p], RHS[3][p], RHS[4][p]};
         // zeta-direction fluxes.
         {
           const std::ptrdiff_t s = sz;
@@ -215,7 +216,7 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
         for (int m = 0; m < 5; ++m) r[m] = r[m] * dt;
         if (apply_txinvr)
           txinvr_point(r, rho_i[p], us[p], vs[p], ws[p], qs[p], f.speed[p], f.ainv[p], c2, k.bt);
-        for (int m = 0; m < 5; ++m) RHS[5 * p + m] = r[m];
+        for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
       }
     }
 }

@@ -110,13 +110,35 @@ void LineSolver::gather(CellFields& f, int axis, const Bundle& b) {
     else if (g == n - 2) wc = k.comz5, wd = 0.0, we = 0.0;
     da_[r] = wa, db_[r] = wb, dc_[r] = wc, dd_[r] = wd, de_[r] = we;
   }
-  for (int r = 0; r < b.rows; ++r) {
-    double* R[5];
-    for (int m = 0; m < 5; ++m) R[m] = row(r_[m], r);
-    const std::size_t p0 = b.base + r * b.row_stride;
-    for (int l = 0; l < b.lanes; ++l) {
-      const double* src = &f.rhs[5 * (p0 + l * b.lane_stride)];
-      for (int m = 0; m < 5; ++m) R[m][l] = src[m];
+  bind_rhs(f, b, /*load=*/true);
+}
+
+void LineSolver::bind_rhs(CellFields& f, const Bundle& b, bool load) {
+  rhs_in_place_ = b.lane_stride == 1;
+  if (rhs_in_place_) {
+    for (int m = 0; m < 5; ++m) rhs_base_[m] = f.rhs_of(m) + b.base;
+    rhs_stride_ = b.row_stride;
+    return;
+  }
+  for (int m = 0; m < 5; ++m) rhs_base_[m] = r_[m].data() + max_lanes_;
+  rhs_stride_ = max_lanes_;
+  if (!load) return;
+  for (int m = 0; m < 5; ++m) {
+    const double* src = f.rhs_of(m) + b.base;
+    for (int r = 0; r < b.rows; ++r) {
+      double* __restrict R = rhs_row(m, r);
+      for (int l = 0; l < b.lanes; ++l) R[l] = src[r * b.row_stride + l * b.lane_stride];
+    }
+  }
+}
+
+void LineSolver::store_rhs(CellFields& f, const Bundle& b) {
+  if (rhs_in_place_) return;
+  for (int m = 0; m < 5; ++m) {
+    double* dst = f.rhs_of(m) + b.base;
+    for (int r = 0; r < b.rows; ++r) {
+      const double* __restrict R = rhs_row(m, r);
+      for (int l = 0; l < b.lanes; ++l) dst[r * b.row_stride + l * b.lane_stride] = R[l];
     }
   }
 }
@@ -274,21 +296,21 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
         cur_b_[s][l] = cur_b_[s][l] - P[0] * a;
         cur_c_[s][l] = cur_c_[s][l] - P[1] * a;
         for (int m = 0; m < kCount[s]; ++m) {
-          double& R = row(r_[kFirst[s] + m], 0)[l];
+          double& R = rhs_row(kFirst[s] + m, 0)[l];
           R = R - P[2 + m] * a;
         }
         const double r1 = cur_b_[s][l];
         cur_c_[s][l] = cur_c_[s][l] - Q[0] * r1;
         cur_d_[s][l] = cur_d_[s][l] - Q[1] * r1;
         for (int m = 0; m < kCount[s]; ++m) {
-          double& R = row(r_[kFirst[s] + m], 0)[l];
+          double& R = rhs_row(kFirst[s] + m, 0)[l];
           R = R - Q[2 + m] * r1;
         }
         const double r2 = a1_[l];
         next_b_[s][l] = next_b_[s][l] - Q[0] * r2;
         next_c_[s][l] = next_c_[s][l] - Q[1] * r2;
         for (int m = 0; m < kCount[s]; ++m) {
-          double& R = row(r_[kFirst[s] + m], 1)[l];
+          double& R = rhs_row(kFirst[s] + m, 1)[l];
           R = R - Q[2 + m] * r2;
         }
       }
@@ -306,9 +328,9 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
       const FreshRow fr{fa_.data(), fb_[s].data(), fc_[s].data(), fd_[s].data(), fe_.data()};
       StepOutput out{row(d_[s], r), row(e_[s], r), row(d_[s], r + 1), row(e_[s], r + 1), {}, {}, {}};
       for (int m = 0; m < kCount[s]; ++m) {
-        out.R0[m] = row(r_[kFirst[s] + m], r);
-        out.R1[m] = row(r_[kFirst[s] + m], r + 1);
-        out.R2[m] = last ? nullptr : row(r_[kFirst[s] + m], r + 2);
+        out.R0[m] = rhs_row(kFirst[s] + m, r);
+        out.R1[m] = rhs_row(kFirst[s] + m, r + 1);
+        out.R2[m] = last ? nullptr : rhs_row(kFirst[s] + m, r + 2);
       }
       if (s == 0)
         last ? step<3, true>(st, fr, out, lanes) : step<3, false>(st, fr, out, lanes);
@@ -322,20 +344,21 @@ namespace {
 
 // Back substitution of one system; back_in (or null) holds the next cell's first two rows.
 template <int M>
-void substitute_system(const double* d, const double* e, double* const* R, int first, int L,
-                       int lanes, int W, const double* back_in) {
-  auto at = [W](auto* v, int r) { return v + std::size_t(r + 1) * W; };
+void substitute_system(const double* d, const double* e, double* const* R, std::ptrdiff_t rs,
+                       int first, int L, int lanes, int W, const double* back_in) {
+  auto at = [W](const double* v, int r) { return v + std::size_t(r + 1) * W; };
+  auto rrow = [rs](double* v, int r) { return v + r * rs; };
   if (!back_in) {
     const double* dl = at(d, L - 2);
     for (int m = 0; m < M; ++m) {
-      double* r0 = at(R[m], L - 2);
-      const double* r1 = at(R[m], L - 1);
+      double* r0 = rrow(R[m], L - 2);
+      const double* r1 = rrow(R[m], L - 1);
       for (int l = 0; l < lanes; ++l) r0[l] = r0[l] - dl[l] * r1[l];
     }
   } else {
     for (int m = 0; m < M; ++m) {
-      double* rl = at(R[m], L - 1);
-      double* rk = at(R[m], L - 2);
+      double* rl = rrow(R[m], L - 1);
+      double* rk = rrow(R[m], L - 2);
       const double *dl = at(d, L - 1), *el = at(e, L - 1), *dk = at(d, L - 2), *ek = at(e, L - 2);
       for (int l = 0; l < lanes; ++l) {
         const double* in = back_in + std::size_t(l) * kBackwardCarry + 2 * (first + m);
@@ -347,9 +370,9 @@ void substitute_system(const double* d, const double* e, double* const* R, int f
   }
   for (int m = 0; m < M; ++m)
     for (int r = L - 3; r >= 0; --r) {
-      double* __restrict r0 = at(R[m], r);
-      const double* __restrict r1 = at(R[m], r + 1);
-      const double* __restrict r2 = at(R[m], r + 2);
+      double* __restrict r0 = rrow(R[m], r);
+      const double* __restrict r1 = rrow(R[m], r + 1);
+      const double* __restrict r2 = rrow(R[m], r + 2);
       const double* __restrict d0 = at(d, r);
       const double* __restrict e0 = at(e, r);
       for (int l = 0; l < lanes; ++l) r0[l] = r0[l] - d0[l] * r1[l] - e0[l] * r2[l];
@@ -359,50 +382,47 @@ void substitute_system(const double* d, const double* e, double* const* R, int f
 }  // namespace
 
 void LineSolver::substitute(int rows, int lanes, const double* back_in) {
-  double* R0[3] = {r_[0].data(), r_[1].data(), r_[2].data()};
-  double* R3[1] = {r_[3].data()};
-  double* R4[1] = {r_[4].data()};
-  substitute_system<3>(d_[0].data(), e_[0].data(), R0, 0, rows, lanes, max_lanes_, back_in);
-  substitute_system<1>(d_[1].data(), e_[1].data(), R3, 3, rows, lanes, max_lanes_, back_in);
-  substitute_system<1>(d_[2].data(), e_[2].data(), R4, 4, rows, lanes, max_lanes_, back_in);
+  double* R0[3] = {rhs_base_[0], rhs_base_[1], rhs_base_[2]};
+  double* R3[1] = {rhs_base_[3]};
+  double* R4[1] = {rhs_base_[4]};
+  substitute_system<3>(d_[0].data(), e_[0].data(), R0, rhs_stride_, 0, rows, lanes, max_lanes_, back_in);
+  substitute_system<1>(d_[1].data(), e_[1].data(), R3, rhs_stride_, 3, rows, lanes, max_lanes_, back_in);
+  substitute_system<1>(d_[2].data(), e_[2].data(), R4, rhs_stride_, 4, rows, lanes, max_lanes_, back_in);
 }
 
 // Hands the first two rows back (if asked), applies the axis's block-diagonal product to
 // the grid-interior rows and stores the solved rhs (after z also u += rhs).
 void LineSolver::finish(CellFields& f, int axis, const Bundle& b, double* back_out) {
-  const int W = max_lanes_, n = k_.n, low = f.cell.low[axis];
-  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  const int n = k_.n, low = f.cell.low[axis];
   if (back_out)
     for (int l = 0; l < b.lanes; ++l)
       for (int m = 0; m < 5; ++m) {
-        back_out[std::size_t(l) * kBackwardCarry + 2 * m] = row(r_[m], 0)[l];
-        back_out[std::size_t(l) * kBackwardCarry + 2 * m + 1] = row(r_[m], 1)[l];
+        back_out[std::size_t(l) * kBackwardCarry + 2 * m] = rhs_row(m, 0)[l];
+        back_out[std::size_t(l) * kBackwardCarry + 2 * m + 1] = rhs_row(m, 1)[l];
       }
-  const double bt = k_.bt;
+  const double bt = k_.bt, c2iv = k_.c2iv;
   for (int r = 0; r < b.rows; ++r) {
     const int g = low + r;
-    const bool interior = g >= 1 && g <= n - 2;
+    if (g < 1 || g > n - 2) continue;  // grid-boundary rows stay as they are (zero)
     double* R[5];
-    for (int m = 0; m < 5; ++m) R[m] = row(r_[m], r);
+    for (int m = 0; m < 5; ++m) R[m] = rhs_row(m, r);
+    const std::size_t p0 = b.base + r * b.row_stride;
     for (int l = 0; l < b.lanes; ++l) {
-      const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
       double v[5] = {R[0][l], R[1][l], R[2][l], R[3][l], R[4][l]};
-      double* out = &f.rhs[5 * p];
-      if (interior) {
-        if (axis == 0) {
-          ninvr_point(v, bt);
-        } else if (axis == 1) {
-          pinvr_point(v, bt);
-        } else {
-          double* u = &f.u[5 * p];
-          tzetar_point(v, f.us[p], f.vs[p], f.ws[p], f.speed[p], f.ainv[p], f.qs[p], u[0], bt,
-                       k_.c2iv);
-          for (int m = 0; m < 5; ++m) u[m] = u[m] + v[m];
-        }
+      if (axis == 0) {
+        ninvr_point(v, bt);
+      } else if (axis == 1) {
+        pinvr_point(v, bt);
+      } else {
+        const std::size_t p = p0 + l * b.lane_stride;
+        double* u = &f.u[5 * p];
+        tzetar_point(v, f.us[p], f.vs[p], f.ws[p], f.speed[p], f.ainv[p], f.qs[p], u[0], bt, c2iv);
+        for (int m = 0; m < 5; ++m) u[m] = u[m] + v[m];
       }
-      for (int m = 0; m < 5; ++m) out[m] = v[m];
+      for (int m = 0; m < 5; ++m) R[m][l] = v[m];
     }
   }
+  store_rhs(f, b);
 }
 
 void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double* carry_out,
@@ -427,7 +447,7 @@ void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double
         for (int r = b.rows - 2; r < b.rows; ++r) {
           *out++ = row(d_[s], r)[l];
           *out++ = row(e_[s], r)[l];
-          for (int m = 0; m < kCount[s]; ++m) *out++ = row(r_[kFirst[s] + m], r)[l];
+          for (int m = 0; m < kCount[s]; ++m) *out++ = rhs_row(kFirst[s] + m, r)[l];
         }
     }
     for (int r = 0; r < b.rows; ++r)
@@ -435,9 +455,8 @@ void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double
         const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
         double* up = &f.upper[6 * p];
         for (int s = 0; s < 3; ++s) up[2 * s] = row(d_[s], r)[l], up[2 * s + 1] = row(e_[s], r)[l];
-        double* out = &f.rhs[5 * p];
-        for (int m = 0; m < 5; ++m) out[m] = row(r_[m], r)[l];
       }
+    store_rhs(f, b);
   });
 }
 
@@ -450,9 +469,8 @@ void LineSolver::backward(CellFields& f, int axis, const double* back_in, double
         const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
         const double* up = &f.upper[6 * p];
         for (int s = 0; s < 3; ++s) row(d_[s], r)[l] = up[2 * s], row(e_[s], r)[l] = up[2 * s + 1];
-        const double* in = &f.rhs[5 * p];
-        for (int m = 0; m < 5; ++m) row(r_[m], r)[l] = in[m];
       }
+    bind_rhs(f, b, /*load=*/true);
     substitute(b.rows, b.lanes, back_in + std::size_t(b.first_line) * kBackwardCarry);
     finish(f, axis, b, back_out ? back_out + std::size_t(b.first_line) * kBackwardCarry : nullptr);
   });

@@ -61,13 +61,22 @@ class LineSolver {
   void eliminate(int rows, int lanes, const double* carry_in);
   void substitute(int rows, int lanes, const double* back_in);
   void finish(CellFields& f, int axis, const Bundle& b, double* back_out);
+  // Points the rhs rows at the cell's rhs arrays themselves when the lanes are contiguous
+  // (y and z lines), else at the workspace, filled from the cell when load is set.
+  void bind_rhs(CellFields& f, const Bundle& b, bool load);
+  // Writes the workspace rows back to the cell (nothing to do when bound in place).
+  void store_rhs(CellFields& f, const Bundle& b);
+  double* rhs_row(int m, int r) const { return rhs_base_[m] + r * rhs_stride_; }
 
   const SpConstants& k_;
   int max_rows_, max_lanes_;
   double dtt1_ = 0, dtt2_ = 0, c2dtt1_ = 0;  // of the axis being solved
   // Workspace, [row][lane]: rows -1 and `rows` exist for cv, rhon, speed.
   std::vector<double> cv_, rhon_, speed_;
-  std::vector<double> r_[5];        // right-hand sides
+  std::vector<double> r_[5];        // right-hand sides of x lines (gathered)
+  double* rhs_base_[5] = {};          // row 0 of each rhs component of the current bundle
+  std::ptrdiff_t rhs_stride_ = 0;     // between its rows
+  bool rhs_in_place_ = false;
   std::vector<double> d_[3], e_[3];  // normalised upper diagonals of the three systems
   // Additive dissipation terms of each row and whether it is a grid-boundary row.
   std::vector<double> da_, db_, dc_, dd_, de_;

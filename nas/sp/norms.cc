@@ -48,8 +48,11 @@ std::array<double, 5> rhs_norm(const SpConstants& k, const std::vector<CellField
     for (int lk = rz.lo; lk <= rz.hi; ++lk)
       for (int lj = ry.lo; lj <= ry.hi; ++lj)
         for (int li = rx.lo; li <= rx.hi; ++li) {
-          const double* r = &f.rhs[5 * f.at(li, lj, lk)];
-          for (int m = 0; m < 5; ++m) sums[m] = sums[m] + r[m] * r[m];
+          const std::size_t p = f.at(li, lj, lk);
+          for (int m = 0; m < 5; ++m) {
+            const double r = f.rhs_of(m)[p];
+            sums[m] = sums[m] + r * r;
+          }
         }
   }
   return finish(k, sums);
