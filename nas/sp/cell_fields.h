@@ -1,9 +1,9 @@
 // nas/sp/cell_fields.h: the arrays one process keeps for one cell of the multi-partition:
 // the solution u and the forcing term (5 components per point, stored together), the
-// right-hand side (one array per component, so line solves across x read whole rows of
-// lanes contiguously), the derived fields of compute_rhs (1/rho, velocities, kinetic energy, speed of
-// sound), and the eliminated upper diagonals kept between the forward and backward stages
-// of a line sweep. Arrays cover the cell plus two ghost layers on every side (the
+// right-hand side (one array per component, so the y and z line solves find a row of
+// lanes contiguous), the derived fields of compute_rhs (1/rho, velocities, kinetic
+// energy, speed of sound), and the eliminated upper diagonals kept between the forward
+// and backward stages of a line sweep. Arrays cover the cell plus two ghost layers on every side (the
 // fourth-order dissipation reaches two points across a cell face); points are stored with
 // x fastest, then y, then z.
 #pragma once

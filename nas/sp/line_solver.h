@@ -1,6 +1,8 @@
 // nas/sp/line_solver.h: the scalar pentadiagonal solves of SP along one axis for the
-// lines of one cell, a bundle of lines at a time (the lines of one plane, lanes of the
-// bundle side by side in a workspace so the elimination of a row runs over all lanes).
+// lines of one cell, a bundle of lines at a time (the lines of one plane, side by side as
+// lanes, so the elimination of a row is one loop over all lanes). For y and z lines the
+// lanes are neighbours in x, so the solve works on the cell's rhs arrays in place; x lines
+// are gathered into a [row][lane] workspace and written back.
 // The elimination rolls along the rows: each row's coefficients are formed when the row
 // comes within reach (two rows ahead) and only the two pending rows are held per lane;
 // what the back substitution needs (the normalised upper diagonals) is all that is kept.
