@@ -38,6 +38,11 @@ inline constexpr std::uint64_t kMaxSeqAhead = std::uint64_t{1} << 30;
 // A probe echo older than this is not a round trip (stale or bogus stamp).
 inline constexpr std::chrono::microseconds kLongestRttSample = 10s;
 
+// A wait while the transport still holds frames the kernel refused (a slow link's queue
+// is full) lasts at most this long before they are pushed again: about one 1500-byte
+// frame's time on 100 Mbit/s Ethernet.
+inline constexpr std::chrono::nanoseconds kPendingFlushRetry = 100us;
+
 // Round-trip estimate (RFC 6298 style smoothing) before the first sample arrives.
 inline constexpr std::chrono::nanoseconds kInitialRtt = 1ms;
 // The retry interval is 2*srtt + 4*rttvar, clamped to [kMinRetry, kMaxRetry] before

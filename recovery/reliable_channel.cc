@@ -57,10 +57,13 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
 
   void wait(std::span<const int> awaited, std::chrono::microseconds timeout) override {
     core_.service_waiting(awaited);
-    transport_->flush();
+    bool flushed = transport_->flush();
     if (core_.output_pending()) return;
     Time now = clock_.now();
     Time due = std::min(core_.next_deadline(), now + std::chrono::duration_cast<Duration>(timeout));
+    // Frames the kernel would not take yet (nic: the socket's send budget is in the
+    // qdisc) wake nobody when it drains: come back soon to push them again.
+    if (!flushed) due = std::min(due, now + tuning::kPendingFlushRetry);
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(due - now);
     if (left.count() <= 0) return;
     spin_then_block(transport_->wait_fd(), spin_us_, left,

@@ -4,10 +4,13 @@
 # end is port vI of one Linux bridge, the switch, which lives in a namespace of its own
 # (PREFIXsw). Nothing crosses the machine's own namespace, so its firewall and routes
 # never see cluster traffic and several clusters can be up at once. bsprun's coordinator
-# listens on host 0. With --rate, every switch port is shaped by a token bucket with a
-# short queue, so many-to-one traffic overflows it and frames are dropped, as at the
-# paper's Fast Ethernet switch.
-#   tools/cluster.sh up N [--prefix P] [--rate 100mbit] [--queue BYTES]
+# listens on host 0. With --rate, every link runs at that rate, as on the paper's Fast
+# Ethernet: each host's own interface sends through a token bucket with a NIC-sized queue
+# (--host-queue, default 1.5 MB, about a 1000-frame txqueue: a sender is held to the wire
+# rate, as by a real NIC, not dropped), and every switch port through one with a short
+# queue (--queue), so many-to-one traffic overflows it and frames are dropped, as at the
+# paper's switch.
+#   tools/cluster.sh up N [--prefix P] [--rate 100mbit] [--queue BYTES] [--host-queue BYTES]
 #   tools/cluster.sh down [--prefix P]
 #   bsprun -n N --netns=P --transport=udp prog      (process i runs on host P<i>)
 # Needs root (CAP_NET_ADMIN).
@@ -15,15 +18,17 @@ set -eu
 command=${1:-}
 shift || true
 count=0
-if [ "$command" = up ]; then count=${1:?"usage: cluster.sh up N [--prefix P] [--rate R] [--queue BYTES]"}; shift; fi
+if [ "$command" = up ]; then count=${1:?"usage: cluster.sh up N [--prefix P] [--rate R] [--queue BYTES] [--host-queue BYTES]"}; shift; fi
 prefix=bsp
 rate=""
 queue=15000
+host_queue=1500000
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --queue) queue=$2; shift 2 ;;
+    --host-queue) host_queue=$2; shift 2 ;;
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -58,6 +63,8 @@ case "$command" in
       if [ -n "$rate" ]; then
         # The switch's output port toward host i: a token bucket with a short queue.
         tc -n "$switch" qdisc add dev "v${i}" root tbf rate "$rate" burst 16kb limit "$queue"
+        # The host's NIC: the same rate, and a queue that holds a sender back instead of dropping.
+        tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst 16kb limit "$host_queue"
       fi
       i=$((i + 1))
     done
@@ -68,7 +75,7 @@ case "$command" in
     echo "cluster $prefix: removed"
     ;;
   *)
-    echo "usage: cluster.sh up N [--prefix P] [--rate R] [--queue BYTES] | cluster.sh down [--prefix P]" >&2
+    echo "usage: cluster.sh up N [--prefix P] [--rate R] [--queue BYTES] [--host-queue BYTES] | cluster.sh down [--prefix P]" >&2
     exit 2
     ;;
 esac
