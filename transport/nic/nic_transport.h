@@ -14,7 +14,8 @@ namespace bsp::transport {
 
 // Options: "iface" (default: the interface owning "host", else lo), "mtu" (bytes of our
 // frame per Ethernet frame, default min(1500, interface MTU), 8192 on lo where bigger
-// frames measured faster), "rx_ring"/"tx_ring" (bytes).
+// frames measured faster), "rx_ring"/"tx_ring" (bytes), "sndbuf" (bytes the kernel may
+// hold of frames sent but not yet out of the interface, default 4 MiB).
 std::unique_ptr<Transport> make_nic_transport(const TransportConfig& config);
 
 }  // namespace bsp::transport

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "transport/registry.h"
+#include "transport/socket_buffers.h"
 
 namespace bsp::transport {
 namespace {
@@ -69,14 +70,6 @@ std::chrono::nanoseconds parse_pace(const std::string& text) {
   return std::chrono::nanoseconds(static_cast<std::int64_t>(value * scale));
 }
 
-// Asks for a socket buffer size past net.core.{r,w}mem_max when privileged (…BUFFORCE),
-// within it otherwise.
-void size_buffer(int fd, int option, int force_option, int bytes) {
-  if (bytes <= 0) return;
-  if (::setsockopt(fd, SOL_SOCKET, force_option, &bytes, sizeof bytes) == 0) return;
-  ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof bytes);
-}
-
 class UdpTransport final : public Transport {
  public:
   explicit UdpTransport(const TransportConfig& config) : config_(config) {
@@ -99,8 +92,8 @@ class UdpTransport final : public Transport {
     }
     fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw system_error("socket");
-    size_buffer(fd_, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_);
-    size_buffer(fd_, SO_SNDBUF, SO_SNDBUFFORCE, sndbuf_);
+    size_socket_buffer(fd_, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_);
+    size_socket_buffer(fd_, SO_SNDBUF, SO_SNDBUFFORCE, sndbuf_);
     sockaddr_in local = parse_address(option("host", "127.0.0.1") + ":1");
     local.sin_port = 0;
     if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
