@@ -55,12 +55,19 @@ inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, s
   }
 }
 
+// Over the cell and, on the sides where another cell lies, one ghost layer (what the
+// flux differences and the line solves read).
 void derived_fields(const SpConstants& k, CellFields& f) {
   const Cell& c = f.cell;
-  for (int lk = -1; lk <= c.size[2]; ++lk)
-    for (int lj = -1; lj <= c.size[1]; ++lj) {
-      const std::size_t p0 = f.at(-1, lj, lk);
-      const int count = c.size[0] + 2;
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = c.low[a] == 0 ? 0 : -1;
+    hi[a] = c.low[a] + c.size[a] == k.n ? c.size[a] - 1 : c.size[a];
+  }
+  for (int lk = lo[2]; lk <= hi[2]; ++lk)
+    for (int lj = lo[1]; lj <= hi[1]; ++lj) {
+      const std::size_t p0 = f.at(lo[0], lj, lk);
+      const int count = hi[0] - lo[0] + 1;
       const double* u = f.u.data() + 5 * p0;
       double* rho_i = f.rho_i.data() + p0;
       double* us = f.us.data() + p0;

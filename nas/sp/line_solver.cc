@@ -63,11 +63,12 @@ LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
   for (int s = 0; s < 3; ++s) d_[s].assign(size, 0.0), e_[s].assign(size, 0.0);
   for (auto* v : {&da_, &db_, &dc_, &dd_, &de_}) v->assign(max_rows_, 0.0);
   identity_.assign(max_rows_, 0);
-  for (auto* v : {&fa_, &fe_, &a0_, &a1_}) v->assign(max_lanes_, 0.0);
-  for (int s = 0; s < 3; ++s)
-    for (auto* v : {&fb_[s], &fc_[s], &fd_[s], &cur_b_[s], &cur_c_[s], &cur_d_[s], &cur_e_[s],
-                    &next_b_[s], &next_c_[s], &next_d_[s], &next_e_[s]})
-      v->assign(max_lanes_, 0.0);
+  for (int k = 0; k < 3; ++k) {
+    ring_a_[k].assign(max_lanes_, 0.0);
+    ring_e_[k].assign(max_lanes_, 0.0);
+    for (int s = 0; s < 3; ++s)
+      for (auto* v : {&ring_b_[s][k], &ring_c_[s][k], &ring_d_[s][k]}) v->assign(max_lanes_, 0.0);
+  }
 }
 
 int LineSolver::lines(const CellFields& f, int axis, int n) {
@@ -146,17 +147,18 @@ void LineSolver::store_rhs(CellFields& f, const Bundle& b) {
 void LineSolver::fresh_row(int r, int lanes) {
   const int W = max_lanes_;
   auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
-  double* __restrict a = fa_.data();
-  double* __restrict e = fe_.data();
-  double* __restrict b0 = fb_[0].data();
-  double* __restrict b1 = fb_[1].data();
-  double* __restrict b2 = fb_[2].data();
-  double* __restrict c0 = fc_[0].data();
-  double* __restrict c1 = fc_[1].data();
-  double* __restrict c2 = fc_[2].data();
-  double* __restrict d0 = fd_[0].data();
-  double* __restrict d1 = fd_[1].data();
-  double* __restrict d2 = fd_[2].data();
+  const int k = r % 3;
+  double* __restrict a = ring_a_[k].data();
+  double* __restrict e = ring_e_[k].data();
+  double* __restrict b0 = ring_b_[0][k].data();
+  double* __restrict b1 = ring_b_[1][k].data();
+  double* __restrict b2 = ring_b_[2][k].data();
+  double* __restrict c0 = ring_c_[0][k].data();
+  double* __restrict c1 = ring_c_[1][k].data();
+  double* __restrict c2 = ring_c_[2][k].data();
+  double* __restrict d0 = ring_d_[0][k].data();
+  double* __restrict d1 = ring_d_[1][k].data();
+  double* __restrict d2 = ring_d_[2][k].data();
   if (identity_[r]) {
     for (int l = 0; l < lanes; ++l) {
       a[l] = e[l] = 0.0;
@@ -195,14 +197,15 @@ namespace {
 // The rhs components of each system, and where its rows sit in a forward carry.
 constexpr int kFirst[3] = {0, 3, 4}, kCount[3] = {3, 1, 1}, kCarryOffset[3] = {0, 10, 16};
 
-// The rolling state of one system: row r (cur: c, d, e) and row r+1 (next: b, c, d, e),
-// one value per lane.
-struct RollingState {
-  double *cc, *cd, *ce, *nb, *nc, *nd, *ne;
-};
-// One row's unmodified coefficients, per lane.
-struct FreshRow {
-  const double *a, *b, *c, *d, *e;
+// The three rows in reach of one system, per lane: row r (being normalised), row r+1 and
+// row r+2 (from which it is eliminated).
+struct RingRows {
+  double *c0, *d0;
+  const double* e0;
+  double *b1, *c1, *d1;
+  const double* e1;
+  const double* a2;
+  double *b2, *c2;
 };
 // Where one step writes: the normalised d, e of rows r and r+1, and the rhs rows r..r+2.
 struct StepOutput {
@@ -213,22 +216,20 @@ struct StepOutput {
 };
 
 // One elimination step of one system on every lane: row r is normalised and eliminated
-// from row r+1 and from row r+2 (fresh coefficients), and the state moves one row on. If
-// kLast, row r+1 is the final row: it is normalised instead and there is no row r+2.
+// from rows r+1 and r+2 (updated in place in the ring). If kLast, row r+1 is the final
+// row: it is normalised instead and there is no row r+2.
 template <int M, bool kLast>
-void step(const RollingState& st, const FreshRow& fr, const StepOutput& out, int lanes) {
-  double* __restrict cc = st.cc;
-  double* __restrict cd = st.cd;
-  double* __restrict ce = st.ce;
-  double* __restrict nb = st.nb;
-  double* __restrict nc = st.nc;
-  double* __restrict nd = st.nd;
-  double* __restrict ne = st.ne;
-  const double* __restrict fa = fr.a;
-  const double* __restrict fb = fr.b;
-  const double* __restrict fc = fr.c;
-  const double* __restrict fd = fr.d;
-  const double* __restrict fe = fr.e;
+void step(const RingRows& rr, const StepOutput& out, int lanes) {
+  double* __restrict c0 = rr.c0;
+  double* __restrict d0 = rr.d0;
+  const double* __restrict e0 = rr.e0;
+  double* __restrict b1 = rr.b1;
+  double* __restrict c1 = rr.c1;
+  double* __restrict d1 = rr.d1;
+  const double* __restrict e1 = rr.e1;
+  const double* __restrict a2 = rr.a2;
+  double* __restrict b2 = rr.b2;
+  double* __restrict c2 = rr.c2;
   double* __restrict D0 = out.d0;
   double* __restrict E0 = out.e0;
   double* __restrict D1 = out.d1;
@@ -238,77 +239,69 @@ void step(const RollingState& st, const FreshRow& fr, const StepOutput& out, int
   double* __restrict r2[M];
   for (int m = 0; m < M; ++m) r0[m] = out.R0[m], r1[m] = out.R1[m], r2[m] = out.R2[m];
   for (int l = 0; l < lanes; ++l) {
-    const double fac1 = 1.0 / cc[l];
-    const double d0 = fac1 * cd[l];
-    const double e0 = fac1 * ce[l];
-    D0[l] = d0;
-    E0[l] = e0;
+    const double fac1 = 1.0 / c0[l];
+    const double d = fac1 * d0[l];
+    const double e = fac1 * e0[l];
+    D0[l] = d;
+    E0[l] = e;
     for (int m = 0; m < M; ++m) r0[m][l] = fac1 * r0[m][l];
-    const double b1 = nb[l];
-    const double c1 = nc[l] - b1 * d0;
-    const double d1 = nd[l] - b1 * e0;
-    for (int m = 0; m < M; ++m) r1[m][l] = r1[m][l] - b1 * r0[m][l];
+    const double b = b1[l];
+    const double c = c1[l] - b * d;
+    const double dn = d1[l] - b * e;
+    for (int m = 0; m < M; ++m) r1[m][l] = r1[m][l] - b * r0[m][l];
     if (kLast) {
-      const double fac2 = 1.0 / c1;
-      D1[l] = fac2 * d1;
-      E1[l] = fac2 * ne[l];
+      const double fac2 = 1.0 / c;
+      D1[l] = fac2 * dn;
+      E1[l] = fac2 * e1[l];
       for (int m = 0; m < M; ++m) r1[m][l] = fac2 * r1[m][l];
     } else {
-      const double a2 = fa[l];
-      const double b2 = fb[l] - a2 * d0;
-      const double c2 = fc[l] - a2 * e0;
-      for (int m = 0; m < M; ++m) r2[m][l] = r2[m][l] - a2 * r0[m][l];
-      cc[l] = c1, cd[l] = d1, ce[l] = ne[l];
-      nb[l] = b2, nc[l] = c2, nd[l] = fd[l], ne[l] = fe[l];
+      c1[l] = c;
+      d1[l] = dn;
+      const double a = a2[l];
+      b2[l] = b2[l] - a * d;
+      c2[l] = c2[l] - a * e;
+      for (int m = 0; m < M; ++m) r2[m][l] = r2[m][l] - a * r0[m][l];
     }
   }
+  (void)d0;
 }
 
 }  // namespace
 
 void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
-  const int W = max_lanes_;
-  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
-  // Rows 0 and 1 start the rolling state.
   fresh_row(0, lanes);
-  for (int s = 0; s < 3; ++s)
-    for (int l = 0; l < lanes; ++l) {
-      cur_b_[s][l] = fb_[s][l], cur_c_[s][l] = fc_[s][l], cur_d_[s][l] = fd_[s][l];
-      cur_e_[s][l] = fe_[l];
-    }
-  for (int l = 0; l < lanes; ++l) a0_[l] = fa_[l];
   fresh_row(1, lanes);
-  for (int s = 0; s < 3; ++s)
-    for (int l = 0; l < lanes; ++l) {
-      next_b_[s][l] = fb_[s][l], next_c_[s][l] = fc_[s][l], next_d_[s][l] = fd_[s][l];
-      next_e_[s][l] = fe_[l];
-    }
-  for (int l = 0; l < lanes; ++l) a1_[l] = fa_[l];
-
   // The previous cell's last two eliminated rows (P: hi-1, Q: hi) act on rows 0 and 1.
   if (carry_in) {
+    const double* a0 = ring_a_[0].data();
+    const double* a1 = ring_a_[1].data();
     for (int s = 0; s < 3; ++s) {
       const int width = 2 + kCount[s];
+      double* b0 = ring_b_[s][0].data();
+      double* c0 = ring_c_[s][0].data();
+      double* d0 = ring_d_[s][0].data();
+      double* b1 = ring_b_[s][1].data();
+      double* c1 = ring_c_[s][1].data();
       for (int l = 0; l < lanes; ++l) {
         const double* P = carry_in + std::size_t(l) * kForwardCarry + kCarryOffset[s];
         const double* Q = P + width;
-        const double a = a0_[l];
-        cur_b_[s][l] = cur_b_[s][l] - P[0] * a;
-        cur_c_[s][l] = cur_c_[s][l] - P[1] * a;
+        const double a = a0[l];
+        b0[l] = b0[l] - P[0] * a;
+        c0[l] = c0[l] - P[1] * a;
         for (int m = 0; m < kCount[s]; ++m) {
           double& R = rhs_row(kFirst[s] + m, 0)[l];
           R = R - P[2 + m] * a;
         }
-        const double r1 = cur_b_[s][l];
-        cur_c_[s][l] = cur_c_[s][l] - Q[0] * r1;
-        cur_d_[s][l] = cur_d_[s][l] - Q[1] * r1;
+        const double r1 = b0[l];
+        c0[l] = c0[l] - Q[0] * r1;
+        d0[l] = d0[l] - Q[1] * r1;
         for (int m = 0; m < kCount[s]; ++m) {
           double& R = rhs_row(kFirst[s] + m, 0)[l];
           R = R - Q[2 + m] * r1;
         }
-        const double r2 = a1_[l];
-        next_b_[s][l] = next_b_[s][l] - Q[0] * r2;
-        next_c_[s][l] = next_c_[s][l] - Q[1] * r2;
+        const double r2 = a1[l];
+        b1[l] = b1[l] - Q[0] * r2;
+        c1[l] = c1[l] - Q[1] * r2;
         for (int m = 0; m < kCount[s]; ++m) {
           double& R = rhs_row(kFirst[s] + m, 1)[l];
           R = R - Q[2 + m] * r2;
@@ -317,15 +310,18 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
     }
   }
 
+  const int W = max_lanes_;
+  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
   // Rows 0 .. L-3 eliminate two rows ahead; row L-2 finishes the line with row L-1.
   for (int r = 0; r + 2 <= L; ++r) {
     const bool last = r + 2 == L;
-    if (!last) fresh_row(r + 2, lanes);
+    if (!last) fresh_row(r + 2, lanes);  // into the slot row r-1 has left
+    const int k0 = r % 3, k1 = (r + 1) % 3, k2 = (r + 2) % 3;
     for (int s = 0; s < 3; ++s) {
-      const RollingState st{cur_c_[s].data(), cur_d_[s].data(), cur_e_[s].data(),
-                            next_b_[s].data(), next_c_[s].data(), next_d_[s].data(),
-                            next_e_[s].data()};
-      const FreshRow fr{fa_.data(), fb_[s].data(), fc_[s].data(), fd_[s].data(), fe_.data()};
+      const RingRows rr{ring_c_[s][k0].data(), ring_d_[s][k0].data(), ring_e_[k0].data(),
+                        ring_b_[s][k1].data(), ring_c_[s][k1].data(), ring_d_[s][k1].data(),
+                        ring_e_[k1].data(),    ring_a_[k2].data(),    ring_b_[s][k2].data(),
+                        ring_c_[s][k2].data()};
       StepOutput out{row(d_[s], r), row(e_[s], r), row(d_[s], r + 1), row(e_[s], r + 1), {}, {}, {}};
       for (int m = 0; m < kCount[s]; ++m) {
         out.R0[m] = rhs_row(kFirst[s] + m, r);
@@ -333,9 +329,9 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
         out.R2[m] = last ? nullptr : rhs_row(kFirst[s] + m, r + 2);
       }
       if (s == 0)
-        last ? step<3, true>(st, fr, out, lanes) : step<3, false>(st, fr, out, lanes);
+        last ? step<3, true>(rr, out, lanes) : step<3, false>(rr, out, lanes);
       else
-        last ? step<1, true>(st, fr, out, lanes) : step<1, false>(st, fr, out, lanes);
+        last ? step<1, true>(rr, out, lanes) : step<1, false>(rr, out, lanes);
     }
   }
 }

@@ -55,11 +55,10 @@ class LineSolver {
   // Gathers the bundle's velocity, rhon and speed (rows -1..rows), its rhs, and the
   // per-row dissipation terms.
   void gather(CellFields& f, int axis, const Bundle& b);
-  // The unmodified coefficients of row r for every lane (a and e are the same for the
-  // three systems).
+  // The unmodified coefficients of row r for every lane, into ring slot r % 3.
   void fresh_row(int r, int lanes);
-  // Forward elimination of the three systems, rolling along the rows: only the two rows
-  // ahead are held (per lane), the normalised upper diagonals go to d_ and e_.
+  // Forward elimination of the three systems, rolling along the rows: only the three rows
+  // in reach are held (per lane, in the ring), the normalised upper diagonals go to d_, e_.
   void eliminate(int rows, int lanes, const double* carry_in);
   void substitute(int rows, int lanes, const double* back_in);
   void finish(CellFields& f, int axis, const Bundle& b, double* back_out);
@@ -83,11 +82,10 @@ class LineSolver {
   // Additive dissipation terms of each row and whether it is a grid-boundary row.
   std::vector<double> da_, db_, dc_, dd_, de_;
   std::vector<char> identity_;
-  // One row's fresh coefficients, and per system the rolling state of rows r and r+1.
-  std::vector<double> fa_, fe_, fb_[3], fc_[3], fd_[3];
-  std::vector<double> cur_b_[3], cur_c_[3], cur_d_[3], cur_e_[3];
-  std::vector<double> next_b_[3], next_c_[3], next_d_[3], next_e_[3];
-  std::vector<double> a0_, a1_;
+  // The coefficients of the three rows in reach, row r in slot r % 3, one value per lane:
+  // a and e (the same for the three systems and never modified), b, c, d per system.
+  std::vector<double> ring_a_[3], ring_e_[3];
+  std::vector<double> ring_b_[3][3], ring_c_[3][3], ring_d_[3][3];  // [system][slot]
 };
 
 }  // namespace nas::sp
