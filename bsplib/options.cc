@@ -43,7 +43,7 @@ const std::vector<OptionHelp>& option_help() {
       {"transport", "messaging layer: tcp (default), udp, nic, ... (BSP_TRANSPORT)"},
       {"stats", "print each process's packet and time counters at the end (BSP_STATS=1)"},
       {"spin-us", "microseconds to spin before blocking when waiting (BSP_SPIN_US)"},
-      {"buffers", "buffers in the reliable layer's shared pool (BSP_BUFFERS; default 1024)"},
+      {"buffers", "buffers in the reliable layer's shared pool (BSP_BUFFERS; default: 8 MiB worth, 1024 to 4096)"},
       {"ack-policy", "reliable layer's acknowledgements: buffer (default), every, pupa (BSP_ACK_POLICY)"},
       {"fault", "inject faults on sends, e.g. drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (BSP_FAULT)"},
       {"rcvbuf", "kernel socket receive buffer in bytes (BSP_RCVBUF)"},

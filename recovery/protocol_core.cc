@@ -36,7 +36,10 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
     : config_(config),
       clock_(clock),
       output_(output),
-      pool_(std::max(config.buffers ? config.buffers : tuning::kDefaultBuffers, tuning::kMinBuffers),
+      pool_(std::max(config.buffers ? config.buffers
+                                    : std::clamp(tuning::kDefaultPoolBytes / std::max<std::size_t>(config.mtu, 1),
+                                                 tuning::kDefaultBuffers, tuning::kLargestDefaultPool),
+                     tuning::kMinBuffers),
             config.mtu),
       policy_(make_ack_policy(config.ack_policy)),
       send_(static_cast<std::size_t>(config.nprocs)),

@@ -37,7 +37,7 @@ struct CoreConfig {
   int pid = 0;
   int nprocs = 1;
   std::uint32_t job_id = 0;
-  std::size_t buffers = 0;  // pool size n (0: tuning::kDefaultBuffers)
+  std::size_t buffers = 0;  // pool size n (0: 8 MiB of MTU-sized buffers, 1024..4096)
   std::size_t mtu = 0;      // largest frame, header included
   std::string ack_policy = "buffer";
 };
