@@ -57,6 +57,21 @@ TEST_P(ClusterTest, SemanticsHoldAcrossHosts) {
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
 }
 
+// The cluster must not touch the machine's own namespace: traffic between hosts that
+// crossed it met the machine's firewall and routes (CI's hang). Nothing named after the
+// cluster may appear here; the switch is a namespace of its own.
+TEST(ClusterIsolationTest, MachineNamespaceUntouched) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to build network namespaces";
+  const std::string prefix = "bi" + std::to_string(::getpid() % 100000);
+  ProgramResult up = run_program({"tools/cluster.sh", "up", "2", "--prefix", prefix}, 60s);
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  ProgramResult links = run_program({"ip", "-o", "link", "show"}, 10s);
+  ProgramResult namespaces = run_program({"ip", "netns", "list"}, 10s);
+  run_program({"tools/cluster.sh", "down", "--prefix", prefix}, 60s);
+  EXPECT_EQ(links.out.find(prefix), std::string::npos) << links.out;
+  EXPECT_NE(namespaces.out.find(prefix + "sw"), std::string::npos) << namespaces.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     FourHosts, ClusterTest,
     ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
