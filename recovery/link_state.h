@@ -55,6 +55,9 @@ struct SendLink {
     return &queue[static_cast<std::size_t>(seq - acked)];
   }
   std::size_t in_flight() const { return static_cast<std::size_t>(next_new - acked); }
+  // Frames holding a buffer on this link: in flight, or sent by the engine and not yet
+  // transmitted (what the link window bounds).
+  std::size_t queued() const { return static_cast<std::size_t>(next_seq - acked); }
   bool has_untransmitted() const { return next_new < next_seq; }
 };
 

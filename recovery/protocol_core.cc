@@ -92,7 +92,7 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
   }
   SendLink& link = send_[static_cast<std::size_t>(peer)];
   std::optional<BufferPool::Id> buffer;
-  if (pool_.free_count() > send_reserve_ && link.next_seq - link.acked < link_window_) buffer = pool_.acquire();
+  if (pool_.free_count() > send_reserve_ && link.queued() < link_window_) buffer = pool_.acquire();
   if (!buffer) {
     ++stats_.send_buffer_waits;
     ask_for_acks();
@@ -205,8 +205,7 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   Header header = read_header(bytes);
   std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
   PolicyContext policy_context = context(now);
-  std::size_t queued = link.next_seq - link.acked;
-  policy_context.link_sendable = link_window_ > queued ? link_window_ - queued : 0;
+  policy_context.link_sendable = link_window_ > link.queued() ? link_window_ - link.queued() : 0;
   bool ask = policy_->request_ack(policy_context, link);
   std::uint32_t credit = credit_for(peer);
   header.ack = static_cast<std::uint32_t>(ack);
@@ -492,11 +491,11 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
   report.echo = echo;
   bool listed_all = true;  // false: more ranges than fit, the rest wait for the retry
   if (type != FrameType::ack) {
-    std::uint64_t cursor = link.expected;
-    for (const auto& [seq, held] : link.held) {
+    std::uint64_t cursor = list_from;
+    for (auto it = link.held.lower_bound(list_from); it != link.held.end(); ++it) {
+      const std::uint64_t seq = it->first;
       if (seq >= report_end) break;
-      if (seq > cursor && seq > list_from) {
-        cursor = std::max(cursor, list_from);
+      if (seq > cursor) {
         if (report.missing.size() == max_ranges_) {
           listed_all = false;
           break;
@@ -505,7 +504,6 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
       }
       cursor = seq + 1;
     }
-    cursor = std::max(cursor, list_from);
     if (listed_all && cursor < report_end) {
       if (report.missing.size() < max_ranges_) {
         report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor),

@@ -387,30 +387,45 @@ std::uint32_t pattern(int src, std::size_t word) {
   return static_cast<std::uint32_t>(x * 0xBF58476D1CE4E5B9ull >> 32);
 }
 
-void many_to_one() {
-  const std::size_t words = static_cast<std::size_t>(megabytes) << 18;  // 4-byte words per sender
-  const std::size_t chunk = std::size_t{1} << 26;                        // bytes per put (int sizes)
-  std::vector<std::uint32_t> inbox(me() == 0 ? words * p() : 1, 0);
-  bsp_push_reg(inbox.data(), static_cast<int>(std::min<std::size_t>(inbox.size() * 4, 0x7FFFFFFF)));
-  bsp_sync();
-  if (me() != 0) {
-    std::vector<std::uint32_t> data(words);
-    for (std::size_t i = 0; i < words; ++i) data[i] = pattern(me(), i);
-    for (std::size_t at = 0; at < words * 4; at += chunk) {
-      std::size_t size = std::min(chunk, words * 4 - at);
-      bsp_put(0, reinterpret_cast<const char*>(data.data()) + at, inbox.data(),
-              static_cast<int>(me() * words * 4 + at), static_cast<int>(size));
+// This process's `words` pattern words, as it sends them.
+std::vector<std::uint32_t> pattern_words(std::size_t words) {
+  std::vector<std::uint32_t> data(words);
+  for (std::size_t i = 0; i < words; ++i) data[i] = pattern(me(), i);
+  return data;
+}
+
+// Puts data into dst's inbox at this process's slot, in puts of at most 64 MB (int sizes).
+void put_into_slot(int dst, const std::vector<std::uint32_t>& data, std::uint32_t* inbox) {
+  const std::size_t bytes = data.size() * 4;
+  const std::size_t chunk = std::size_t{1} << 26;
+  for (std::size_t at = 0; at < bytes; at += chunk) {
+    bsp_put(dst, reinterpret_cast<const char*>(data.data()) + at, inbox, static_cast<int>(me() * bytes + at),
+            static_cast<int>(std::min(chunk, bytes - at)));
+  }
+}
+
+// Checks the slot src filled in inbox, word by word; stops the job at the first wrong one.
+void check_slot(const char* name, const std::vector<std::uint32_t>& inbox, int src, std::size_t words) {
+  for (std::size_t i = 0; i < words; ++i) {
+    if (inbox[src * words + i] != pattern(src, i)) {
+      bsp_abort("%s: pid %d: word %zu from pid %d is wrong", name, me(), i, src);
     }
   }
+}
+
+void register_inbox(std::vector<std::uint32_t>& inbox) {
+  bsp_push_reg(inbox.data(), static_cast<int>(std::min<std::size_t>(inbox.size() * 4, 0x7FFFFFFF)));
+  bsp_sync();
+}
+
+void many_to_one() {
+  const std::size_t words = static_cast<std::size_t>(megabytes) << 18;  // 4-byte words per sender
+  std::vector<std::uint32_t> inbox(me() == 0 ? words * p() : 1, 0);
+  register_inbox(inbox);
+  if (me() != 0) put_into_slot(0, pattern_words(words), inbox.data());
   bsp_sync();
   if (me() == 0) {
-    for (int src = 1; src < p(); ++src) {
-      for (std::size_t i = 0; i < words; ++i) {
-        if (inbox[src * words + i] != pattern(src, i)) {
-          bsp_abort("many_to_one: word %zu from pid %d is wrong", i, src);
-        }
-      }
-    }
+    for (int src = 1; src < p(); ++src) check_slot("many_to_one", inbox, src, words);
   }
   bsp_pop_reg(inbox.data());
   bsp_sync();
@@ -420,28 +435,13 @@ void many_to_one() {
 // superstep (p(p-1) * megabytes MB in all); every receiver checks every byte.
 void all_to_all_bulk() {
   const std::size_t words = static_cast<std::size_t>(megabytes) << 18;  // 4-byte words per pair
-  const std::size_t chunk = std::size_t{1} << 26;
   std::vector<std::uint32_t> inbox(words * p(), 0);
-  bsp_push_reg(inbox.data(), static_cast<int>(std::min<std::size_t>(inbox.size() * 4, 0x7FFFFFFF)));
-  bsp_sync();
-  std::vector<std::uint32_t> data(words);
-  for (std::size_t i = 0; i < words; ++i) data[i] = pattern(me(), i);
-  for (int step = 1; step < p(); ++step) {
-    int dst = (me() + step) % p();
-    for (std::size_t at = 0; at < words * 4; at += chunk) {
-      std::size_t size = std::min(chunk, words * 4 - at);
-      bsp_put(dst, reinterpret_cast<const char*>(data.data()) + at, inbox.data(),
-              static_cast<int>(me() * words * 4 + at), static_cast<int>(size));
-    }
-  }
+  register_inbox(inbox);
+  const std::vector<std::uint32_t> data = pattern_words(words);
+  for (int step = 1; step < p(); ++step) put_into_slot((me() + step) % p(), data, inbox.data());
   bsp_sync();
   for (int src = 0; src < p(); ++src) {
-    if (src == me()) continue;
-    for (std::size_t i = 0; i < words; ++i) {
-      if (inbox[src * words + i] != pattern(src, i)) {
-        bsp_abort("all_to_all_bulk: pid %d: word %zu from pid %d is wrong", me(), i, src);
-      }
-    }
+    if (src != me()) check_slot("all_to_all_bulk", inbox, src, words);
   }
   bsp_pop_reg(inbox.data());
   bsp_sync();

@@ -7,7 +7,6 @@
 // loss rate times the packets sent with it.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -20,6 +19,7 @@ namespace {
 using bsp::testing::describe;
 using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
+using bsp::testing::stats_total;
 using namespace std::chrono_literals;
 
 const std::string kBsprun = "bsplib/bsprun";
@@ -44,15 +44,6 @@ ProgramResult run_lossy(const std::string& transport, const std::string& policy,
   argv.push_back(kCases);
   argv.insert(argv.end(), case_args.begin(), case_args.end());
   return run_program(argv, 180s);
-}
-
-// The summed value of a counter from the "total" line of `bsprun --stats`.
-double total_counter(const ProgramResult& result, const std::string& key) {
-  auto total = result.err.find("  total ");
-  if (total == std::string::npos) return -1;
-  auto at = result.err.find(" " + key + "=", total);
-  if (at == std::string::npos) return -1;
-  return std::strtod(result.err.c_str() + at + key.size() + 2, nullptr);
 }
 
 void skip_unless_usable(const std::string& transport) {
@@ -104,15 +95,15 @@ TEST_P(LossyPatternTest, ManyToOneRetransmitsAboutWhatWasLost) {
   ProgramResult result = run_lossy(transport, policy, loss.spec(), procs, {"--case=many_to_one", "--mb=4"});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   ASSERT_NE(result.out.find("case many_to_one passed"), std::string::npos) << describe(result);
-  double sent = total_counter(result, "data_sent");
-  double resent = total_counter(result, "retransmissions");
+  double sent = stats_total(result, "data_sent");
+  double resent = stats_total(result, "retransmissions");
   ASSERT_GT(sent, 0) << describe(result);
   // Each lost frame is resent at least once (and a resend may be lost in turn); a few
   // more go when a NACK or its answer is lost too. Far more would be go-back-n.
   double lost = loss.drop + loss.corrupt;
   EXPECT_GE(resent, 0.5 * lost * sent) << describe(result);
   EXPECT_LE(resent, 4.0 * lost * sent) << describe(result);
-  EXPECT_GT(total_counter(result, "duplicates"), 0) << describe(result);  // dup=2%: seen and dropped
+  EXPECT_GT(stats_total(result, "duplicates"), 0) << describe(result);  // dup=2%: seen and dropped
 }
 
 TEST_P(LossyPatternTest, AllToAllPutsAndMessages) {
@@ -131,10 +122,10 @@ TEST_P(LossyPatternTest, NoLossNoRetransmissions) {
   for (const char* name : {"put_all_to_all", "bsmp_all_to_all", "large_transfers"}) {
     ProgramResult result = run_lossy(transport, policy, "", procs, {std::string("--case=") + name});
     ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);
-    EXPECT_GT(total_counter(result, "data_sent"), 0) << describe(result);
-    EXPECT_EQ(total_counter(result, "retransmissions"), 0) << name << ": " << describe(result);
-    EXPECT_EQ(total_counter(result, "duplicates"), 0) << name << ": " << describe(result);
-    EXPECT_EQ(total_counter(result, "corrupt"), 0) << name << ": " << describe(result);
+    EXPECT_GT(stats_total(result, "data_sent"), 0) << describe(result);
+    EXPECT_EQ(stats_total(result, "retransmissions"), 0) << name << ": " << describe(result);
+    EXPECT_EQ(stats_total(result, "duplicates"), 0) << name << ": " << describe(result);
+    EXPECT_EQ(stats_total(result, "corrupt"), 0) << name << ": " << describe(result);
   }
 }
 
@@ -158,9 +149,9 @@ TEST_P(HundredMegabyteBurstTest, ManyToOneAndAllToAllLoseNothing) {
                                      {std::string("--case=") + name, std::string("--mb=") + megabytes});
     ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);
     EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
-    EXPECT_GT(total_counter(result, "bytes_sent"), 100e6) << describe(result);
-    EXPECT_EQ(total_counter(result, "retransmissions"), 0) << name << ": " << describe(result);
-    EXPECT_EQ(total_counter(result, "overflow_refused"), 0) << name << ": " << describe(result);
+    EXPECT_GT(stats_total(result, "bytes_sent"), 100e6) << describe(result);
+    EXPECT_EQ(stats_total(result, "retransmissions"), 0) << name << ": " << describe(result);
+    EXPECT_EQ(stats_total(result, "overflow_refused"), 0) << name << ": " << describe(result);
   }
 }
 

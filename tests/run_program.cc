@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -81,6 +82,14 @@ ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::mil
 std::string describe(const ProgramResult& result) {
   return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\nstdout:\n" +
          result.out + "\nstderr:\n" + result.err;
+}
+
+double stats_total(const ProgramResult& result, const std::string& key) {
+  auto total = result.err.find("  total ");
+  if (total == std::string::npos) return -1;
+  auto at = result.err.find(" " + key + "=", total);
+  if (at == std::string::npos) return -1;
+  return std::strtod(result.err.c_str() + at + key.size() + 2, nullptr);
 }
 
 int count_occurrences(const std::string& haystack, const std::string& needle) {

@@ -26,6 +26,10 @@ ProgramResult run_program(const std::vector<std::string>& argv,
 // Exit status, output and error of a run, for failure messages.
 std::string describe(const ProgramResult& result);
 
+// A counter summed over processes, from the "total" line `bsprun --stats` prints on
+// stderr (e.g. key "retransmissions"); -1 when the line or the key is missing.
+double stats_total(const ProgramResult& result, const std::string& key);
+
 // How many times needle occurs in haystack.
 int count_occurrences(const std::string& haystack, const std::string& needle);
 

@@ -1,12 +1,12 @@
 // transport/registry.cc: the name -> factory table behind --transport=NAME.
 #include "transport/registry.h"
 
-#include "transport/fault/fault_transport.h"
-
 #include <fmt/format.h>
 
 #include <map>
 #include <stdexcept>
+
+#include "transport/fault/fault_transport.h"
 
 namespace bsp::transport {
 namespace {

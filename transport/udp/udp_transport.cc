@@ -77,9 +77,10 @@ class UdpTransport final : public Transport {
       auto found = config.options.find(key);
       return found == config.options.end() || found->second.empty() ? std::string(fallback) : found->second;
     };
+    const std::string host = option("host", "127.0.0.1");
     try {
       // Fit to the path: an Ethernet payload, or larger frames when every peer is local.
-      bool loopback = option("host", "127.0.0.1").rfind("127.", 0) == 0;
+      bool loopback = host.rfind("127.", 0) == 0;
       mtu_ = std::stoul(option("mtu", std::to_string(loopback ? kLoopbackMtu : kDefaultMtu).c_str()));
       rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(kDefaultReceiveBuffer).c_str()));
       sndbuf_ = std::stoi(option("sndbuf", std::to_string(kDefaultSocketBuffer).c_str()));
@@ -94,13 +95,13 @@ class UdpTransport final : public Transport {
     if (fd_ < 0) throw system_error("socket");
     size_socket_buffer(fd_, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_);
     size_socket_buffer(fd_, SO_SNDBUF, SO_SNDBUFFORCE, sndbuf_);
-    sockaddr_in local = parse_address(option("host", "127.0.0.1") + ":1");
+    sockaddr_in local = parse_address(host + ":1");
     local.sin_port = 0;
     if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
       int saved = errno;
       ::close(fd_);
       errno = saved;
-      throw system_error("bind " + option("host", "127.0.0.1"));
+      throw system_error("bind " + host);
     }
     // Receive buffers one byte longer than the MTU: a longer datagram shows as truncated.
     storage_.resize(kBatch * (mtu_ + 1));
