@@ -1,5 +1,5 @@
 // recovery/wait_for_fd.h: "spin briefly, then block" on a descriptor: the waiting rule of
-// every channel (DESIGN.md). Spinning pays while the peer we wait for runs on another
+// every channel (docs/DESIGN.md). Spinning pays while the peer we wait for runs on another
 // core (waking a blocked process costs 60-80 us here); blocking frees the core when there
 // are more processes than cores or the wait is long.
 #pragma once

@@ -2,7 +2,7 @@
 // nic, shm, and decorators such as fault). A transport moves frames of at most mtu()
 // bytes between the processes of one job; it knows nothing of supersteps or recovery.
 //
-// Contract (see DESIGN.md, "UCX" and "gRPC EventEngine" notes):
+// Contract (docs/DESIGN.md, "Transports"):
 //  - Set-up may throw std::runtime_error with a message a user can act on.
 //  - The data path never throws and never blocks: back-pressure is SendStatus::busy and
 //    the caller makes progress (receives) and retries; errors reach the FrameSink.
