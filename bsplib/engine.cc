@@ -43,6 +43,11 @@ void Engine::check_pid(std::string_view call, int pid) {
   }
 }
 
+// A pointer the call reads or writes nbytes through must not be NULL.
+void Engine::check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes) {
+  if (pointer == nullptr && nbytes > 0) usage_error(call, fmt::format("{} is NULL (for {} bytes)", what, nbytes));
+}
+
 std::uint32_t Engine::registration_of(std::string_view call, int pid, const void* address,
                                       long offset, long nbytes) {
   check_pid(call, pid);
@@ -62,6 +67,9 @@ std::uint32_t Engine::registration_of(std::string_view call, int pid, const void
 
 void Engine::push_reg(const void* address, long size) {
   if (size < 0) usage_error("bsp_push_reg", fmt::format("negative size {}", size));
+  if (address == nullptr && size > 0) {
+    usage_error("bsp_push_reg", fmt::format("NULL registered with size {} (NULL is allowed with size 0 only)", size));
+  }
   registrations_.push(address, static_cast<std::size_t>(size));
 }
 
@@ -74,6 +82,7 @@ void Engine::pop_reg(const void* address) {
 void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
   const char* call = buffered ? "bsp_put" : "bsp_hpput";
   std::uint32_t registration = registration_of(call, pid, dst, offset, nbytes);
+  check_pointer(call, "the source", src, nbytes);
   if (nbytes == 0) return;
   if (buffered) {
     records::Writer(outgoing_[pid].stream)
@@ -86,6 +95,7 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
 
 void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) {
   std::uint32_t registration = registration_of("bsp_get", pid, src, offset, nbytes);
+  check_pointer("bsp_get", "the destination", dst, nbytes);
   if (nbytes == 0) return;
   auto request_id = static_cast<std::uint32_t>(pending_gets_.size());
   pending_gets_.push_back(PendingGet{static_cast<std::byte*>(dst), static_cast<std::uint32_t>(nbytes), pid});
@@ -99,6 +109,7 @@ void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) 
 // ---------------------------------------------------------------- BSMP
 
 void Engine::set_tagsize(int* tag_nbytes) {
+  if (tag_nbytes == nullptr) usage_error("bsp_set_tagsize", "the tag size pointer is NULL");
   if (*tag_nbytes < 0 || *tag_nbytes > kMaxTagSize) {
     usage_error("bsp_set_tagsize", fmt::format("tag size {} is out of range 0..{}", *tag_nbytes, kMaxTagSize));
   }
@@ -110,34 +121,46 @@ void Engine::set_tagsize(int* tag_nbytes) {
 void Engine::send(int pid, const void* tag, const void* payload, long nbytes) {
   check_pid("bsp_send", pid);
   if (nbytes < 0) usage_error("bsp_send", fmt::format("negative payload size {}", nbytes));
+  check_pointer("bsp_send", "the tag", tag, tagsize_);
+  check_pointer("bsp_send", "the payload", payload, nbytes);
   records::Writer(outgoing_[pid].stream)
       .message(tag, static_cast<std::uint32_t>(tagsize_), payload, static_cast<std::uint32_t>(nbytes));
 }
 
-void Engine::qsize(int* nmessages, int* accum_nbytes) const {
-  if (nmessages) *nmessages = static_cast<int>(messages_.size());
-  if (accum_nbytes) *accum_nbytes = static_cast<int>(messages_.payload_bytes());
+void Engine::qsize(int* nmessages, int* accum_nbytes) {
+  if (nmessages == nullptr || accum_nbytes == nullptr) {
+    usage_error("bsp_qsize", fmt::format("{} is NULL", nmessages == nullptr ? "nmessages" : "accum_nbytes"));
+  }
+  *nmessages = static_cast<int>(messages_.size());
+  *accum_nbytes = static_cast<int>(messages_.payload_bytes());
 }
 
-void Engine::get_tag(int* status, void* tag) const {
+void Engine::get_tag(int* status, void* tag) {
+  if (status == nullptr) usage_error("bsp_get_tag", "the status pointer is NULL");
   if (messages_.size() == 0) {
     *status = -1;
     return;
   }
   MessageQueue::Message message = messages_.front();
+  check_pointer("bsp_get_tag", "the tag buffer", tag, static_cast<long>(message.tag_size));
   *status = static_cast<int>(message.payload_size);
-  if (message.tag_size > 0 && tag) std::memcpy(tag, message.tag, message.tag_size);
+  if (message.tag_size > 0) std::memcpy(tag, message.tag, message.tag_size);
 }
 
 void Engine::move(void* payload, long reception_nbytes) {
+  if (reception_nbytes < 0) usage_error("bsp_move", fmt::format("negative reception size {}", reception_nbytes));
   if (messages_.size() == 0) usage_error("bsp_move", "the message queue is empty");
   MessageQueue::Message message = messages_.front();
-  std::size_t size = std::min<std::size_t>(message.payload_size, static_cast<std::size_t>(std::max(0L, reception_nbytes)));
+  std::size_t size = std::min<std::size_t>(message.payload_size, static_cast<std::size_t>(reception_nbytes));
+  check_pointer("bsp_move", "the payload buffer", payload, static_cast<long>(size));
   if (size > 0) std::memcpy(payload, message.payload, size);
   messages_.pop_front();
 }
 
 int Engine::hpmove(void** tag_ptr, void** payload_ptr) {
+  if (tag_ptr == nullptr || payload_ptr == nullptr) {
+    usage_error("bsp_hpmove", fmt::format("{} is NULL", tag_ptr == nullptr ? "tag_ptr" : "payload_ptr"));
+  }
   if (messages_.size() == 0) return -1;
   MessageQueue::Message message = messages_.front();
   *tag_ptr = const_cast<std::byte*>(message.tag);
@@ -188,19 +211,15 @@ void Engine::parse(int src) {
           messages_.add_arriving({tag, m.tag_size}, {tag + m.tag_size, m.payload_size});
           break;
         }
-        case records::Kind::end: {
-          records::End end = records::read_end(at);
-          if (end.fingerprint != registrations_.superstep_fingerprint()) {
-            job_.abort_job(fmt::format(
-                "bsplib: registrations differ between processes in superstep {}: pid {} made {}, "
-                "pid {} made {} (bsp_push_reg/bsp_pop_reg must be called in the same order everywhere)",
-                superstep_, pid_, registrations_.superstep_summary(), src,
-                fmt::format("{} bsp_push_reg", end.pushes)));
+        case records::Kind::end:
+          in.end = records::read_end(at);
+          if (in.end->superstep != static_cast<std::uint32_t>(superstep_)) {
+            job_.abort_job(fmt::format("bsplib: pid {} is in superstep {} but pid {} ended superstep {}", pid_,
+                                       superstep_, src, in.end->superstep));
           }
           in.phase = in.reply_bytes_missing > 0 ? Phase::replies : Phase::complete;
           ++ended_;
           break;
-        }
         case records::Kind::get_reply:
           job_.abort_job(fmt::format("bsplib: pid {} got an unexpected get reply from pid {}", pid_, src));
       }
@@ -208,8 +227,11 @@ void Engine::parse(int src) {
       if (kind != records::Kind::get_reply) {
         job_.abort_job(fmt::format("bsplib: pid {} expected get replies from pid {}", pid_, src));
       }
+      // Kept, not written: a reply may arrive before this process has served the gets
+      // aimed at it, which must read its memory as the superstep left it.
       records::GetReply reply = records::read_get_reply(at, in.parsed);
-      apply_reply(src, reply, in.stream.data() + reply.data_at);
+      check_reply(src, reply);
+      in.replies.push_back(reply);
       in.reply_bytes_missing -= std::min<std::uint64_t>(reply.size, in.reply_bytes_missing);
       if (in.reply_bytes_missing == 0) in.phase = Phase::complete;
     }
@@ -217,12 +239,21 @@ void Engine::parse(int src) {
   }
 }
 
-void Engine::apply_reply(int src, const records::GetReply& reply, const std::byte* data) {
+void Engine::check_reply(int src, const records::GetReply& reply) {
   if (reply.request_id >= pending_gets_.size() || pending_gets_[reply.request_id].from != src ||
       std::uint64_t{reply.piece_offset} + reply.size > pending_gets_[reply.request_id].size) {
     job_.abort_job(fmt::format("bsplib: pid {} got a get reply from pid {} that matches no request", pid_, src));
   }
-  std::memcpy(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
+}
+
+void Engine::apply_replies() {
+  for (int src = 0; src < nprocs_; ++src) {
+    const Incoming& in = incoming_[src];
+    for (const records::GetReply& reply : in.replies) {
+      std::memcpy(pending_gets_[reply.request_id].dst + reply.piece_offset, in.stream.data() + reply.data_at,
+                  reply.size);
+    }
+  }
 }
 
 // ---------------------------------------------------------------- the end of a superstep
@@ -309,7 +340,48 @@ void Engine::pump() {
   channel_->wait(awaited_, kWaitSlice);
 }
 
-void Engine::sync() {
+namespace {
+std::string pid_list(const std::vector<int>& pids) {
+  return fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "));
+}
+}  // namespace
+
+void Engine::check_collective_calls() {
+  // Everyone sees every `end`, so every process reaches the same verdict.
+  std::vector<int> in_sync, in_end;
+  for (int pid = 0; pid < nprocs_; ++pid) {
+    ((incoming_[pid].end->flags & records::kEndFlagFinal) ? in_end : in_sync).push_back(pid);
+  }
+  if (!in_sync.empty() && !in_end.empty()) {
+    job_.abort_job(fmt::format("bsplib: mismatched collective calls in superstep {}: {} called bsp_sync while {} "
+                               "called bsp_end (every process must make the same sequence of bsp_sync calls)",
+                               superstep_, pid_list(in_sync), pid_list(in_end)));
+  }
+  std::vector<std::vector<records::Pop>> pops(static_cast<std::size_t>(nprocs_));
+  for (int pid = 0; pid < nprocs_; ++pid) {
+    const records::End& end = *incoming_[pid].end;
+    const records::End& first = *incoming_[0].end;
+    if (end.pushes != first.pushes || end.pops.size() != first.pops.size()) {
+      job_.abort_job(fmt::format(
+          "bsplib: registrations differ between processes in superstep {}: pid 0 made {} bsp_push_reg and {} "
+          "bsp_pop_reg, pid {} made {} and {} (bsp_push_reg/bsp_pop_reg must be called in the same order "
+          "everywhere)",
+          superstep_, first.pushes, first.pops.size(), pid, end.pushes, end.pops.size()));
+    }
+    if (end.next_tagsize != first.next_tagsize) {
+      job_.abort_job(fmt::format("bsplib: bsp_set_tagsize differs between processes in superstep {}: pid 0 asks for "
+                                 "tags of {} bytes, pid {} for {} (every process must set the same size)",
+                                 superstep_, first.next_tagsize, pid, end.next_tagsize));
+    }
+    pops[static_cast<std::size_t>(pid)] = end.pops;
+  }
+  if (std::string differs = registrations_.resolve_pops(pops); !differs.empty()) {
+    job_.abort_job(fmt::format("bsplib: registrations differ between processes in superstep {}: on pid {}, {}",
+                               superstep_, pid_, differs));
+  }
+}
+
+void Engine::superstep(bool final) {
   auto started = Clock::now();
   in_sync_ = true;
   // 1. Unbuffered puts read their source now; every stream gets its `end`.
@@ -317,28 +389,36 @@ void Engine::sync() {
     records::Writer(outgoing_[hp.pid].stream).put(hp.registration, hp.offset, hp.src, hp.size);
   }
   hpputs_.clear();
+  records::End end;
+  end.superstep = static_cast<std::uint32_t>(superstep_);
+  end.flags = final ? records::kEndFlagFinal : 0;
+  end.next_tagsize = static_cast<std::uint32_t>(next_tagsize_);
+  end.pushes = registrations_.pushes_this_superstep();
+  end.pops = registrations_.pops_this_superstep();
   for (int peer = 0; peer < nprocs_; ++peer) {
     Outgoing& out = outgoing_[peer];
-    records::Writer(out.stream)
-        .end(records::End{static_cast<std::uint32_t>(superstep_), registrations_.pushes_this_superstep(),
-                          registrations_.superstep_fingerprint(), out.get_requests});
+    end.get_requests = out.get_requests;
+    records::Writer(out.stream).end(end);
     incoming_[peer].reply_bytes_missing = out.reply_bytes_expected;
   }
   for (int src = 0; src < nprocs_; ++src) parse(src);  // early arrivals
   deliver_local();
-  // 2. The exchange, until every process's `end` is here.
+  // 2. The exchange, until every process's `end` is here; all made the same calls.
   while (ended_ < nprocs_) pump();
-  // 3. Gets read memory before this superstep's puts land.
+  check_collective_calls();
+  // 3. Gets read memory before anything of this superstep is written.
   serve_gets();
   deliver_local();
-  apply_puts();
-  // 4. Replies to this process's gets, and everything it owes others, out.
+  // 4. Replies to this process's gets, and everything it owes others, out; then get
+  //    data is written, then put data.
   for (;;) {
     bool complete = all_sent();
     for (const Incoming& in : incoming_) complete &= in.phase == Phase::complete;
     if (complete) break;
     pump();
   }
+  apply_replies();
+  apply_puts();
   // 5. The next superstep begins.
   registrations_.commit();
   messages_.deliver_arrived();
@@ -356,6 +436,8 @@ void Engine::sync() {
     in.phase = Phase::records;
     in.puts.clear();
     in.get_requests.clear();
+    in.replies.clear();
+    in.end.reset();
   }
   ended_ = 0;
   in_sync_ = false;
@@ -365,7 +447,7 @@ void Engine::sync() {
 }
 
 void Engine::finish() {
-  sync();
+  superstep(true);
   finishing_ = true;
   auto deadline = Clock::now() + kDrainLimit;
   while (!channel_->all_acknowledged() && Clock::now() < deadline) {

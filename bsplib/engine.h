@@ -8,10 +8,12 @@
 //      so processes do not all hit the same peer at once (scheduling), many records per
 //      payload (packing);
 //   2. receives until every peer's `end` has arrived (that is the barrier: one payload
-//      each way per pair when nothing else is sent);
-//   3. serves the get requests it received, reading its memory before any put of the
-//      superstep lands, then applies the puts (source by source, in call order);
-//   4. waits for the replies to its own gets;
+//      each way per pair when nothing else is sent), and checks that every process made
+//      the same collective calls (bsp_sync or bsp_end, tag size, registrations);
+//   3. serves the get requests it received, reading its memory before any get reply or
+//      put of the superstep is written anywhere;
+//   4. waits for the replies to its own gets, then writes them, then applies the puts
+//      (source by source, in call order: a put and a get into one word, the put wins);
 //   5. commits registration changes and the tag size, and delivers the messages.
 // Records of a peer's next superstep that arrive early stay buffered until then.
 #pragma once
@@ -59,12 +61,12 @@ class Engine : private recovery::PayloadSink {
   // BSMP
   void set_tagsize(int* tag_nbytes);
   void send(int pid, const void* tag, const void* payload, long nbytes);
-  void qsize(int* nmessages, int* accum_nbytes) const;
-  void get_tag(int* status, void* tag) const;
+  void qsize(int* nmessages, int* accum_nbytes);
+  void get_tag(int* status, void* tag);
   void move(void* payload, long reception_nbytes);
   int hpmove(void** tag_ptr, void** payload_ptr);
 
-  void sync();
+  void sync() { superstep(false); }
   // bsp_end: a last superstep, then waits (bounded) until the channel has delivered all.
   void finish();
   // Keeps the protocol running (answering acks and probes) while the runtime waits for
@@ -92,6 +94,8 @@ class Engine : private recovery::PayloadSink {
     Phase phase = Phase::records;
     std::vector<records::Put> puts;
     std::vector<records::GetRequest> get_requests;
+    std::vector<records::GetReply> replies;  // written only once every get is served
+    std::optional<records::End> end;
     std::uint64_t reply_bytes_missing = 0;
   };
   struct PendingGet {
@@ -109,8 +113,13 @@ class Engine : private recovery::PayloadSink {
   void on_payload(int peer, std::span<const std::byte> payload) override;
   void on_peer_lost(int peer, std::string_view why) override;
 
+  // The superstep protocol; final: this is bsp_end's superstep.
+  void superstep(bool final);
+  // After the barrier: every process made the same collective calls, or the job stops.
+  void check_collective_calls();
   void parse(int src);
-  void apply_reply(int src, const records::GetReply& reply, const std::byte* data);
+  void check_reply(int src, const records::GetReply& reply);
+  void apply_replies();
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
                          std::uint32_t offset, std::uint32_t size);
   void serve_gets();
@@ -122,6 +131,7 @@ class Engine : private recovery::PayloadSink {
   bool all_sent() const;
   std::uint32_t registration_of(std::string_view call, int pid, const void* address, long offset, long nbytes);
   void check_pid(std::string_view call, int pid);
+  void check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes);
 
   const int pid_;
   const int nprocs_;

@@ -1,4 +1,5 @@
-// bsplib/registration_table.cc: registrations, their deferred changes and fingerprint.
+// bsplib/registration_table.cc: registrations, their deferred changes, and the matching
+// of pops across processes.
 #include "bsplib/registration_table.h"
 
 #include <fmt/format.h>
@@ -8,35 +9,60 @@
 namespace bsp {
 
 void RegistrationTable::push(const void* address, std::size_t size) {
-  std::uint32_t index = static_cast<std::uint32_t>(entries_.size() + pushed_.size());
   pushed_.push_back(Registration{address, size, true});
-  pending_.push_back(Change{true, index});
-  ++pending_pushes_;
+}
+
+std::vector<std::uint32_t> RegistrationTable::candidates(const void* address, std::size_t pops_before) const {
+  std::vector<std::uint32_t> live;
+  if (auto found = by_address_.find(address); found != by_address_.end()) live = found->second;
+  for (std::size_t i = 0; i < pushed_.size(); ++i) {
+    if (pushed_[i].address == address) live.push_back(static_cast<std::uint32_t>(entries_.size() + i));
+  }
+  for (std::size_t k = 0; k < pops_before && k < pops_.size(); ++k) {
+    live.erase(std::remove(live.begin(), live.end(), pops_[k].index), live.end());
+  }
+  return live;
 }
 
 bool RegistrationTable::pop(const void* address) {
-  // The most recent registration of address: pushed earlier in this superstep (and not
-  // popped since), else the most recent active one not already popped.
-  auto popped = [&](std::uint32_t index) {
-    return std::any_of(pending_.begin(), pending_.end(),
-                       [&](const Change& c) { return !c.push && c.index == index; });
-  };
-  for (std::size_t i = pushed_.size(); i-- > 0;) {
-    std::uint32_t index = static_cast<std::uint32_t>(entries_.size() + i);
-    if (pushed_[i].address == address && !popped(index)) {
-      pending_.push_back(Change{false, index});
-      return true;
+  std::vector<std::uint32_t> live = candidates(address, pops_.size());
+  if (live.empty()) return false;
+  pops_.push_back(PendingPop{address, live.back(), live.size() > 1});
+  return true;
+}
+
+std::vector<records::Pop> RegistrationTable::pops_this_superstep() const {
+  std::vector<records::Pop> pops;
+  for (const PendingPop& pop : pops_) pops.push_back(records::Pop{pop.index, pop.ambiguous});
+  return pops;
+}
+
+std::string RegistrationTable::resolve_pops(std::span<const std::vector<records::Pop>> pops_by_pid) {
+  for (std::size_t k = 0; k < pops_.size(); ++k) {
+    // The agreed choice: the first process's for which pop k is unambiguous (all such
+    // must agree), else pid 0's.
+    int decided_by = -1;
+    std::uint32_t agreed = pops_by_pid.empty() ? pops_[k].index : pops_by_pid[0][k].registration;
+    for (std::size_t pid = 0; pid < pops_by_pid.size(); ++pid) {
+      const records::Pop& choice = pops_by_pid[pid][k];
+      if (choice.ambiguous) continue;
+      if (decided_by < 0) {
+        decided_by = static_cast<int>(pid);
+        agreed = choice.registration;
+      } else if (choice.registration != agreed) {
+        return fmt::format("bsp_pop_reg number {} of the superstep removes registration #{} on pid {} but #{} on pid {}",
+                           k + 1, agreed, decided_by, choice.registration, pid);
+      }
     }
-  }
-  auto found = by_address_.find(address);
-  if (found == by_address_.end()) return false;
-  for (auto it = found->second.rbegin(); it != found->second.rend(); ++it) {
-    if (!popped(*it)) {
-      pending_.push_back(Change{false, *it});
-      return true;
+    std::vector<std::uint32_t> live = candidates(pops_[k].address, k);
+    if (std::find(live.begin(), live.end(), agreed) == live.end()) {
+      return fmt::format("bsp_pop_reg number {} of the superstep names address {} here, which is not registration #{} "
+                         "that the other processes remove",
+                         k + 1, pops_[k].address, agreed);
     }
+    pops_[k].index = agreed;
   }
-  return false;
+  return {};
 }
 
 std::optional<std::uint32_t> RegistrationTable::find(const void* address) const {
@@ -50,43 +76,20 @@ const Registration* RegistrationTable::get(std::uint32_t index) const {
   return &entries_[index];
 }
 
-std::uint64_t RegistrationTable::superstep_fingerprint() const {
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over (kind, index) pairs
-  for (const Change& change : pending_) {
-    std::uint64_t word = (static_cast<std::uint64_t>(change.push) << 32) | change.index;
-    for (int byte = 0; byte < 8; ++byte) {
-      hash ^= (word >> (8 * byte)) & 0xFF;
-      hash *= 1099511628211ull;
-    }
-  }
-  return hash;
-}
-
-std::string RegistrationTable::superstep_summary() const {
-  std::string pops;
-  for (const Change& change : pending_) {
-    if (!change.push) pops += fmt::format("{}#{}", pops.empty() ? "" : ",", change.index);
-  }
-  return fmt::format("{} bsp_push_reg and {} bsp_pop_reg{}", pending_pushes_,
-                     pending_.size() - pending_pushes_, pops.empty() ? "" : " (of registrations " + pops + ")");
-}
-
 void RegistrationTable::commit() {
   for (const Registration& pushed : pushed_) {
     by_address_[pushed.address].push_back(static_cast<std::uint32_t>(entries_.size()));
     entries_.push_back(pushed);
   }
-  for (const Change& change : pending_) {
-    if (change.push) continue;
-    Registration& entry = entries_[change.index];
+  for (const PendingPop& pop : pops_) {
+    Registration& entry = entries_[pop.index];
     entry.active = false;
     auto& stack = by_address_[entry.address];
-    stack.erase(std::remove(stack.begin(), stack.end(), change.index), stack.end());
+    stack.erase(std::remove(stack.begin(), stack.end(), pop.index), stack.end());
     if (stack.empty()) by_address_.erase(entry.address);
   }
   pushed_.clear();
-  pending_.clear();
-  pending_pushes_ = 0;
+  pops_.clear();
 }
 
 }  // namespace bsp

@@ -3,14 +3,23 @@
 // logical area, so a put names "registration k" and each process maps k to its own
 // address and size. Pushes and pops take effect at the next bsp_sync; lookups during a
 // superstep see the table as it was when the superstep began.
+//
+// Pops are matched by order too: the k-th bsp_pop_reg of a superstep removes the same
+// registration everywhere. A process names it by address, which is ambiguous when the
+// address has several live registrations (NULL pushed with size 0 more than once, as a
+// process with no local data does): it removes the most recent one unless another
+// process, for which the k-th pop is unambiguous, says which one it is (resolve_pops).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "bsplib/superstep_records.h"
 
 namespace bsp {
 
@@ -24,8 +33,8 @@ class RegistrationTable {
  public:
   // Records a push (effective at the next sync).
   void push(const void* address, std::size_t size);
-  // Records a pop of the most recent registration of address (counting pushes recorded in
-  // this superstep). False when address has no registration to pop.
+  // Records a pop of a registration of address (effective at the next sync). False when
+  // address has no live registration left to pop.
   bool pop(const void* address);
 
   // The registration index of address in effect now (the most recent one), if any.
@@ -33,25 +42,32 @@ class RegistrationTable {
   // The registration with index, or nullptr when there is no active one.
   const Registration* get(std::uint32_t index) const;
 
-  // Fingerprint of this superstep's pushes and pops (pops by index), which must be equal
-  // on every process; and a readable account of them for error messages.
-  std::uint64_t superstep_fingerprint() const;
-  std::string superstep_summary() const;
-  std::uint32_t pushes_this_superstep() const { return pending_pushes_; }
+  std::uint32_t pushes_this_superstep() const { return static_cast<std::uint32_t>(pushed_.size()); }
+  // This superstep's pops as this process resolved them alone, in call order.
+  std::vector<records::Pop> pops_this_superstep() const;
+
+  // Agrees on what every pop of this superstep removes, given every process's pops
+  // (index = pid, each the same length). Returns "" when this process's pops fit the
+  // agreed choice, else what differs (for the error message).
+  std::string resolve_pops(std::span<const std::vector<records::Pop>> pops_by_pid);
 
   // Applies this superstep's pushes and pops (called at the end of bsp_sync).
   void commit();
 
  private:
+  // Live registrations of address (committed and pushed this superstep) that the first
+  // `pops_before` pops of this superstep have not taken, oldest first.
+  std::vector<std::uint32_t> candidates(const void* address, std::size_t pops_before) const;
+
   std::vector<Registration> entries_;  // index = registration number, never reused
   std::unordered_map<const void*, std::vector<std::uint32_t>> by_address_;  // active, oldest first
-  struct Change {
-    bool push;
-    std::uint32_t index;
+  std::vector<Registration> pushed_;   // entries pushed this superstep (not yet in entries_)
+  struct PendingPop {
+    const void* address;
+    std::uint32_t index;  // what it removes (resolve_pops may change it)
+    bool ambiguous;
   };
-  std::vector<Change> pending_;
-  std::uint32_t pending_pushes_ = 0;
-  std::vector<Registration> pushed_;  // entries pushed this superstep (not yet in entries_)
+  std::vector<PendingPop> pops_;
 };
 
 }  // namespace bsp

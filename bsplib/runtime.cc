@@ -160,7 +160,11 @@ void Runtime::begin(int maxprocs) {
     processes = env_int("BSP_PROCESSES", 1);
     job_id = static_cast<std::uint32_t>(std::strtoul(std::getenv("BSP_JOB_ID") ? std::getenv("BSP_JOB_ID") : "1", nullptr, 10));
   } else {
-    processes = std::max(1, maxprocs);
+    if (maxprocs < 1) {
+      std::fprintf(stderr, "bsplib: bsp_begin(%d): a job needs at least one process\n", maxprocs);
+      std::exit(1);
+    }
+    processes = maxprocs;
     job_id = random_job_id();
     pid = start_local_processes(processes, job_id, port);
   }
@@ -187,7 +191,7 @@ void Runtime::begin(int maxprocs) {
   }
   control::JobStart start;
   try {
-    start = control_->handshake(pid, std::max(1, maxprocs), address);
+    start = control_->handshake(pid, maxprocs, address);
   } catch (const control::JobAborted& stopped) {
     if (!stopped.printed) std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, stopped.message.c_str());
     leave(1);

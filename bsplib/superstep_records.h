@@ -8,10 +8,13 @@
 //   get_request  u8 kind, u32 registration, u32 offset, u32 size, u32 request id
 //   get_reply    u8 kind, u32 request id, u32 piece offset, u32 size, size bytes
 //   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
-//   end          u8 kind, u32 superstep, u32 pushes, u64 registration fingerprint,
-//                u32 get requests sent to this peer
+//   end          u8 kind, u32 superstep, u8 flags (bit 0: the sender is in bsp_end),
+//                u32 next tag size, u32 pushes, u32 get requests sent to this peer,
+//                u32 pops, pops x (u32 registration, u8 ambiguous)
 //
-// `end` closes a superstep's records from one sender; get replies for that superstep
+// `end` closes a superstep's records from one sender and says what its collective calls
+// were (bsp_sync or bsp_end, bsp_set_tagsize, the registrations pushed and popped), so
+// every process can check that all made the same ones; get replies for that superstep
 // follow it (the server answers once it has every peer's `end`).
 #pragma once
 
@@ -29,9 +32,14 @@ inline constexpr std::size_t kPutHeader = 13;
 inline constexpr std::size_t kGetRequestSize = 17;
 inline constexpr std::size_t kGetReplyHeader = 13;
 inline constexpr std::size_t kMessageHeader = 9;
-inline constexpr std::size_t kEndSize = 21;
+inline constexpr std::size_t kEndHeader = 22;  // up to the pop list
+inline constexpr std::size_t kEndPop = 5;
+// More pops in one superstep than any program makes: a record announcing more is damaged.
+inline constexpr std::uint32_t kMaxPopsPerSuperstep = 1u << 20;
 
-static_assert(kEndSize == 1 + 4 + 4 + 8 + 4);
+static_assert(kEndHeader == 1 + 4 + 1 + 4 + 4 + 4 + 4);
+
+inline constexpr std::uint8_t kEndFlagFinal = 1;  // the sender is in bsp_end
 
 struct Put {
   std::uint32_t registration, offset, size;
@@ -48,10 +56,18 @@ struct Message {
   std::uint32_t tag_size, payload_size;
   std::size_t tag_at;  // payload follows the tag
 };
+// One bsp_pop_reg as its caller resolved it: the registration it removes, and whether
+// the address had several live registrations (NULL registered twice, say), so that
+// another process's unambiguous choice may decide which one it is.
+struct Pop {
+  std::uint32_t registration;
+  bool ambiguous;
+};
 struct End {
-  std::uint32_t superstep, pushes;
-  std::uint64_t fingerprint;
-  std::uint32_t get_requests;
+  std::uint32_t superstep = 0;
+  std::uint8_t flags = 0;
+  std::uint32_t next_tagsize = 0, pushes = 0, get_requests = 0;
+  std::vector<Pop> pops;
 };
 
 // ---- writing ----
@@ -73,7 +89,9 @@ class Writer {
     head(Kind::message).u32(tag_size).u32(payload_size).bytes(tag, tag_size).bytes(payload, payload_size);
   }
   void end(const End& end) {
-    head(Kind::end).u32(end.superstep).u32(end.pushes).u64(end.fingerprint).u32(end.get_requests);
+    head(Kind::end).u32(end.superstep).u8(end.flags).u32(end.next_tagsize).u32(end.pushes);
+    u32(end.get_requests).u32(static_cast<std::uint32_t>(end.pops.size()));
+    for (const Pop& pop : end.pops) u32(pop.registration).u8(pop.ambiguous ? 1 : 0);
   }
 
  private:
@@ -81,8 +99,8 @@ class Writer {
     out_.push_back(static_cast<std::byte>(kind));
     return *this;
   }
+  Writer& u8(std::uint8_t value) { return bytes(&value, 1); }
   Writer& u32(std::uint32_t value) { return bytes(&value, 4); }
-  Writer& u64(std::uint64_t value) { return bytes(&value, 8); }
   Writer& bytes(const void* data, std::size_t size) {
     const auto* p = static_cast<const std::byte*>(data);
     out_.insert(out_.end(), p, p + size);
@@ -97,14 +115,9 @@ inline std::uint32_t read_u32(const std::byte* at) {
   std::memcpy(&value, at, 4);
   return value;
 }
-inline std::uint64_t read_u64(const std::byte* at) {
-  std::uint64_t value;
-  std::memcpy(&value, at, 8);
-  return value;
-}
 
 // Size of the complete record starting at stream[pos], or 0 if it has not all arrived.
-// Sets bad when the kind byte is not a record kind.
+// Sets bad when the kind byte is not a record kind or a length is impossible.
 inline std::size_t record_size(std::span<const std::byte> stream, std::size_t pos, bool& bad) {
   std::size_t available = stream.size() - pos;
   if (available < 1) return 0;
@@ -123,8 +136,13 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
       std::size_t total = kMessageHeader + std::size_t{read_u32(at + 1)} + read_u32(at + 5);
       return available < total ? 0 : total;
     }
-    case Kind::end:
-      return available < kEndSize ? 0 : kEndSize;
+    case Kind::end: {
+      if (available < kEndHeader) return 0;
+      std::uint32_t pops = read_u32(at + 18);
+      if (pops > kMaxPopsPerSuperstep) break;
+      std::size_t total = kEndHeader + std::size_t{pops} * kEndPop;
+      return available < total ? 0 : total;
+    }
   }
   bad = true;
   return 0;
@@ -143,7 +161,18 @@ inline Message read_message(const std::byte* at, std::size_t pos) {
   return Message{read_u32(at + 1), read_u32(at + 5), pos + kMessageHeader};
 }
 inline End read_end(const std::byte* at) {
-  return End{read_u32(at + 1), read_u32(at + 5), read_u64(at + 9), read_u32(at + 17)};
+  End end;
+  end.superstep = read_u32(at + 1);
+  end.flags = static_cast<std::uint8_t>(at[5]);
+  end.next_tagsize = read_u32(at + 6);
+  end.pushes = read_u32(at + 10);
+  end.get_requests = read_u32(at + 14);
+  std::uint32_t pops = read_u32(at + 18);
+  for (std::uint32_t i = 0; i < pops; ++i) {
+    const std::byte* pop = at + kEndHeader + std::size_t{i} * kEndPop;
+    end.pops.push_back(Pop{read_u32(pop), pop[4] != std::byte{0}});
+  }
+  return end;
 }
 
 }  // namespace bsp::records

@@ -55,6 +55,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     bool excess = false;
     bool done = false;
     bool lost = false;  // control connection closed
+    bool never_joined = false;  // exited without calling bsp_begin
     int requested = 0;
     std::string address;
     std::string report;
@@ -153,14 +154,29 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     process.address = std::move(address);
     if (process.os_pid < 0 && pid != 0) process.os_pid = os_pid;
     if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
+    for (int other = 0; other < config.processes; ++other) {
+      if (processes[other].never_joined) return fail_unjoined(other);
+    }
     if (std::all_of(processes.begin(), processes.end(), [](const Process& p) { return p.hello; })) {
       start_job();
     }
   }
 
+  // The job's size is what pid 0's bsp_begin asked for: with bsp_init, the others run
+  // the SPMD function without reading what pid 0 read, so their requests mean nothing.
   void start_job() {
-    int nprocs = config.processes;
-    for (const Process& p : processes) nprocs = std::min(nprocs, std::max(1, p.requested));
+    int nprocs = processes[0].requested;
+    if (nprocs < 1 || nprocs > config.processes) {
+      std::string message =
+          nprocs < 1 ? fmt::format("{}: bsp_begin({}) on pid 0: a job needs at least one process\n", config.who, nprocs)
+                     : fmt::format("{}: bsp_begin({}) on pid 0 asks for more processes than the {} started; "
+                                   "start more (bsprun -n {}) or ask for at most {}\n",
+                                   config.who, nprocs, config.processes, nprocs, config.processes);
+      fmt::print(stderr, "{}", message);
+      std::fflush(stderr);
+      failed = true;
+      return stop_all(message);
+    }
     job_size = nprocs;
     MessageWriter start(MessageType::start);
     start.i32(nprocs).u32(config.job_id);
@@ -266,11 +282,38 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
       if (!clean) worst_status = std::max(worst_status, 1);
       if (!aborted && !p.done && !p.excess) {
-        fail(pid, describe_exit(p.wait_status) +
-                      (p.hello ? " before bsp_end" : " before bsp_begin"));
+        if (p.hello) {
+          fail(pid, describe_exit(p.wait_status) + " before bsp_end");
+        } else {
+          // Not a member yet: if nobody ever joins, this is a plain program, not a failure.
+          p.never_joined = true;
+          if (std::any_of(processes.begin(), processes.end(), [](const Process& q) { return q.hello; })) {
+            fail_unjoined(pid);
+          }
+        }
       }
     }
     check_over();
+  }
+
+  void fail_unjoined(int pid) {
+    fail(pid, describe_exit(processes[pid].wait_status) +
+                  " without calling bsp_begin (it never joined the job the others are in)");
+  }
+
+  // Every process ended and none called bsp_begin: a program that is not (or not yet) a
+  // BSPlib program. Its exit status is the job's; with several copies, say so.
+  void finish_unjoined() {
+    plain_program = true;
+    for (const Process& p : processes) {
+      int status = WIFEXITED(p.wait_status) ? WEXITSTATUS(p.wait_status) : 128 + WTERMSIG(p.wait_status);
+      if (plain_status == 0) plain_status = status;
+    }
+    if (config.processes > 1) {
+      fmt::print(stderr, "{}: none of the {} processes called bsp_begin: the program never joined a BSPlib job "
+                         "(each copy ran on its own)\n", config.who, config.processes);
+      std::fflush(stderr);
+    }
   }
 
   void check_over() {
@@ -282,6 +325,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     }
     if (is_over) return;
     is_over = true;
+    if (!aborted && std::none_of(processes.begin(), processes.end(), [](const Process& p) { return p.hello; })) {
+      finish_unjoined();
+    }
     reap_timer.cancel();
     kill_timer.cancel();
     boost::system::error_code ec;
@@ -323,6 +369,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   bool aborted = false;
   bool failed = false;
   bool is_over = false;
+  bool plain_program = false;  // no process ever called bsp_begin
+  int plain_status = 0;        // then: the first non-zero exit status of its copies
   int worst_status = 0;
   std::string abort_message;
 };
@@ -342,6 +390,7 @@ bool Coordinator::over() const { return impl_->is_over; }
 
 int Coordinator::exit_status() const {
   if (impl_->aborted) return 1;
+  if (impl_->plain_program) return impl_->plain_status;
   return impl_->worst_status;
 }
 

@@ -127,10 +127,13 @@ class UdpTransport final : public Transport {
   }
 
   void connect(const std::vector<std::string>& addresses) override {
-    if (addresses.size() != static_cast<std::size_t>(config_.nprocs)) {
-      throw std::runtime_error(fmt::format("udp transport: {} addresses for {} processes",
-                                           addresses.size(), config_.nprocs));
+    // The job may be smaller than the processes started (bsp_begin asked for fewer).
+    if (addresses.empty() || addresses.size() > static_cast<std::size_t>(config_.nprocs) ||
+        static_cast<std::size_t>(config_.pid) >= addresses.size()) {
+      throw std::runtime_error(fmt::format("udp transport: {} addresses for a job of at most {} processes (pid {})",
+                                           addresses.size(), config_.nprocs, config_.pid));
     }
+    config_.nprocs = static_cast<int>(addresses.size());
     peers_.clear();
     pids_.clear();
     for (std::size_t pid = 0; pid < addresses.size(); ++pid) {
