@@ -13,6 +13,11 @@
 #ifndef BSPLIB_BSP_H
 #define BSPLIB_BSP_H
 
+/* As the Oxford toolset's bsp.h: its example programs use printf and malloc without
+ * including these themselves. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

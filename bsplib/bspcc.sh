@@ -2,23 +2,85 @@
 # bspcc: compiles and links C or C++ BSPlib programs against this installation, like the
 # Oxford BSP toolset's bspcc: `bspcc -O2 prog.c -o prog`, then `bsprun -n 4 ./prog`.
 # C++ sources (.cc .cpp .cxx .C) use $BSP_CXX (default g++), others $BSP_CC (default gcc).
+#
+# The Oxford toolset's own options are understood and never passed to the compiler
+# (Makefiles written for it, e.g. BSPedupack's `-flibrary-level 2 -bspfifo 10000
+# -fcombine-puts -fcombine-puts-buffer 256K,128M,4K`, work unchanged):
+#   -flibrary-level N     run-time checking level (BSP_LIBRARY_LEVEL): 0 full checking,
+#                         1 default, 2 fast path (docs/DESIGN.md says what each keeps)
+#   -device NAME          default transport of the program (BSP_TRANSPORT): tcp, udp, nic,
+#                         or Oxford's device names (MPASS_TCPIP -> tcp, MPASS_UDPIP -> udp,
+#                         NIC -> nic)
+#   -stat                 print the statistics at the end by default (BSP_STATS=1)
+#   -fcombine-puts, -fcombine-puts-buffer X, -bspfifo N, -bspbuffer N, -bspnobuffers N,
+#   -bspslotsize N, -bsproundtrip N, -bspsendlatency N, -bspbuffer-stalls N,
+#   -fcontention-resolve N, -fthrottle-procs N, -fcheck-syncs, -fno-check-syncs,
+#   -prof, -cgprof, -fprofile, -overridechecks
+#                         accepted with a one-line note: our library packs puts into
+#                         frames always, sizes its buffers itself and checks syncs always
+# The defaults set by -flibrary-level, -device and -stat are compiled into the program (a
+# constructor that sets the BSP_* variable unless the environment already does).
 # Extra: --show prints the command instead of running it.
 set -e
 prefix=$(cd "$(dirname "$0")/.." && pwd)
 driver=${BSP_CC:-gcc}
 show=0
-for arg in "$@"; do
-  case "$arg" in
-    *.cc|*.cpp|*.cxx|*.C|*.c++) driver=${BSP_CXX:-g++} ;;
-    --show) show=1 ;;
-  esac
-done
-set -- "$@"
+linking=1
+defaults=""   # lines of C: setenv calls for the program's defaults
 args=""
-for arg in "$@"; do
-  [ "$arg" = "--show" ] && continue
-  args="$args '$(printf %s "$arg" | sed "s/'/'\\\\''/g")'"
+quote() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
+note() { echo "bspcc: $1" >&2; }
+default() { defaults="$defaults setenv(\"$1\", \"$2\", 0);"; }
+device() {
+  case "$1" in
+    tcp|MPASS_TCPIP|TCPIP) default BSP_TRANSPORT tcp ;;
+    udp|MPASS_UDPIP|UDPIP) default BSP_TRANSPORT udp ;;
+    nic|NIC|MPASS_3C905B) default BSP_TRANSPORT nic ;;
+    *) note "unknown -device $1 (use tcp, udp or nic)"; exit 2 ;;
+  esac
+}
+level() {
+  case "$1" in
+    0|1|2) default BSP_LIBRARY_LEVEL "$1" ;;
+    *) note "-flibrary-level takes 0, 1 or 2 (got '$1')"; exit 2 ;;
+  esac
+}
+ignored() { note "$1 is an Oxford toolset option with no effect here ($2); ignored"; }
+while [ $# -gt 0 ]; do
+  arg=$1
+  shift
+  case "$arg" in
+    --show) show=1; continue ;;
+    -flibrary-level=*) level "${arg#*=}"; continue ;;
+    -flibrary-level) level "${1:-}"; shift; continue ;;
+    -device=*) device "${arg#*=}"; continue ;;
+    -device) device "${1:-}"; shift; continue ;;
+    -stat) default BSP_STATS 1; continue ;;
+    -fcombine-puts) ignored "$arg" "puts to one process are always packed into frames"; continue ;;
+    -fcombine-puts-buffer=*) ignored "$arg" "buffers grow as needed"; continue ;;
+    -fcombine-puts-buffer|-bspfifo|-bspbuffer|-bspnobuffers|-bspslotsize|-bsproundtrip|-bspsendlatency|\
+    -bspbuffer-stalls|-fcontention-resolve|-fthrottle-procs)
+      ignored "$arg ${1:-}" "buffers, fifos and schedules are sized at run time"; shift; continue ;;
+    -bspfifo=*|-bspbuffer=*|-bspnobuffers=*|-bspslotsize=*|-bsproundtrip=*|-bspsendlatency=*|-fcontention-resolve=*)
+      ignored "$arg" "buffers, fifos and schedules are sized at run time"; continue ;;
+    -fcheck-syncs|-fno-check-syncs|-overridechecks) ignored "$arg" "mismatched syncs are always detected"; continue ;;
+    -prof|-cgprof|-fprofile) ignored "$arg" "use bsprun --stats for counters"; continue ;;
+    -c|-S|-E|-M|-MM) linking=0 ;;
+    *.cc|*.cpp|*.cxx|*.C|*.c++) driver=${BSP_CXX:-g++} ;;
+  esac
+  args="$args $(quote "$arg")"
 done
-command="$driver -I'$prefix/include'$args -L'$prefix/lib' -Wl,-rpath,'$prefix/lib' -lbsp"
+extra=""
+if [ -n "$defaults" ] && [ "$linking" = 1 ]; then
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/bspcc.XXXXXX")
+  trap 'rm -rf "$dir"' EXIT
+  cat > "$dir/bspcc_defaults.c" <<C
+/* Written by bspcc: this program's defaults for BSPlib run-time options. */
+#include <stdlib.h>
+__attribute__((constructor)) static void bspcc_defaults(void) {$defaults }
+C
+  extra=" -x none $(quote "$dir/bspcc_defaults.c")"
+fi
+command="$driver -I'$prefix/include'$args$extra -L'$prefix/lib' -Wl,-rpath,'$prefix/lib' -lbsp"
 if [ "$show" = 1 ]; then echo "$command"; exit 0; fi
-eval "exec $command"
+eval "$command"

@@ -32,7 +32,7 @@ namespace {
   if (!problem.empty()) fmt::print(stderr, "bsprun: {}\n", problem);
   fmt::print(stderr,
              "usage: bsprun -n P [options] program [arguments...]\n"
-             "  -n P, --nprocs=P        number of processes (default: 1)\n");
+             "  -n P, --nprocs=P        number of processes (default: 1; also -np, -npes, -nprocs)\n");
   for (const bsp::OptionHelp& option : bsp::option_help()) {
     fmt::print(stderr, "  --{:<22}{}\n", std::string(option.name) + "=...", option.meaning);
   }
@@ -138,7 +138,8 @@ int main(int argc, char** argv) {
       break;
     }
     if (arg.rfind("-", 0) != 0) break;
-    if (arg == "-n" || arg == "-np" || arg == "--nprocs") {
+    // -npes and -nprocs are the Oxford toolset's spellings, -np MPI's.
+    if (arg == "-n" || arg == "-np" || arg == "--nprocs" || arg == "-npes" || arg == "-nprocs") {
       if (first + 1 >= argc) usage(arg + " needs a value");
       processes = parse_count(argv[++first]);
     } else if (arg.rfind("-n", 0) == 0 && arg.size() > 2 && std::isdigit(static_cast<unsigned char>(arg[2]))) {

@@ -79,10 +79,25 @@ void Engine::pop_reg(const void* address) {
   }
 }
 
+// Library levels 0 and 1: a put or get outside the remote registration is reported at
+// the call (so a debugger stops at the offending line); level 2 leaves it to the
+// destination, which checks every arriving record whatever the level.
+void Engine::check_remote_area(const char* call, const char* direction, int pid, std::uint32_t registration,
+                               long offset, long nbytes) {
+  if (library_level_ >= 2) return;
+  std::optional<std::uint64_t> size = registrations_.remote_size(pid, registration);
+  if (size && static_cast<std::uint64_t>(offset) + static_cast<std::uint64_t>(nbytes) > *size) {
+    usage_error(call, fmt::format("{} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on "
+                                  "pid {})",
+                                  call, pid_, direction, pid, offset, nbytes, registration, *size, pid));
+  }
+}
+
 void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
   const char* call = buffered ? "bsp_put" : "bsp_hpput";
   std::uint32_t registration = registration_of(call, pid, dst, offset, nbytes);
   check_pointer(call, "the source", src, nbytes);
+  check_remote_area(call, "into", pid, registration, offset, nbytes);
   if (nbytes == 0) return;
   if (buffered) {
     records::Writer(outgoing_[pid].stream)
@@ -96,6 +111,7 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
 void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) {
   std::uint32_t registration = registration_of("bsp_get", pid, src, offset, nbytes);
   check_pointer("bsp_get", "the destination", dst, nbytes);
+  check_remote_area("bsp_get", "from", pid, registration, offset, nbytes);
   if (nbytes == 0) return;
   auto request_id = static_cast<std::uint32_t>(pending_gets_.size());
   pending_gets_.push_back(PendingGet{static_cast<std::byte*>(dst), static_cast<std::uint32_t>(nbytes), pid});
@@ -127,12 +143,11 @@ void Engine::send(int pid, const void* tag, const void* payload, long nbytes) {
       .message(tag, static_cast<std::uint32_t>(tagsize_), payload, static_cast<std::uint32_t>(nbytes));
 }
 
+// accum_nbytes may be NULL (a caller that only counts messages); nmessages may not.
 void Engine::qsize(int* nmessages, int* accum_nbytes) {
-  if (nmessages == nullptr || accum_nbytes == nullptr) {
-    usage_error("bsp_qsize", fmt::format("{} is NULL", nmessages == nullptr ? "nmessages" : "accum_nbytes"));
-  }
+  if (nmessages == nullptr) usage_error("bsp_qsize", "nmessages is NULL");
   *nmessages = static_cast<int>(messages_.size());
-  *accum_nbytes = static_cast<int>(messages_.payload_bytes());
+  if (accum_nbytes) *accum_nbytes = static_cast<int>(messages_.payload_bytes());
 }
 
 void Engine::get_tag(int* status, void* tag) {
@@ -361,12 +376,12 @@ void Engine::check_collective_calls() {
   for (int pid = 0; pid < nprocs_; ++pid) {
     const records::End& end = *incoming_[pid].end;
     const records::End& first = *incoming_[0].end;
-    if (end.pushes != first.pushes || end.pops.size() != first.pops.size()) {
+    if (end.pushes.size() != first.pushes.size() || end.pops.size() != first.pops.size()) {
       job_.abort_job(fmt::format(
           "bsplib: registrations differ between processes in superstep {}: pid 0 made {} bsp_push_reg and {} "
           "bsp_pop_reg, pid {} made {} and {} (bsp_push_reg/bsp_pop_reg must be called in the same order "
           "everywhere)",
-          superstep_, first.pushes, first.pops.size(), pid, end.pushes, end.pops.size()));
+          superstep_, first.pushes.size(), first.pops.size(), pid, end.pushes.size(), end.pops.size()));
     }
     if (end.next_tagsize != first.next_tagsize) {
       job_.abort_job(fmt::format("bsplib: bsp_set_tagsize differs between processes in superstep {}: pid 0 asks for "
@@ -420,7 +435,9 @@ void Engine::superstep(bool final) {
   apply_replies();
   apply_puts();
   // 5. The next superstep begins.
-  registrations_.commit();
+  std::vector<std::vector<std::uint64_t>> pushes(static_cast<std::size_t>(nprocs_));
+  for (int pid = 0; pid < nprocs_; ++pid) pushes[static_cast<std::size_t>(pid)] = std::move(incoming_[pid].end->pushes);
+  registrations_.commit(pushes);
   messages_.deliver_arrived();
   tagsize_ = next_tagsize_;
   pending_gets_.clear();

@@ -50,6 +50,9 @@ class Engine : private recovery::PayloadSink {
   ~Engine() override;
 
   int pid() const { return pid_; }
+  // Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote
+  // registration at the call, 2 only where they land.
+  void set_library_level(int level) { library_level_ = level; }
   int nprocs() const { return nprocs_; }
 
   // DRMA
@@ -132,6 +135,8 @@ class Engine : private recovery::PayloadSink {
   std::uint32_t registration_of(std::string_view call, int pid, const void* address, long offset, long nbytes);
   void check_pid(std::string_view call, int pid);
   void check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes);
+  void check_remote_area(const char* call, const char* direction, int pid, std::uint32_t registration, long offset,
+                         long nbytes);
 
   const int pid_;
   const int nprocs_;
@@ -153,6 +158,7 @@ class Engine : private recovery::PayloadSink {
   bool in_sync_ = false;
   bool finishing_ = false;
 
+  int library_level_ = 1;
   long superstep_ = 0;
   double communication_seconds_ = 0;
 };

@@ -30,6 +30,12 @@ RunOptions options_from_environment() {
   if (const char* v = env("BSP_BUFFERS"); v && *v) options.buffers = static_cast<std::size_t>(number("BSP_BUFFERS", v));
   if (const char* v = env("BSP_ACK_POLICY"); v && *v) options.ack_policy = v;
   if (const char* v = env("BSP_FAULT"); v && *v) options.fault = v;
+  if (const char* v = env("BSP_LIBRARY_LEVEL"); v && *v) {
+    options.library_level = static_cast<int>(number("BSP_LIBRARY_LEVEL", v));
+    if (options.library_level < 0 || options.library_level > 2) {
+      throw std::runtime_error(fmt::format("BSP_LIBRARY_LEVEL={} must be 0, 1 or 2", v));
+    }
+  }
   for (const char* key : kTransportKeys) {
     std::string name = "BSP_";
     for (const char* c = key; *c; ++c) name += static_cast<char>(std::toupper(*c));
@@ -46,6 +52,7 @@ const std::vector<OptionHelp>& option_help() {
       {"buffers", "buffers in the reliable layer's shared pool (BSP_BUFFERS; default: 8 MiB worth, 1024 to 4096)"},
       {"ack-policy", "reliable layer's acknowledgements: buffer (default), every, pupa (BSP_ACK_POLICY)"},
       {"fault", "inject faults on sends, e.g. drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (BSP_FAULT)"},
+      {"library-level", "Oxford's -flibrary-level: 0 full checking, 1 default, 2 fast path (BSP_LIBRARY_LEVEL)"},
       {"rcvbuf", "kernel socket receive buffer in bytes (BSP_RCVBUF)"},
       {"sndbuf", "kernel socket send buffer in bytes (BSP_SNDBUF)"},
       {"mtu", "largest frame in bytes for datagram transports (BSP_MTU)"},

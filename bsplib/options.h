@@ -16,6 +16,7 @@ struct RunOptions {
   std::size_t buffers = 0;           // BSP_BUFFERS: reliable layer's buffer pool (0: default)
   std::string ack_policy = "buffer"; // BSP_ACK_POLICY: buffer | every | pupa
   std::string fault;                 // BSP_FAULT: fault injection spec (udp, nic)
+  int library_level = 1;             // BSP_LIBRARY_LEVEL: Oxford's -flibrary-level (0, 1, 2)
   // Transport-specific settings (BSP_RCVBUF, BSP_SNDBUF, BSP_MTU, BSP_IFACE, BSP_HOST,
   // BSP_PACE, BSP_TRACE), passed to the transport by lower-case name.
   std::map<std::string, std::string> transport_options;

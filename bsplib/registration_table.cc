@@ -31,6 +31,20 @@ bool RegistrationTable::pop(const void* address) {
   return true;
 }
 
+std::vector<std::uint64_t> RegistrationTable::pushes_this_superstep() const {
+  std::vector<std::uint64_t> sizes;
+  for (const Registration& pushed : pushed_) sizes.push_back(pushed.size);
+  return sizes;
+}
+
+std::optional<std::uint64_t> RegistrationTable::remote_size(int pid, std::uint32_t index) const {
+  if (!get(index) || pid < 0 || static_cast<std::size_t>(pid) >= remote_sizes_.size() ||
+      index >= remote_sizes_[static_cast<std::size_t>(pid)].size()) {
+    return std::nullopt;
+  }
+  return remote_sizes_[static_cast<std::size_t>(pid)][index];
+}
+
 std::vector<records::Pop> RegistrationTable::pops_this_superstep() const {
   std::vector<records::Pop> pops;
   for (const PendingPop& pop : pops_) pops.push_back(records::Pop{pop.index, pop.ambiguous});
@@ -76,7 +90,13 @@ const Registration* RegistrationTable::get(std::uint32_t index) const {
   return &entries_[index];
 }
 
-void RegistrationTable::commit() {
+void RegistrationTable::commit(std::span<const std::vector<std::uint64_t>> pushes_by_pid) {
+  remote_sizes_.resize(pushes_by_pid.size());
+  for (std::size_t pid = 0; pid < pushes_by_pid.size(); ++pid) {
+    std::vector<std::uint64_t>& sizes = remote_sizes_[pid];
+    sizes.resize(entries_.size(), 0);
+    sizes.insert(sizes.end(), pushes_by_pid[pid].begin(), pushes_by_pid[pid].end());
+  }
   for (const Registration& pushed : pushed_) {
     by_address_[pushed.address].push_back(static_cast<std::uint32_t>(entries_.size()));
     entries_.push_back(pushed);

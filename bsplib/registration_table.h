@@ -42,7 +42,8 @@ class RegistrationTable {
   // The registration with index, or nullptr when there is no active one.
   const Registration* get(std::uint32_t index) const;
 
-  std::uint32_t pushes_this_superstep() const { return static_cast<std::uint32_t>(pushed_.size()); }
+  // The sizes pushed this superstep, in call order.
+  std::vector<std::uint64_t> pushes_this_superstep() const;
   // This superstep's pops as this process resolved them alone, in call order.
   std::vector<records::Pop> pops_this_superstep() const;
 
@@ -51,8 +52,14 @@ class RegistrationTable {
   // agreed choice, else what differs (for the error message).
   std::string resolve_pops(std::span<const std::vector<records::Pop>> pops_by_pid);
 
-  // Applies this superstep's pushes and pops (called at the end of bsp_sync).
-  void commit();
+  // Applies this superstep's pushes and pops (called at the end of bsp_sync), with the
+  // sizes every process pushed (index = pid), so that puts and gets can be checked
+  // against the remote registration when they are called.
+  void commit(std::span<const std::vector<std::uint64_t>> pushes_by_pid);
+
+  // The size of registration index on process pid (as that process registered it), or
+  // nullopt when the registration is not active.
+  std::optional<std::uint64_t> remote_size(int pid, std::uint32_t index) const;
 
  private:
   // Live registrations of address (committed and pushed this superstep) that the first
@@ -68,6 +75,7 @@ class RegistrationTable {
     bool ambiguous;
   };
   std::vector<PendingPop> pops_;
+  std::vector<std::vector<std::uint64_t>> remote_sizes_;  // [pid][index]
 };
 
 }  // namespace bsp

@@ -218,6 +218,7 @@ void Runtime::begin(int maxprocs) {
     abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
   }
   engine_ = std::make_unique<Engine>(pid, start.nprocs, std::move(channel), *this);
+  engine_->set_library_level(options_.library_level);
 }
 
 std::string Runtime::statistics_report() const {

@@ -9,8 +9,8 @@
 //   get_reply    u8 kind, u32 request id, u32 piece offset, u32 size, size bytes
 //   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
 //   end          u8 kind, u32 superstep, u8 flags (bit 0: the sender is in bsp_end),
-//                u32 next tag size, u32 pushes, u32 get requests sent to this peer,
-//                u32 pops, pops x (u32 registration, u8 ambiguous)
+//                u32 next tag size, u32 get requests sent to this peer,
+//                u32 pushes, pushes x u64 size, u32 pops, pops x (u32 registration, u8 ambiguous)
 //
 // `end` closes a superstep's records from one sender and says what its collective calls
 // were (bsp_sync or bsp_end, bsp_set_tagsize, the registrations pushed and popped), so
@@ -32,12 +32,14 @@ inline constexpr std::size_t kPutHeader = 13;
 inline constexpr std::size_t kGetRequestSize = 17;
 inline constexpr std::size_t kGetReplyHeader = 13;
 inline constexpr std::size_t kMessageHeader = 9;
-inline constexpr std::size_t kEndHeader = 22;  // up to the pop list
+inline constexpr std::size_t kEndHeader = 18;  // up to the push sizes
+inline constexpr std::size_t kEndPush = 8;
 inline constexpr std::size_t kEndPop = 5;
-// More pops in one superstep than any program makes: a record announcing more is damaged.
-inline constexpr std::uint32_t kMaxPopsPerSuperstep = 1u << 20;
+// More pushes or pops in one superstep than any program makes: a record announcing more
+// is damaged.
+inline constexpr std::uint32_t kMaxRegistrationChanges = 1u << 20;
 
-static_assert(kEndHeader == 1 + 4 + 1 + 4 + 4 + 4 + 4);
+static_assert(kEndHeader == 1 + 4 + 1 + 4 + 4 + 4);
 
 inline constexpr std::uint8_t kEndFlagFinal = 1;  // the sender is in bsp_end
 
@@ -66,7 +68,8 @@ struct Pop {
 struct End {
   std::uint32_t superstep = 0;
   std::uint8_t flags = 0;
-  std::uint32_t next_tagsize = 0, pushes = 0, get_requests = 0;
+  std::uint32_t next_tagsize = 0, get_requests = 0;
+  std::vector<std::uint64_t> pushes;  // the sizes registered, in call order
   std::vector<Pop> pops;
 };
 
@@ -89,8 +92,10 @@ class Writer {
     head(Kind::message).u32(tag_size).u32(payload_size).bytes(tag, tag_size).bytes(payload, payload_size);
   }
   void end(const End& end) {
-    head(Kind::end).u32(end.superstep).u8(end.flags).u32(end.next_tagsize).u32(end.pushes);
-    u32(end.get_requests).u32(static_cast<std::uint32_t>(end.pops.size()));
+    head(Kind::end).u32(end.superstep).u8(end.flags).u32(end.next_tagsize).u32(end.get_requests);
+    u32(static_cast<std::uint32_t>(end.pushes.size()));
+    for (std::uint64_t size : end.pushes) u64(size);
+    u32(static_cast<std::uint32_t>(end.pops.size()));
     for (const Pop& pop : end.pops) u32(pop.registration).u8(pop.ambiguous ? 1 : 0);
   }
 
@@ -101,6 +106,7 @@ class Writer {
   }
   Writer& u8(std::uint8_t value) { return bytes(&value, 1); }
   Writer& u32(std::uint32_t value) { return bytes(&value, 4); }
+  Writer& u64(std::uint64_t value) { return bytes(&value, 8); }
   Writer& bytes(const void* data, std::size_t size) {
     const auto* p = static_cast<const std::byte*>(data);
     out_.insert(out_.end(), p, p + size);
@@ -113,6 +119,11 @@ class Writer {
 inline std::uint32_t read_u32(const std::byte* at) {
   std::uint32_t value;
   std::memcpy(&value, at, 4);
+  return value;
+}
+inline std::uint64_t read_u64(const std::byte* at) {
+  std::uint64_t value;
+  std::memcpy(&value, at, 8);
   return value;
 }
 
@@ -138,9 +149,13 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
     }
     case Kind::end: {
       if (available < kEndHeader) return 0;
-      std::uint32_t pops = read_u32(at + 18);
-      if (pops > kMaxPopsPerSuperstep) break;
-      std::size_t total = kEndHeader + std::size_t{pops} * kEndPop;
+      std::uint32_t pushes = read_u32(at + 14);
+      if (pushes > kMaxRegistrationChanges) break;
+      std::size_t pops_at = kEndHeader + std::size_t{pushes} * kEndPush;
+      if (available < pops_at + 4) return 0;
+      std::uint32_t pops = read_u32(at + pops_at);
+      if (pops > kMaxRegistrationChanges) break;
+      std::size_t total = pops_at + 4 + std::size_t{pops} * kEndPop;
       return available < total ? 0 : total;
     }
   }
@@ -165,12 +180,14 @@ inline End read_end(const std::byte* at) {
   end.superstep = read_u32(at + 1);
   end.flags = static_cast<std::uint8_t>(at[5]);
   end.next_tagsize = read_u32(at + 6);
-  end.pushes = read_u32(at + 10);
-  end.get_requests = read_u32(at + 14);
-  std::uint32_t pops = read_u32(at + 18);
-  for (std::uint32_t i = 0; i < pops; ++i) {
-    const std::byte* pop = at + kEndHeader + std::size_t{i} * kEndPop;
-    end.pops.push_back(Pop{read_u32(pop), pop[4] != std::byte{0}});
+  end.get_requests = read_u32(at + 10);
+  std::uint32_t pushes = read_u32(at + 14);
+  const std::byte* next = at + kEndHeader;
+  for (std::uint32_t i = 0; i < pushes; ++i, next += kEndPush) end.pushes.push_back(read_u64(next));
+  std::uint32_t pops = read_u32(next);
+  next += 4;
+  for (std::uint32_t i = 0; i < pops; ++i, next += kEndPop) {
+    end.pops.push_back(Pop{read_u32(next), next[4] != std::byte{0}});
   }
   return end;
 }
