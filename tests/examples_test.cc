@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "tests/run_program.h"
 
@@ -86,6 +88,47 @@ TEST_F(ExamplesTest, CompilesAsCxxToo) {
       {prefix_ + "/bin/bspcc", "-O2", "-x", "c++", "examples/all_to_all_send.c", "-o", prefix_ + "/a2a_cxx"}, 120s);
   // -x c++ makes gcc treat the C source as C++: the header must work from C++ as well.
   EXPECT_EQ(built.exit_code, 0) << built.err;
+}
+
+// A Makefile written for the Oxford toolset (BSPedupack's flags) works unchanged: the
+// toolset's options never reach the compiler, and -device / -flibrary-level / -stat become
+// the program's defaults, which the environment still overrides.
+TEST_F(ExamplesTest, OxfordCompilerOptions) {
+  const std::vector<std::string> oxford = {"-flibrary-level", "2", "-bspfifo", "10000", "-fcombine-puts",
+                                           "-fcombine-puts-buffer", "256K,128M,4K"};
+  std::vector<std::string> show = {prefix_ + "/bin/bspcc", "--show", "-O3"};
+  show.insert(show.end(), oxford.begin(), oxford.end());
+  show.insert(show.end(), {"examples/inner_product.c", "-o", prefix_ + "/ip_oxford"});
+  ProgramResult shown = run_program(show, 30s);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  for (const char* option : {"-flibrary-level", "-bspfifo", "-fcombine-puts", "256K"}) {
+    EXPECT_EQ(shown.out.find(option), std::string::npos) << option << " reached the compiler: " << shown.out;
+  }
+  std::vector<std::string> build(show);
+  build.erase(build.begin() + 1);  // without --show
+  ProgramResult built = run_program(build, 120s);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.err.find("-fcombine-puts is an Oxford toolset option"), std::string::npos) << built.err;
+  ProgramResult ran = run(4, prefix_ + "/ip_oxford");
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_NE(ran.out.find("(correct)"), std::string::npos) << ran.out;
+
+  const std::string source = prefix_ + "/defaults.c";
+  std::ofstream(source) << "#include \"bsp.h\"\n"
+                           "int main(void) {\n"
+                           "  printf(\"transport=%s level=%s\\n\", getenv(\"BSP_TRANSPORT\"), getenv(\"BSP_LIBRARY_LEVEL\"));\n"
+                           "  return 0;\n}\n";
+  ProgramResult compiled = run_program({prefix_ + "/bin/bspcc", "-Werror=implicit-function-declaration", "-device",
+                                        "udp", "-flibrary-level=0", source, "-o", prefix_ + "/defaults"},
+                                       120s);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  ProgramResult defaults = run_program({prefix_ + "/defaults"}, 30s);
+  EXPECT_NE(defaults.out.find("transport=udp level=0"), std::string::npos) << defaults.out;
+  ProgramResult overridden = run_program({prefix_ + "/defaults"}, 30s, "", {{"BSP_TRANSPORT", "nic"}});
+  EXPECT_NE(overridden.out.find("transport=nic level=0"), std::string::npos) << overridden.out;
+  ProgramResult unknown = run_program({prefix_ + "/bin/bspcc", "-device", "carrier-pigeon", source}, 30s);
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("unknown -device carrier-pigeon"), std::string::npos) << unknown.err;
 }
 
 }  // namespace
