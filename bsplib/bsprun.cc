@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
   try {
     options = bsp::options_from_environment();
   } catch (const std::exception& error) {
-    usage(error.what());
+    fmt::print(stderr, "bsprun: {} (bsprun --help lists the options)\n", error.what());
+    return 2;
   }
   auto names = bsp::transport::transport_names();
   if (std::find(names.begin(), names.end(), options.transport) == names.end()) {

@@ -209,6 +209,7 @@ void Engine::parse(int src) {
     bool bad = false;
     std::size_t size = records::record_size(in.stream, in.parsed, bad);
     if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
+    if (in.parsed < in.stream.size()) screen_record(src, in);
     if (size == 0) return;
     const std::byte* at = in.stream.data() + in.parsed;
     auto kind = static_cast<records::Kind>(at[0]);
@@ -251,6 +252,27 @@ void Engine::parse(int src) {
       if (in.reply_bytes_missing == 0) in.phase = Phase::complete;
     }
     in.parsed += size;
+  }
+}
+
+// A record's header is checked as soon as it is here, before its data: a put that
+// announces more bytes than its registration holds is impossible, and waiting for those
+// bytes would hang the job.
+void Engine::screen_record(int src, const Incoming& in) {
+  const std::byte* at = in.stream.data() + in.parsed;
+  std::size_t available = in.stream.size() - in.parsed;
+  auto kind = static_cast<records::Kind>(at[0]);
+  if (in.phase == Phase::records && kind == records::Kind::put && available >= records::kPutHeader) {
+    records::Put put = records::read_put(at, in.parsed);
+    target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
+  } else if (in.phase == Phase::records && kind == records::Kind::message && available >= records::kMessageHeader) {
+    records::Message message = records::read_message(at, in.parsed);
+    if (message.tag_size != static_cast<std::uint32_t>(tagsize_)) {
+      job_.abort_job(fmt::format("bsplib: pid {} received a message from pid {} with a tag of {} bytes; the tag size is {}",
+                                 pid_, src, message.tag_size, tagsize_));
+    }
+  } else if (in.phase == Phase::replies && kind == records::Kind::get_reply && available >= records::kGetReplyHeader) {
+    check_reply(src, records::read_get_reply(at, in.parsed));
   }
 }
 

@@ -121,6 +121,7 @@ class Engine : private recovery::PayloadSink {
   // After the barrier: every process made the same collective calls, or the job stops.
   void check_collective_calls();
   void parse(int src);
+  void screen_record(int src, const Incoming& in);
   void check_reply(int src, const records::GetReply& reply);
   void apply_replies();
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,

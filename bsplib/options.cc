@@ -18,6 +18,15 @@ long number(const char* name, const char* text) {
   return value;
 }
 
+// A whole number from low to high, or a clear error naming the variable.
+long bounded(const char* name, const char* text, long low, long high, const char* what) {
+  long value = number(name, text);
+  if (value < low || value > high) {
+    throw std::runtime_error(fmt::format("{}={} is out of range: {} must be from {} to {}", name, text, what, low, high));
+  }
+  return value;
+}
+
 constexpr const char* kTransportKeys[] = {"rcvbuf", "sndbuf", "mtu", "iface", "host", "pace", "trace"};
 
 }  // namespace
@@ -26,8 +35,16 @@ RunOptions options_from_environment() {
   RunOptions options;
   if (const char* v = env("BSP_TRANSPORT"); v && *v) options.transport = v;
   if (const char* v = env("BSP_STATS"); v && *v) options.stats = std::string(v) != "0";
-  if (const char* v = env("BSP_SPIN_US"); v && *v) options.spin_us = static_cast<int>(number("BSP_SPIN_US", v));
-  if (const char* v = env("BSP_BUFFERS"); v && *v) options.buffers = static_cast<std::size_t>(number("BSP_BUFFERS", v));
+  if (const char* v = env("BSP_SPIN_US"); v && *v) {
+    options.spin_us = static_cast<int>(bounded("BSP_SPIN_US", v, 0, 1000000, "the spin time in microseconds"));
+  }
+  if (const char* v = env("BSP_BUFFERS"); v && *v) {
+    // 0 keeps the default; fewer than 8 cannot keep a burst moving, more than 65536
+    // frames (512 MiB of 8 KiB frames) is a typing error rather than a pool.
+    long buffers = number("BSP_BUFFERS", v);
+    if (buffers != 0) buffers = bounded("BSP_BUFFERS", v, 8, 65536, "the reliable layer's pool (buffers)");
+    options.buffers = static_cast<std::size_t>(buffers);
+  }
   if (const char* v = env("BSP_ACK_POLICY"); v && *v) options.ack_policy = v;
   if (const char* v = env("BSP_FAULT"); v && *v) options.fault = v;
   if (const char* v = env("BSP_LIBRARY_LEVEL"); v && *v) {
