@@ -12,6 +12,7 @@ copy() { rm -f "$3"; cp "$2" "$3"; chmod "$1" "$3"; }
 copy 755 "$here/bsplib/bsprun" "$prefix/bin/bsprun"
 copy 755 "$here/bsplib/bspcc.sh" "$prefix/bin/bspcc"
 copy 644 "$here/bsplib/bsp.h" "$prefix/include/bsp.h"
+copy 644 "$here/bsplib/bsp_level1.h" "$prefix/include/bsp_level1.h"
 copy 755 "$here/bsplib/libbsplib.so" "$prefix/lib/libbsp.so"
 cat > "$prefix/lib/pkgconfig/bsp.pc" <<PC
 prefix=$prefix
