@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
   config.job_id = job_id;
   config.who = "bsprun";
   config.print_stats = options.stats;
+  config.link_timeout_seconds = options.link_timeout_seconds;
   std::unique_ptr<bsp::control::Coordinator> coordinator =
       netns.empty() ? std::make_unique<bsp::control::Coordinator>(io, config)
                     : coordinator_on_host_zero(io, config, netns);

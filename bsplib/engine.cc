@@ -372,7 +372,15 @@ void Engine::pump() {
   job_.check_for_abort();
   awaited_.clear();
   for (int peer = 0; peer < nprocs_; ++peer) {
-    if (peer != pid_ && incoming_[peer].phase != Phase::complete) awaited_.push_back(peer);
+    const Outgoing& out = outgoing_[peer];
+    if (peer != pid_ && (incoming_[peer].phase != Phase::complete || out.sent != out.stream.size())) {
+      awaited_.push_back(peer);
+    }
+  }
+  if (auto now = Clock::now(); now >= next_stall_report_) {
+    job_.report_stall(superstep_, std::chrono::duration<double>(now - sync_started_).count(), awaited_);
+    stall_reported_ = true;
+    next_stall_report_ = now + 1s;
   }
   channel_->wait(awaited_, kWaitSlice);
 }
@@ -420,6 +428,8 @@ void Engine::check_collective_calls() {
 
 void Engine::superstep(bool final) {
   auto started = Clock::now();
+  sync_started_ = started;
+  next_stall_report_ = started + stall_warn_;
   in_sync_ = true;
   // 1. Unbuffered puts read their source now; every stream gets its `end`.
   for (const HpPut& hp : hpputs_) {
@@ -480,6 +490,10 @@ void Engine::superstep(bool final) {
   }
   ended_ = 0;
   in_sync_ = false;
+  if (stall_reported_) {
+    job_.report_stall(superstep_, 0, {});
+    stall_reported_ = false;
+  }
   ++superstep_;
   channel_->progress(*this);  // push out anything the transport still queues
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();

@@ -42,6 +42,9 @@ class JobControl {
   [[noreturn]] virtual void abort_job(const std::string& message) = 0;
   // Checked while waiting: leaves quietly if the coordinator says the job is stopping.
   virtual void check_for_abort() = 0;
+  // The progress watchdog: this process has waited waited_seconds in bsp_sync of
+  // superstep for the processes in awaited (empty: the wait is over).
+  virtual void report_stall(long superstep, double waited_seconds, const std::vector<int>& awaited) = 0;
 };
 
 class Engine : private recovery::PayloadSink {
@@ -53,6 +56,8 @@ class Engine : private recovery::PayloadSink {
   // Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote
   // registration at the call, 2 only where they land.
   void set_library_level(int level) { library_level_ = level; }
+  // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
+  void set_stall_warning(std::chrono::milliseconds after) { stall_warn_ = after; }
   int nprocs() const { return nprocs_; }
 
   // DRMA
@@ -160,6 +165,9 @@ class Engine : private recovery::PayloadSink {
   bool finishing_ = false;
 
   int library_level_ = 1;
+  std::chrono::milliseconds stall_warn_{10000};
+  std::chrono::steady_clock::time_point sync_started_, next_stall_report_;
+  bool stall_reported_ = false;
   long superstep_ = 0;
   double communication_seconds_ = 0;
 };

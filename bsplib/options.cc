@@ -27,6 +27,17 @@ long bounded(const char* name, const char* text, long low, long high, const char
   return value;
 }
 
+// Seconds, a decimal number from 0.1 to a day (an optional trailing "s" is allowed).
+double seconds(const char* name, const char* text) {
+  char* end = nullptr;
+  double value = std::strtod(text, &end);
+  if (end && *end == 's') ++end;
+  if (!*text || !end || *end || !(value >= 0.1 && value <= 86400)) {
+    throw std::runtime_error(fmt::format("{}={} must be a time in seconds from 0.1 to 86400", name, text));
+  }
+  return value;
+}
+
 constexpr const char* kTransportKeys[] = {"rcvbuf", "sndbuf", "mtu", "iface", "host", "pace", "trace"};
 
 }  // namespace
@@ -47,6 +58,12 @@ RunOptions options_from_environment() {
   }
   if (const char* v = env("BSP_ACK_POLICY"); v && *v) options.ack_policy = v;
   if (const char* v = env("BSP_FAULT"); v && *v) options.fault = v;
+  if (const char* v = env("BSP_STALL_WARN"); v && *v) {
+    options.stall_warn_seconds = seconds("BSP_STALL_WARN", v);
+  }
+  if (const char* v = env("BSP_LINK_TIMEOUT"); v && *v) {
+    options.link_timeout_seconds = seconds("BSP_LINK_TIMEOUT", v);
+  }
   if (const char* v = env("BSP_LIBRARY_LEVEL"); v && *v) {
     options.library_level = static_cast<int>(number("BSP_LIBRARY_LEVEL", v));
     if (options.library_level < 0 || options.library_level > 2) {
@@ -70,6 +87,8 @@ const std::vector<OptionHelp>& option_help() {
       {"ack-policy", "reliable layer's acknowledgements: buffer (default), every, pupa (BSP_ACK_POLICY)"},
       {"fault", "inject faults on sends, e.g. drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (BSP_FAULT)"},
       {"library-level", "Oxford's -flibrary-level: 0 full checking, 1 default, 2 fast path (BSP_LIBRARY_LEVEL)"},
+      {"stall-warn", "seconds in bsp_sync after which the job says whom it waits for (BSP_STALL_WARN, default 10)"},
+      {"link-timeout", "seconds two processes may wait for each other's data before the job stops (BSP_LINK_TIMEOUT, default 30)"},
       {"rcvbuf", "kernel socket receive buffer in bytes (BSP_RCVBUF)"},
       {"sndbuf", "kernel socket send buffer in bytes (BSP_SNDBUF)"},
       {"mtu", "largest frame in bytes for datagram transports (BSP_MTU)"},

@@ -117,6 +117,7 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, unsigned
   config.job_id = job_id;
   config.who = "bsplib";
   config.print_stats = options_.stats;
+  config.link_timeout_seconds = options_.link_timeout_seconds;
   config.os_pids = os_pids;
   config.listen_fd = listen_fd;
   coordinator_thread_ = std::thread([config] {
@@ -219,6 +220,7 @@ void Runtime::begin(int maxprocs) {
   }
   engine_ = std::make_unique<Engine>(pid, start.nprocs, std::move(channel), *this);
   engine_->set_library_level(options_.library_level);
+  engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
 }
 
 std::string Runtime::statistics_report() const {
@@ -269,6 +271,10 @@ void Runtime::abort_job(const std::string& message) {
     std::fprintf(stderr, "%s\n", message.c_str());
   }
   leave(1);
+}
+
+void Runtime::report_stall(long superstep, double waited_seconds, const std::vector<int>& awaited) {
+  if (control_) control_->stall(superstep, waited_seconds, awaited);
 }
 
 void Runtime::check_for_abort() {

@@ -460,6 +460,13 @@ void killed_process() {
   for (;;) bsp_sync();
 }
 
+// The last process computes for 3 s in the second superstep while the others wait.
+void slow_process() {
+  bsp_sync();
+  if (me() == p() - 1) sleep(3);
+  bsp_sync();
+}
+
 void put_unregistered() {
   int x = 0, y = 1;
   bsp_sync();
@@ -524,6 +531,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"many_to_one", many_to_one},
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
+      {"slow_process", slow_process},
       {"put_unregistered", put_unregistered},
       {"put_outside_registration", put_outside_registration},
       {"get_outside_registration", get_outside_registration},

@@ -137,6 +137,29 @@ INSTANTIATE_TEST_SUITE_P(AllTransports, FailureTest,
                            return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param));
                          });
 
+// ---- the progress watchdog ----
+TEST(WatchdogTest, LongWaitNamesTheProcessThatHasNotArrived) {
+  ProgramResult result =
+      run_program({kBsprun, "-n", "3", "--stall-warn=1", kCases, "--case=slow_process"}, 30s);
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("in bsp_sync (superstep 1) for pid 2 (not known to wait in bsp_sync"), std::string::npos)
+      << describe(result);
+}
+
+TEST(WatchdogTest, CutDataLinkStopsTheJob) {
+  for (const std::string transport : {"udp", "nic"}) {
+    if (!transport_available(transport)) continue;
+    ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=" + transport, "--fault=drop=1",
+                                        "--stall-warn=0.5", "--link-timeout=2", kCases, "--case=put_all_to_all"},
+                                       30s);
+    EXPECT_NE(result.exit_code, 0) << transport << "\n" << describe(result);
+    EXPECT_FALSE(result.timed_out) << transport;
+    EXPECT_NE(result.err.find("the data link between pid 0 and pid 1 carries nothing"), std::string::npos)
+        << transport << "\n" << describe(result);
+    EXPECT_LT(result.seconds, 10.0) << transport << "\n" << describe(result);
+  }
+}
+
 // ---- ways of starting a job ----
 TEST(StartTest, CallOutsideBeginIsReported) {
   ProgramResult result = run_program({kCases, "--case=call_outside_begin"}, 30s);

@@ -43,6 +43,8 @@ class ControlClient {
   // Reached bsp_end (report: "key=value ..." statistics). Then finished() tells when
   // every process has.
   void done(const std::string& report);
+  // The progress watchdog's report (see MessageType::stall).
+  void stall(long superstep, double waited_seconds, const std::vector<int>& awaited);
   // Waits up to timeout for the coordinator's word that all processes reached bsp_end.
   // Throws JobAborted if it says stop instead.
   bool finished(std::chrono::milliseconds timeout);

@@ -56,6 +56,12 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     bool done = false;
     bool lost = false;  // control connection closed
     bool never_joined = false;  // exited without calling bsp_begin
+    // The progress watchdog: the process's last report of a long wait in bsp_sync.
+    bool stalled = false;
+    bool stall_announced = false;
+    int stall_superstep = 0;
+    double stall_seconds = 0;
+    std::vector<int> awaiting;
     int requested = 0;
     std::string address;
     std::string report;
@@ -129,6 +135,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         case MessageType::hello: return on_hello(session, reader);
         case MessageType::abort: return on_abort(session, reader.str());
         case MessageType::done: return on_done(session->pid, reader.str());
+        case MessageType::stall: return on_stall(session->pid, reader);
         default:
           break;
       }
@@ -188,6 +195,61 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       } else {
         processes[pid].excess = true;
         send(processes[pid].session, MessageWriter(MessageType::excess).bytes());
+      }
+    }
+  }
+
+  // A process has waited long in bsp_sync: say for whom, once per wait; two processes
+  // that wait for each other past the link timeout have a cut data link: stop the job.
+  void on_stall(int pid, MessageReader& reader) {
+    if (pid < 0 || aborted) return;
+    Process& p = processes[pid];
+    int superstep = reader.i32();
+    double seconds = reader.i32() / 1000.0;
+    std::uint32_t count = reader.u32();
+    if (count > static_cast<std::uint32_t>(config.processes)) throw std::runtime_error("stall report names too many pids");
+    std::vector<int> awaiting;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      int other = reader.i32();
+      if (other < 0 || other >= config.processes) throw std::runtime_error("stall report names a pid out of range");
+      awaiting.push_back(other);
+    }
+    if (awaiting.empty()) {
+      p.stalled = p.stall_announced = false;
+      return;
+    }
+    p.stalled = true;
+    p.stall_superstep = superstep;
+    p.stall_seconds = seconds;
+    p.awaiting = std::move(awaiting);
+    if (!p.stall_announced) {
+      p.stall_announced = true;
+      std::vector<std::string> whom;
+      for (int other : p.awaiting) {
+        const Process& q = processes[other];
+        whom.push_back(q.stalled ? fmt::format("pid {} (waiting in bsp_sync of superstep {} too: its data does not "
+                                               "arrive)", other, q.stall_superstep)
+                                 : fmt::format("pid {} (not known to wait in bsp_sync: computing, or stuck outside BSPlib)",
+                                               other));
+      }
+      fmt::print(stderr, "{}: pid {} has waited {:.1f} s in bsp_sync (superstep {}) for {}\n", config.who, pid, seconds,
+                 superstep, fmt::join(whom, ", "));
+      std::fflush(stderr);
+    }
+    for (int other : p.awaiting) {
+      const Process& q = processes[other];
+      bool mutual = q.stalled && std::find(q.awaiting.begin(), q.awaiting.end(), pid) != q.awaiting.end();
+      if (mutual && std::min(p.stall_seconds, q.stall_seconds) >= config.link_timeout_seconds) {
+        std::string message = fmt::format(
+            "{}: the data link between pid {} and pid {} carries nothing: each has waited {:.1f} s in bsp_sync "
+            "(supersteps {} and {}) for the other's data; stopping the job (--link-timeout={})\n",
+            config.who, std::min(pid, other), std::max(pid, other), std::min(p.stall_seconds, q.stall_seconds),
+            (pid < other ? p : q).stall_superstep, (pid < other ? q : p).stall_superstep,
+            config.link_timeout_seconds);
+        fmt::print(stderr, "{}", message);
+        std::fflush(stderr);
+        failed = true;
+        return stop_all(message);
       }
     }
   }

@@ -25,6 +25,7 @@ struct CoordinatorConfig {
   std::uint32_t job_id = 0;
   std::string who = "bsprun";     // prefix of the coordinator's own messages
   bool print_stats = false;       // print the processes' statistics reports at the end
+  double link_timeout_seconds = 30;  // two processes stalled waiting for each other this long: stop
   std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
   int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
   std::string listen_address = "127.0.0.1";  // where to open it

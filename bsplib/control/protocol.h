@@ -20,6 +20,8 @@ enum class MessageType : std::uint8_t {
   abort = 4,   // either way: str message (coordinator -> process: stop now)
   done = 5,    // process -> coordinator: reached bsp_end; str statistics report (may be empty)
   finish = 6,  // coordinator -> process: every process reached bsp_end; close and leave
+  stall = 7,   // process -> coordinator: i32 superstep, i32 ms waited in bsp_sync, u32 n,
+               // n x i32 pids still awaited (n = 0: the wait is over)
 };
 
 inline constexpr std::size_t kFrameHeader = 5;         // u32 length + u8 type
