@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/job_secret.h"
 #include "bsplib/control/coordinator.h"
 #include "bsplib/options.h"
 #include "transport/registry.h"
@@ -183,6 +184,7 @@ int main(int argc, char** argv) {
   bsp::control::CoordinatorConfig config;
   config.processes = processes;
   config.job_id = job_id;
+  config.secret = bsp::auth::make_job_secret();
   config.who = "bsprun";
   config.print_stats = options.stats;
   config.link_timeout_seconds = options.link_timeout_seconds;
@@ -193,6 +195,16 @@ int main(int argc, char** argv) {
   ::setenv("BSP_CONTROL", fmt::format("{}:{}", config.listen_address, coordinator->port()).c_str(), 1);
   ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
   ::setenv("BSP_JOB_ID", std::to_string(job_id).c_str(), 1);
+  // The secret goes to the processes through an inherited descriptor, never the
+  // environment: only its number is there.
+  int secret_fd = -1;
+  try {
+    secret_fd = bsp::auth::secret_descriptor(config.secret);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "bsprun: {}\n", error.what());
+    return 1;
+  }
+  ::setenv(bsp::auth::kSecretFdVariable, std::to_string(secret_fd).c_str(), 1);
   std::fflush(stdout);
   std::fflush(stderr);
   for (int pid = 0; pid < processes; ++pid) {

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "auth/job_secret.h"
 #include "bsplib/control/control_client.h"
 #include "bsplib/control/coordinator.h"
 #include "recovery/channel.h"
@@ -93,7 +94,8 @@ void Runtime::init(void (*spmd)(), int, char**) {
   }
 }
 
-int Runtime::start_local_processes(int processes, std::uint32_t job_id, unsigned short& port) {
+int Runtime::start_local_processes(int processes, std::uint32_t job_id, const auth::Key& secret,
+                                   unsigned short& port) {
   int listen_fd = listen_locally(port);
   std::fflush(stdout);
   std::fflush(stderr);
@@ -115,6 +117,7 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, unsigned
   control::CoordinatorConfig config;
   config.processes = processes;
   config.job_id = job_id;
+  config.secret = secret;
   config.who = "bsplib";
   config.print_stats = options_.stats;
   config.link_timeout_seconds = options_.link_timeout_seconds;
@@ -149,6 +152,7 @@ void Runtime::begin(int maxprocs) {
   int pid = 0;
   int processes = 0;
   std::uint32_t job_id = 0;
+  auth::Key secret{};
   std::string host = "127.0.0.1";
   unsigned short port = 0;
   if (const char* control = std::getenv("BSP_CONTROL")) {
@@ -160,6 +164,14 @@ void Runtime::begin(int maxprocs) {
     pid = env_int("BSP_PID", 0);
     processes = env_int("BSP_PROCESSES", 1);
     job_id = static_cast<std::uint32_t>(std::strtoul(std::getenv("BSP_JOB_ID") ? std::getenv("BSP_JOB_ID") : "1", nullptr, 10));
+    try {
+      std::optional<auth::Key> inherited = auth::inherited_job_secret();
+      if (!inherited) throw std::runtime_error("the launcher handed down no job secret (BSP_SECRET_FD is not set)");
+      secret = *inherited;
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
+      std::exit(1);
+    }
   } else {
     if (maxprocs < 1) {
       std::fprintf(stderr, "bsplib: bsp_begin(%d): a job needs at least one process\n", maxprocs);
@@ -167,12 +179,13 @@ void Runtime::begin(int maxprocs) {
     }
     processes = maxprocs;
     job_id = random_job_id();
-    pid = start_local_processes(processes, job_id, port);
+    secret = auth::make_job_secret();  // the children inherit it in memory
+    pid = start_local_processes(processes, job_id, secret, port);
   }
   started_ = std::chrono::steady_clock::now();
 
   try {
-    control_ = std::make_unique<control::ControlClient>(host, port);
+    control_ = std::make_unique<control::ControlClient>(host, port, secret);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
     std::exit(1);
@@ -180,7 +193,7 @@ void Runtime::begin(int maxprocs) {
   std::unique_ptr<transport::Transport> transport;
   std::string address;
   try {
-    transport::TransportConfig config{pid, processes, job_id, options_.transport_options};
+    transport::TransportConfig config{pid, processes, job_id, options_.transport_options, secret};
     if (!options_.fault.empty()) config.options["fault"] = options_.fault;
     transport = transport::create_transport(options_.transport, config);
     if (auto trace = options_.transport_options.find("trace"); trace != options_.transport_options.end()) {
@@ -209,6 +222,7 @@ void Runtime::begin(int maxprocs) {
   channel_config.pid = pid;
   channel_config.nprocs = start.nprocs;
   channel_config.job_id = start.job_id;
+  channel_config.secret = secret;
   channel_config.buffers = options_.buffers;
   channel_config.ack_policy = options_.ack_policy;
   channel_config.spin_us = options_.spin_us >= 0 ? options_.spin_us : kDefaultSpinMicroseconds;

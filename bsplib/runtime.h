@@ -42,7 +42,7 @@ class Runtime final : public JobControl {
  private:
   Runtime() = default;
   // Starts processes 1..processes-1 by fork; returns this process's pid.
-  int start_local_processes(int processes, std::uint32_t job_id, unsigned short& port);
+  int start_local_processes(int processes, std::uint32_t job_id, const auth::Key& secret, unsigned short& port);
   [[noreturn]] void leave(int status);
   std::string statistics_report() const;
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "auth/mac.h"
 #include "recovery/stats.h"
 #include "transport/transport.h"
 
@@ -47,6 +48,7 @@ struct ChannelConfig {
   std::size_t buffers = 0;         // shared pool size n (0: the layer's default)
   std::string ack_policy = "buffer";  // "buffer" (paper 001), "every", "pupa"
   int spin_us = 50;                // wait(): poll this long before blocking (0: block at once)
+  auth::Key secret{};              // the job's secret (auth/job_secret.h): frames carry a MAC
 };
 
 class Channel {

@@ -1,7 +1,10 @@
-// recovery/frame_codec.cc: sealing (length + CRC32C) and checking wire headers.
+// recovery/frame_codec.cc: sealing (length, CRC32C, MAC) and checking wire headers.
 #include "recovery/frame_codec.h"
 
+#include <sodium.h>
+
 #include <cstring>
+#include <string_view>
 
 #include "recovery/crc32c.h"
 
@@ -9,7 +12,7 @@ namespace bsp::wire {
 namespace {
 
 std::uint32_t frame_crc(std::span<const std::byte> frame) {
-  // CRC over the header with its crc32c field taken as zero, then the payload.
+  // CRC over the header with its crc32c field taken as zero, then the rest.
   constexpr std::size_t crc_at = offsetof(Header, crc32c);
   static constexpr std::byte zeros[4] = {};
   std::uint32_t crc = crc32c(frame.first(crc_at));
@@ -17,21 +20,45 @@ std::uint32_t frame_crc(std::span<const std::byte> frame) {
   return crc32c(frame.subspan(crc_at + 4), crc);
 }
 
+// The nested MAC (frame_codec.h): one pass over the payload in place, one over a copy of
+// the header.
+std::uint64_t frame_mac(std::span<const std::byte> frame, const FrameKey& key) {
+  Header header;
+  std::memcpy(&header, frame.data(), kHeaderSize);
+  header.crc32c = 0;
+  header.mac = auth::mac(key.payload, {frame.subspan(kHeaderSize)});
+  return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
+}
+
+auth::Key derive(const auth::Key& secret, std::string_view purpose) {
+  auth::Key derived;
+  crypto_generichash(derived.data(), derived.size(), reinterpret_cast<const unsigned char*>(purpose.data()),
+                     purpose.size(), secret.data(), secret.size());
+  return derived;
+}
+
 }  // namespace
 
-void seal_frame(std::span<std::byte> frame) {
+FrameKey frame_key(const auth::Key& job_secret) {
+  return FrameKey{derive(job_secret, "bsplib frame header"), derive(job_secret, "bsplib frame payload")};
+}
+
+void seal_frame(std::span<std::byte> frame, const FrameKey& key) {
   Header header;
   std::memcpy(&header, frame.data(), kHeaderSize);
   header.magic = kMagic;
   header.version = kVersion;
   header.length = static_cast<std::uint16_t>(frame.size() - kHeaderSize);
   header.crc32c = 0;
+  header.mac = 0;
   std::memcpy(frame.data(), &header, kHeaderSize);
+  header.mac = frame_mac(frame, key);
+  std::memcpy(frame.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
   header.crc32c = frame_crc(frame);
   std::memcpy(frame.data() + offsetof(Header, crc32c), &header.crc32c, 4);
 }
 
-Verdict check_frame(std::span<const std::byte> frame, std::uint32_t job_id, int my_pid,
+Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
                     int nprocs, Header& header) {
   if (frame.size() < kHeaderSize) return Verdict::malformed;
   std::memcpy(&header, frame.data(), kHeaderSize);
@@ -42,10 +69,10 @@ Verdict check_frame(std::span<const std::byte> frame, std::uint32_t job_id, int 
   }
   if (header.length != frame.size() - kHeaderSize) return Verdict::malformed;
   if (frame_crc(frame) != header.crc32c) return Verdict::corrupt;
-  if (header.job_id != job_id || header.dst != my_pid || header.src >= nprocs ||
-      header.src == my_pid) {
+  if (header.job_id != job_id || header.dst != my_pid || header.src >= nprocs || header.src == my_pid) {
     return Verdict::foreign;
   }
+  if (!auth::same_tag(frame_mac(frame, key), header.mac)) return Verdict::foreign;
   return Verdict::ok;
 }
 

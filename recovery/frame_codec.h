@@ -1,12 +1,19 @@
 // recovery/frame_codec.h: writing and checking the wire header (recovery/wire.h), shared
 // by every channel. check_frame() is the single gate every arriving frame passes: what
 // it rejects is counted by the caller and dropped, never trusted.
+//
+// Two checks guard a frame: CRC32C finds damage (counted as corrupt), and a MAC keyed by
+// the job's secret proves it comes from a process of the job (a frame that fails it is
+// counted as foreign). The MAC is nested so that a received frame needs no copy:
+//   mac = SipHash(K_header, header with crc32c = 0 and mac = SipHash(K_payload, payload))
+// with K_header and K_payload derived from the secret for these two purposes only.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "auth/mac.h"
 #include "recovery/wire.h"
 
 namespace bsp::wire {
@@ -14,19 +21,26 @@ namespace bsp::wire {
 enum class Verdict {
   ok,
   malformed,  // shorter than a header, wrong magic/version/type, length disagrees
-  foreign,    // another job, not addressed to this pid, or an unknown source pid
+  foreign,    // not from a process of this job (MAC), another job, not for this pid
   corrupt,    // CRC32C mismatch
 };
 
-// Fills header fields magic, version, length and crc32c for a frame laid out as
+// The keys frames are sealed with, derived from the job's secret.
+struct FrameKey {
+  auth::Key header{};
+  auth::Key payload{};
+};
+FrameKey frame_key(const auth::Key& job_secret);
+
+// Fills header fields magic, version, length, crc32c and mac for a frame laid out as
 // [Header][payload] in frame (frame.size() == kHeaderSize + payload length). The caller
 // sets every other field first. Use seal_frame() again after changing any field (e.g. a
 // piggy-backed ack written at transmit time).
-void seal_frame(std::span<std::byte> frame);
+void seal_frame(std::span<std::byte> frame, const FrameKey& key);
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
 // is frame.subspan(kHeaderSize, header.length).
-Verdict check_frame(std::span<const std::byte> frame, std::uint32_t job_id, int my_pid,
+Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
                     int nprocs, Header& header);
 
 }  // namespace bsp::wire

@@ -17,6 +17,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
   PassthroughChannel(std::unique_ptr<transport::Transport> transport, const ChannelConfig& config)
       : transport_(std::move(transport)),
         config_(config),
+        frame_key_(wire::frame_key(config.secret)),
         next_seq_(static_cast<std::size_t>(config.nprocs), 0),
         expected_seq_(static_cast<std::size_t>(config.nprocs), 0),
         frame_(transport_->capabilities().mtu) {}
@@ -36,7 +37,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
     std::memcpy(frame_.data(), &header, wire::kHeaderSize);
     std::memcpy(frame_.data() + wire::kHeaderSize, payload.data(), payload.size());
     std::span<std::byte> frame(frame_.data(), wire::kHeaderSize + payload.size());
-    wire::seal_frame(frame);
+    wire::seal_frame(frame, frame_key_);
     if (transport_->send(peer, frame) != transport::SendStatus::sent) {
       ++stats_.send_buffer_waits;
       return SendResult::no_buffer;
@@ -73,7 +74,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
  private:
   void on_frame(int peer, std::span<const std::byte> frame) override {
     wire::Header header;
-    switch (wire::check_frame(frame, config_.job_id, config_.pid, config_.nprocs, header)) {
+    switch (wire::check_frame(frame, frame_key_, config_.job_id, config_.pid, config_.nprocs, header)) {
       case wire::Verdict::ok:
         break;
       case wire::Verdict::malformed:
@@ -104,6 +105,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
 
   std::unique_ptr<transport::Transport> transport_;
   ChannelConfig config_;
+  wire::FrameKey frame_key_;
   std::vector<std::uint32_t> next_seq_;
   std::vector<std::uint32_t> expected_seq_;
   std::vector<std::byte> frame_;

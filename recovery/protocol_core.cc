@@ -34,6 +34,7 @@ std::uint32_t stamp_of(Time now) {
 
 ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOutput& output)
     : config_(config),
+      frame_key_(wire::frame_key(config.secret)),
       clock_(clock),
       output_(output),
       pool_(std::max(config.buffers ? config.buffers
@@ -212,7 +213,7 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   header.flags = ask ? wire::kFlagAckRequest : 0;
   header.credit = credit;
   write_header(bytes, header);
-  wire::seal_frame(bytes);
+  wire::seal_frame(bytes, frame_key_);
   batch_.push_back(transport::OutFrame{peer, bytes});
   staged_.push_back(Staged{peer, frame.seq, resend, ask, ack, credit});
 }
@@ -264,7 +265,7 @@ void ProtocolCore::refresh_header(int peer, std::span<std::byte> frame) {
   header.ack = static_cast<std::uint32_t>(ack);
   header.credit = credit;
   write_header(frame, header);
-  wire::seal_frame(frame);
+  wire::seal_frame(frame, frame_key_);
   note_ack_sent(peer, ack, credit);
 }
 
@@ -272,7 +273,7 @@ void ProtocolCore::refresh_header(int peer, std::span<std::byte> frame) {
 
 std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, PayloadSink& sink) {
   Header header;
-  switch (wire::check_frame(frame, config_.job_id, config_.pid, config_.nprocs, header)) {
+  switch (wire::check_frame(frame, frame_key_, config_.job_id, config_.pid, config_.nprocs, header)) {
     case wire::Verdict::ok:
       break;
     case wire::Verdict::malformed:
@@ -528,7 +529,7 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
   header.flags = ack_request ? wire::kFlagAckRequest : 0;
   header.credit = credit;
   write_header(control.bytes, header);
-  wire::seal_frame(std::span<std::byte>(control.bytes).first(wire::kHeaderSize + length));
+  wire::seal_frame(std::span<std::byte>(control.bytes).first(wire::kHeaderSize + length), frame_key_);
   note_ack_sent(peer, link.expected, credit);
   switch (type) {
     case FrameType::ack:

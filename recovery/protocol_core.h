@@ -24,6 +24,7 @@
 #include "recovery/buffer_pool.h"
 #include "recovery/channel.h"
 #include "recovery/clock.h"
+#include "recovery/frame_codec.h"
 #include "recovery/link_report.h"
 #include "recovery/link_state.h"
 #include "recovery/rtt_estimator.h"
@@ -40,6 +41,7 @@ struct CoreConfig {
   std::size_t buffers = 0;  // pool size n (0: 8 MiB of MTU-sized buffers, 1024..4096)
   std::size_t mtu = 0;      // largest frame, header included
   std::string ack_policy = "buffer";
+  auth::Key secret{};       // the job's secret: frames are sealed and checked with it
 };
 
 // Where the core's frames go: the transport, or an in-memory network in tests.
@@ -133,6 +135,7 @@ class ProtocolCore {
   void ask_for_acks();
 
   CoreConfig config_;
+  wire::FrameKey frame_key_;
   const Clock& clock_;
   FrameOutput& output_;
   BufferPool pool_;

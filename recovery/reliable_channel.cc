@@ -25,7 +25,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
       : transport_(std::move(transport)),
         spin_us_(config.spin_us),
         core_(CoreConfig{config.pid, config.nprocs, config.job_id, config.buffers,
-                         transport_->capabilities().mtu, config.ack_policy},
+                         transport_->capabilities().mtu, config.ack_policy, config.secret},
               clock_, *this) {
     transport_->set_transmit_hook(
         [this](int peer, std::span<std::byte> frame) { core_.refresh_header(peer, frame); });

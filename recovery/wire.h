@@ -14,7 +14,7 @@ namespace bsp::wire {
 static_assert(std::endian::native == std::endian::little, "wire format is little-endian");
 
 inline constexpr std::uint16_t kMagic = 0xB5B5;  // first two bytes of every frame
-inline constexpr std::uint8_t kVersion = 1;
+inline constexpr std::uint8_t kVersion = 2;
 
 // What a frame is for.
 enum class FrameType : std::uint8_t {
@@ -40,11 +40,12 @@ struct Header {
   std::uint16_t flags;    // kFlag* bits
   std::uint16_t length;   // payload bytes after the header
   std::uint32_t credit;   // free receive buffers the sender advertises (pupa policy)
-  std::uint32_t crc32c;   // CRC32C of header (this field zero) and payload
+  std::uint32_t crc32c;   // CRC32C of header (this field zero) and payload: damage
+  std::uint64_t mac;      // SipHash-2-4 keyed by the job's secret (frame_codec.h): origin
 };
 #pragma pack(pop)
 
-static_assert(sizeof(Header) == 32, "wire header is 32 bytes");
+static_assert(sizeof(Header) == 40, "wire header is 40 bytes");
 
 inline constexpr std::size_t kHeaderSize = sizeof(Header);
 

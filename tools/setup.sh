@@ -4,7 +4,7 @@
 # libraries wrapped in third_party/BUILD. Installs only what is missing, so it is quick
 # on every run after the first.
 set -e
-packages="bazel-bootstrap g++ libboost-dev libfmt-dev libpcap-dev libgtest-dev libbenchmark-dev python3 gnuplot-nox iproute2"
+packages="bazel-bootstrap g++ libboost-dev libfmt-dev libpcap-dev libsodium-dev libgtest-dev libbenchmark-dev python3 gnuplot-nox iproute2"
 missing=""
 for package in $packages; do
   dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/mac.h"
+
 namespace bsp::transport {
 
 // What the process knows about itself when it builds its transport.
@@ -31,6 +33,9 @@ struct TransportConfig {
   // Transport-specific settings from the command line / BSP_* environment, by name
   // (e.g. "rcvbuf" -> "16777216", "iface" -> "lo", "fault" -> "drop=0.05,seed=7").
   std::map<std::string, std::string> options;
+  // The job's secret (auth/job_secret.h): a transport that admits connections (tcp)
+  // proves with it that a peer belongs to the job.
+  auth::Key secret{};
 };
 
 struct Capabilities {

@@ -23,7 +23,8 @@ constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
 constexpr std::chrono::milliseconds kConnectTimeout{10000};
 }  // namespace
 
-ControlClient::ControlClient(const std::string& host, unsigned short port) : socket_(io_) {
+ControlClient::ControlClient(const std::string& host, unsigned short port, const auth::Key& secret)
+    : socket_(io_) {
   // A coordinator that cannot be reached (a firewall, a wrong address) is an error after
   // a bounded wait, not the kernel's two minutes of SYN retries.
   boost::system::error_code ec = asio::error::timed_out;
@@ -36,6 +37,13 @@ ControlClient::ControlClient(const std::string& host, unsigned short port) : soc
   }
   io_.restart();
   socket_.set_option(tcp::no_delay(true));
+  std::uint8_t type = 0;
+  std::string challenge;
+  if (!read_message(kConnectTimeout, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
+      challenge.size() != kChallengeSize) {
+    throw std::runtime_error(fmt::format("the job's coordinator at {}:{} did not send its challenge", host, port));
+  }
+  asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()));
 }
 
 bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t& type,

@@ -11,6 +11,8 @@
 
 #include <boost/asio.hpp>
 
+#include "auth/mac.h"
+
 namespace bsp::control {
 
 struct JobStart {
@@ -28,7 +30,8 @@ struct JobAborted {
 
 class ControlClient {
  public:
-  ControlClient(const std::string& host, unsigned short port);
+  // Connects and proves knowledge of the job's secret (the coordinator's challenge).
+  ControlClient(const std::string& host, unsigned short port, const auth::Key& secret);
 
   // Sends the hello and waits for the job's size and addresses. Throws JobAborted.
   JobStart handshake(int pid, int requested_nprocs, const std::string& address);

@@ -39,8 +39,11 @@ std::string describe_exit(int status) {
 
 struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   struct Session {
-    explicit Session(tcp::socket s) : socket(std::move(s)) {}
+    Session(tcp::socket s, asio::io_context& io) : socket(std::move(s)), proof_timer(io) {}
     tcp::socket socket;
+    asio::steady_timer proof_timer;
+    std::string challenge;  // sent on accept; the first message must answer it
+    bool proven = false;
     int pid = -1;
     char header[kFrameHeader];
     std::string body;
@@ -96,12 +99,41 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   void accept() {
     acceptor.async_accept([self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
       if (ec) return;
-      s.set_option(tcp::no_delay(true));
-      auto session = std::make_shared<Session>(std::move(s));
+      boost::system::error_code ignored;
+      s.set_option(tcp::no_delay(true), ignored);
+      auto session = std::make_shared<Session>(std::move(s), self->io);
+      self->forget_closed_sessions();
       self->sessions.push_back(session);
+      self->challenge(session);
       self->read_header(session);
       self->accept();
     });
+  }
+
+  // Every session starts unproven: it gets a random challenge, may send only a proof (a
+  // few bytes), and is closed if the proof is wrong or has not come within 2 s. Nobody
+  // without the job's secret can say anything to the coordinator.
+  void challenge(const std::shared_ptr<Session>& session) {
+    session->challenge.resize(kChallengeSize);
+    auth::random_bytes(std::as_writable_bytes(std::span(session->challenge.data(), session->challenge.size())));
+    send(session, MessageWriter(MessageType::challenge).blob(session->challenge).bytes());
+    session->proof_timer.expires_after(kProofDeadline);
+    session->proof_timer.async_wait([self = shared_from_this(), session](boost::system::error_code ec) {
+      if (!ec && !session->proven) self->refuse(session);
+    });
+  }
+
+  void refuse(const std::shared_ptr<Session>& session) {
+    ++refused_sessions;
+    boost::system::error_code ignored;
+    session->socket.close(ignored);
+    session->proof_timer.cancel();
+  }
+
+  void forget_closed_sessions() {
+    sessions.erase(std::remove_if(sessions.begin(), sessions.end(),
+                                  [](const auto& s) { return !s->socket.is_open() && s->pid < 0; }),
+                   sessions.end());
   }
 
   void read_header(const std::shared_ptr<Session>& session) {
@@ -110,7 +142,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
                        if (ec) return self->on_closed(session);
                        std::uint32_t length;
                        std::memcpy(&length, session->header, 4);
-                       if (length > kMaxBody) return self->on_closed(session);
+                       auto type = static_cast<MessageType>(session->header[4]);
+                       if (!session->proven && (type != MessageType::proof || length > kMaxUnprovenBody)) {
+                         return self->refuse(session);
+                       }
+                       if (length > kMaxBodyToCoordinator) return self->on_closed(session);
                        session->body.resize(length);
                        asio::async_read(session->socket, asio::buffer(session->body),
                                         [self, session](boost::system::error_code ec2, std::size_t) {
@@ -127,10 +163,17 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     asio::write(session->socket, asio::buffer(bytes), ec);
   }
 
+
   void on_message(const std::shared_ptr<Session>& session) {
     auto type = static_cast<MessageType>(session->header[4]);
     try {
       MessageReader reader(session->body);
+      if (!session->proven) {
+        if (!auth::same_tag(reader.u64(), session_proof(config.secret, session->challenge))) return refuse(session);
+        session->proven = true;
+        session->proof_timer.cancel();
+        return;
+      }
       switch (type) {
         case MessageType::hello: return on_hello(session, reader);
         case MessageType::abort: return on_abort(session, reader.str());
@@ -428,6 +471,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   std::vector<Process> processes;
   std::vector<std::shared_ptr<Session>> sessions;  // every connection, hello or not
   int job_size = 0;
+  long refused_sessions = 0;  // connections that did not prove the secret
   bool aborted = false;
   bool failed = false;
   bool is_over = false;

@@ -18,11 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "auth/mac.h"
+
 namespace bsp::control {
 
 struct CoordinatorConfig {
   int processes = 1;              // processes launched (pids 0 .. processes-1)
   std::uint32_t job_id = 0;
+  auth::Key secret{};             // the job's secret: a session must prove it knows it
   std::string who = "bsprun";     // prefix of the coordinator's own messages
   bool print_stats = false;       // print the processes' statistics reports at the end
   double link_timeout_seconds = 30;  // two processes stalled waiting for each other this long: stop

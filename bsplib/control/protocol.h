@@ -4,7 +4,11 @@
 // MessageReader (little-endian integers, length-prefixed strings).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <span>
+
+#include "auth/mac.h"
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -22,10 +26,27 @@ enum class MessageType : std::uint8_t {
   finish = 6,  // coordinator -> process: every process reached bsp_end; close and leave
   stall = 7,   // process -> coordinator: i32 superstep, i32 ms waited in bsp_sync, u32 n,
                // n x i32 pids still awaited (n = 0: the wait is over)
+  challenge = 8,  // coordinator -> process, first on every connection: 16 random bytes
+  proof = 9,      // process -> coordinator, its first message: u64 session_proof()
 };
+
+// The coordinator trusts a session only once its first message proves knowledge of the
+// job's secret: a MAC over the session's random challenge. Until then it reads at most
+// kMaxUnprovenBody bytes and closes the session after kProofDeadline.
+inline constexpr std::size_t kChallengeSize = 16;
+inline constexpr std::uint32_t kMaxUnprovenBody = 8;
+inline constexpr std::chrono::milliseconds kProofDeadline{2000};
+
+inline std::uint64_t session_proof(const auth::Key& secret, std::string_view challenge) {
+  static constexpr std::string_view kPurpose = "bsplib control session";
+  return auth::mac(secret, {std::as_bytes(std::span(kPurpose.data(), kPurpose.size())),
+                            std::as_bytes(std::span(challenge.data(), challenge.size()))});
+}
 
 inline constexpr std::size_t kFrameHeader = 5;         // u32 length + u8 type
 inline constexpr std::uint32_t kMaxBody = 16u << 20;  // sanity bound on a message body
+// What a proven process may send the coordinator (hello, abort, done, stall) is small.
+inline constexpr std::uint32_t kMaxBodyToCoordinator = 1u << 20;
 
 class MessageWriter {
  public:
@@ -34,6 +55,8 @@ class MessageWriter {
   }
   MessageWriter& i32(std::int32_t value) { return raw(&value, 4); }
   MessageWriter& u32(std::uint32_t value) { return raw(&value, 4); }
+  MessageWriter& u64(std::uint64_t value) { return raw(&value, 8); }
+  MessageWriter& blob(std::string_view data) { return raw(data.data(), data.size()); }
   MessageWriter& str(std::string_view text) {
     u32(static_cast<std::uint32_t>(text.size()));
     return raw(text.data(), text.size());
@@ -58,6 +81,7 @@ class MessageReader {
   explicit MessageReader(std::string_view body) : body_(body) {}
   std::int32_t i32() { return scalar<std::int32_t>(); }
   std::uint32_t u32() { return scalar<std::uint32_t>(); }
+  std::uint64_t u64() { return scalar<std::uint64_t>(); }
   std::string str() {
     std::uint32_t size = u32();
     need(size);

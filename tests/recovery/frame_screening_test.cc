@@ -31,7 +31,7 @@ std::vector<std::byte> data_frame(std::uint32_t job, int src, int dst, std::uint
   header.dst = static_cast<std::uint16_t>(dst);
   header.seq = seq;
   std::memcpy(frame.data(), &header, wire::kHeaderSize);
-  wire::seal_frame(frame);
+  wire::seal_frame(frame, wire::frame_key(auth::Key{}));
   return frame;
 }
 
@@ -82,7 +82,7 @@ TEST_F(FrameScreeningTest, NackWithBrokenPayloadIsMalformed) {
   header.src = 0;
   header.dst = 1;
   std::memcpy(frame.data(), &header, wire::kHeaderSize);
-  wire::seal_frame(frame);
+  wire::seal_frame(frame, wire::frame_key(auth::Key{}));
   core.on_frame(0, frame, sink);
   EXPECT_EQ(core.stats().malformed_dropped, 1u);
   EXPECT_EQ(core.stats().nacks_received, 0u);

@@ -167,8 +167,11 @@ TEST(UdpTransportTest, BadOptionsAreRefusedClearly) {
   EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"mtu", "70000"}}}), std::runtime_error);
   EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"host", "not-an-ip"}}}), std::runtime_error);
   auto transport = make_udp_transport(TransportConfig{0, 2, 1, {}});
-  EXPECT_THROW(transport->connect({"127.0.0.1:1"}), std::runtime_error);
+  // More addresses than processes launched is an error; fewer is a smaller job
+  // (bsp_begin asked for fewer than bsprun started).
+  EXPECT_THROW(transport->connect({"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"}), std::runtime_error);
   EXPECT_THROW(transport->connect({"127.0.0.1:1", "nowhere"}), std::runtime_error);
+  EXPECT_NO_THROW(transport->connect({"127.0.0.1:1"}));
 }
 
 TEST(UdpTransportTest, RegistryKnowsUdpAndTheFaultOptionWrapsIt) {
