@@ -239,15 +239,10 @@ void Runtime::begin(int maxprocs) {
 
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
-  const recovery::ChannelStats& s = engine_->channel().stats();
-  return fmt::format(
-      "supersteps={} comm_s={:.6f} data_sent={} data_received={} bytes_sent={} explicit_acks={} "
-      "nacks={} retransmissions={} gaps={} probes={} duplicates={} corrupt={} foreign={} malformed={} "
-      "send_waits={} overflow_refused={}",
-      engine_->supersteps(), engine_->communication_seconds(), s.data_sent, s.data_received,
-      s.bytes_sent, s.explicit_acks_sent, s.nacks_sent, s.retransmissions, s.gaps_detected, s.probes_sent,
-      s.duplicates_received, s.corrupt_dropped, s.foreign_dropped, s.malformed_dropped, s.send_buffer_waits,
-      s.overflow_dropped);
+  std::string report = fmt::format("supersteps={} comm_s={:.6f}", engine_->supersteps(), engine_->communication_seconds());
+  engine_->channel().stats().for_each(
+      [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });
+  return report;
 }
 
 void Runtime::end() {

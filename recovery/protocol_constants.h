@@ -36,8 +36,10 @@ inline constexpr std::size_t kMinLinkWindow = 4;
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
 inline constexpr std::size_t kReceiveReserveDivisor = 32;
 
-// Sequence numbers further than this ahead of the expected one are not believed.
-inline constexpr std::uint64_t kMaxSeqAhead = std::uint64_t{1} << 30;
+// Data frames further ahead of the expected sequence number than this many link windows
+// are refused (a correct sender has at most one window unacknowledged; the slack covers
+// peers whose pools differ in size).
+inline constexpr std::uint64_t kWindowSlack = 2;
 // A probe echo older than this is not a round trip (stale or bogus stamp).
 inline constexpr std::chrono::microseconds kLongestRttSample = 10s;
 

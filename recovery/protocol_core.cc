@@ -361,8 +361,11 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
                                     PayloadSink& sink, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   std::uint64_t seq = extend_seq(link.expected, header.seq);
-  if (seq >= link.expected + tuning::kMaxSeqAhead) {
-    ++stats_.malformed_dropped;
+  // A member never has more than its link window unacknowledged, and this process has
+  // acknowledged (at most) everything before `expected`: a frame further ahead cannot
+  // come from a correct member, and holding it would pin the shared pool.
+  if (seq >= link.expected + tuning::kWindowSlack * link_window_) {
+    ++stats_.window_refused;
     return 0;
   }
   link.last_heard = now;
@@ -445,7 +448,7 @@ void ProtocolCore::take_report(int peer, const LinkReport& report, Time now) {
   }
   ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
   std::uint64_t sent_end = extend_seq(receiver.expected, report.sent_end);
-  if (sent_end > receiver.received_end && sent_end < receiver.expected + tuning::kMaxSeqAhead) {
+  if (sent_end > receiver.received_end && sent_end <= receiver.expected + tuning::kWindowSlack * link_window_) {
     stats_.gaps_detected += sent_end - receiver.received_end;
     receiver.received_end = sent_end;
     receiver.nack_owed = true;

@@ -8,21 +8,10 @@
 
 namespace nas {
 
-namespace {
-
-// ChannelStats is a plain struct of uint64 counters; walk it as an array.
-constexpr int kCounters = sizeof(bsp::recovery::ChannelStats) / sizeof(std::uint64_t);
-static_assert(sizeof(bsp::recovery::ChannelStats) == kCounters * sizeof(std::uint64_t));
-
-}  // namespace
-
 bsp::recovery::ChannelStats channel_difference(const bsp::recovery::ChannelStats& later,
                                                const bsp::recovery::ChannelStats& earlier) {
-  bsp::recovery::ChannelStats out;
-  auto* o = reinterpret_cast<std::uint64_t*>(&out);
-  const auto* l = reinterpret_cast<const std::uint64_t*>(&later);
-  const auto* e = reinterpret_cast<const std::uint64_t*>(&earlier);
-  for (int i = 0; i < kCounters; ++i) o[i] = l[i] - e[i];
+  bsp::recovery::ChannelStats out = later;
+  out -= earlier;
   return out;
 }
 

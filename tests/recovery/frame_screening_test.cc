@@ -22,7 +22,8 @@ class NullSink final : public PayloadSink {
   int payloads = 0;
 };
 
-std::vector<std::byte> data_frame(std::uint32_t job, int src, int dst, std::uint32_t seq, std::size_t length) {
+std::vector<std::byte> data_frame(std::uint32_t job, int src, int dst, std::uint32_t seq, std::size_t length,
+                                  const auth::Key& secret = auth::Key{}) {
   std::vector<std::byte> frame(wire::kHeaderSize + length, std::byte{0x5A});
   wire::Header header{};
   header.type = static_cast<std::uint8_t>(wire::FrameType::data);
@@ -31,7 +32,7 @@ std::vector<std::byte> data_frame(std::uint32_t job, int src, int dst, std::uint
   header.dst = static_cast<std::uint16_t>(dst);
   header.seq = seq;
   std::memcpy(frame.data(), &header, wire::kHeaderSize);
-  wire::seal_frame(frame, wire::frame_key(auth::Key{}));
+  wire::seal_frame(frame, wire::frame_key(secret));
   return frame;
 }
 
@@ -95,6 +96,37 @@ TEST_F(FrameScreeningTest, DuplicateIsDroppedAndReacknowledged) {
   EXPECT_EQ(core.stats().duplicates_received, 1u);
   core.service();
   EXPECT_EQ(core.stats().explicit_acks_sent, 1u);
+}
+
+// Frames sealed without the job's secret (here: with another key) are foreign, however
+// right their job id, pids and CRC are; a flipped byte anywhere after sealing is caught.
+TEST_F(FrameScreeningTest, FramesWithoutTheSecretAreForeign) {
+  auth::Key other{};
+  other[0] = 1;
+  core.on_frame(0, data_frame(77, 0, 1, 0, 10, other), sink);
+  EXPECT_EQ(core.stats().foreign_dropped, 1u);
+  auto forged = data_frame(77, 0, 1, 0, 10);
+  std::uint64_t mac;
+  std::memcpy(&mac, forged.data() + offsetof(wire::Header, mac), 8);
+  mac ^= 1;  // a guessed tag (the CRC is recomputed, as any forger would)
+  std::memcpy(forged.data() + offsetof(wire::Header, mac), &mac, 8);
+  std::uint32_t zero = 0;
+  std::memcpy(forged.data() + offsetof(wire::Header, crc32c), &zero, 4);
+  core.on_frame(0, forged, sink);
+  EXPECT_GE(core.stats().foreign_dropped + core.stats().corrupt_dropped, 2u);
+  EXPECT_EQ(sink.payloads, 0);
+  EXPECT_EQ(core.stats().data_received, 0u);
+}
+
+// Sequence numbers far beyond what a member could have in flight are refused, and never
+// take a buffer from the shared pool.
+TEST_F(FrameScreeningTest, SequenceNumbersBeyondTheWindowAreRefused) {
+  for (std::uint32_t seq = 1000000; seq < 1000600; ++seq) core.on_frame(0, data_frame(77, 0, 1, seq, 10), sink);
+  EXPECT_EQ(core.stats().window_refused, 600u);
+  EXPECT_EQ(core.stats().data_received, 0u);
+  EXPECT_EQ(core.on_frame(0, data_frame(77, 0, 1, 0, 10), sink), 1u);  // the real first frame still lands
+  core.on_frame(0, data_frame(77, 0, 1, 2, 10), sink);                   // a small gap is held, as always
+  EXPECT_EQ(core.stats().data_received, 2u);
 }
 
 TEST(LinkReportTest, RoundTripsAndRefusesNonsense) {
