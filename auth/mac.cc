@@ -14,7 +14,19 @@ namespace bsp::auth {
 static_assert(crypto_shorthash_siphash24_KEYBYTES == kKeySize);
 static_assert(crypto_shorthash_siphash24_BYTES == 8);
 
+namespace {
+// libsodium picks its fastest implementations (SIMD) in sodium_init(); once per process.
+void ensure_initialised() {
+  static const bool initialised = [] {
+    if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+    return true;
+  }();
+  (void)initialised;
+}
+}  // namespace
+
 std::uint64_t mac(const Key& key, std::initializer_list<std::span<const std::byte>> parts) {
+  ensure_initialised();
   // SipHash has no incremental interface in libsodium: join the parts (frames are small,
   // and the common case of one part needs no copy).
   std::uint64_t tag = 0;
