@@ -33,6 +33,8 @@
 #ifndef CONFORMANCE_H
 #define CONFORMANCE_H
 
+#include <stddef.h> /* NULL, without relying on bsp.h's includes; not <stdio.h>: see oxford_header.c */
+
 #include "bsp.h"
 
 /* The P the program passes to bsp_begin (0 on pids other than 0 in --mode=init). */

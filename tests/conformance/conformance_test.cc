@@ -15,14 +15,18 @@
 // run: it needs CAP_NET_RAW). In the two "fewer" modes the two extra processes must leave
 // quietly; the job still exits 0.
 //
-// Then the expected failures (each a test case too): mismatched collectives, bsp_begin
-// asking for more processes than launched, a program that never calls bsp_begin, bad
-// arguments, misused registrations and pids, bsp_abort; and the Oxford header rule (bsp.h
-// includes <stdio.h>), checked by compiling oxford_header.c here.
+// Then the expected failures, each a test case too, deadline 20 s: mismatched collectives
+// and bsp_abort (each transport, P = 2, 3 or 1, 2, 4, under bsprun and direct), bsp_begin
+// asking for more processes than launched, a program that never calls bsp_begin (bsprun
+// -n 1 and -n 2, exit status 0 and 3), bad arguments and misused registrations and pids
+// (each transport, P = 2, under bsprun): non-zero exit, not by a signal, the message
+// naming the call. Last the Oxford header rule (bsp.h includes <stdio.h>), checked by
+// compiling oxford_header.c here with -Werror=implicit-function-declaration.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <map>
+#include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -52,7 +56,8 @@ const std::vector<std::string> kPositive = {
     "get_reads_at_sync",   "hpget",               "bsmp_next_superstep", "bsmp_qsize",
     "bsmp_get_tag_empty",  "bsmp_move",           "bsmp_hpmove",         "bsmp_unmoved_discarded",
     "bsmp_send_to_self",   "bsmp_tag_size_zero",  "bsmp_set_tagsize",    "send_copies_payload",
-    "zero_length",         "empty_supersteps",
+    "zero_length",         "empty_supersteps",    "put_many_writers",    "large_transfers",
+    "oxford_header",
 };
 
 // ---- positive programs ----------------------------------------------------------------
@@ -126,45 +131,61 @@ void expect_in_stderr(const ProgramResult& result, const std::vector<std::string
   for (const std::string& word : words) EXPECT_NE(result.err.find(word), std::string::npos) << "stderr lacks \"" << word << "\"\n" << describe(result);
 }
 
-using TransportProcs = std::tuple<std::string, int>;
+// A job of procs processes of program over transport, started by bsprun ("launched") or
+// by the program's own bsp_begin ("direct").
+using Start = std::tuple<std::string, int, std::string>;  // transport, P, launched | direct
 
-std::string transport_procs_name(const ::testing::TestParamInfo<TransportProcs>& info) {
-  return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param));
+ProgramResult start_job(const Start& start, const std::string& program, const std::vector<std::string>& arguments,
+                        std::chrono::milliseconds deadline) {
+  const auto& [transport, procs, how] = start;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> environment;
+  if (how == "launched") {
+    argv = {kBsprun, "-n", std::to_string(procs), "--transport=" + transport, kDir + program, "--mode=launched"};
+  } else {
+    argv = {kDir + program, "--mode=direct", "--procs=" + std::to_string(procs)};
+    environment["BSP_TRANSPORT"] = transport;
+  }
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  return run_program(argv, deadline, "", environment);
 }
 
-class MismatchedCollectives : public ::testing::TestWithParam<TransportProcs> {};
+std::string start_name(const Start& start) {
+  return std::get<0>(start) + "_p" + std::to_string(std::get<1>(start)) + "_" + std::get<2>(start);
+}
+
+class MismatchedCollectives : public ::testing::TestWithParam<Start> {};
 
 // `if (bsp_pid() == 0) bsp_sync(); bsp_end();`: stops within 20 s, naming both calls.
 TEST_P(MismatchedCollectives, StopsWithMessage) {
-  const auto& [transport, procs] = GetParam();
-  if (!usable(transport)) GTEST_SKIP() << "transport " << transport << " cannot run here";
-  ProgramResult result = run_program(
-      {kBsprun, "-n", std::to_string(procs), "--transport=" + transport, kDir + "fail_mismatched_sync"}, 20s);
+  if (!usable(std::get<0>(GetParam()))) GTEST_SKIP() << "transport " << std::get<0>(GetParam()) << " cannot run here";
+  ProgramResult result = start_job(GetParam(), "fail_mismatched_sync", {}, 20s);
   expect_clean_failure(result);
   expect_in_stderr(result, {"mismatched", "bsp_sync", "bsp_end", "superstep"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Failures, MismatchedCollectives,
-                         ::testing::Combine(::testing::ValuesIn(kTransports), ::testing::Values(2, 3)),
-                         transport_procs_name);
+                         ::testing::Combine(::testing::ValuesIn(kTransports), ::testing::Values(2, 3),
+                                            ::testing::Values("launched", "direct")),
+                         [](const ::testing::TestParamInfo<Start>& info) { return start_name(info.param); });
 
-class Abort : public ::testing::TestWithParam<TransportProcs> {};
+class Abort : public ::testing::TestWithParam<Start> {};
 
-// One process calls bsp_abort while the others wait in bsp_sync: message once, non-zero.
+// The last process calls bsp_abort while the others wait in bsp_sync: message once, non-zero.
 TEST_P(Abort, PrintsOnceAndStops) {
-  const auto& [transport, procs] = GetParam();
-  if (!usable(transport)) GTEST_SKIP() << "transport " << transport << " cannot run here";
-  ProgramResult result = run_program(
-      {kBsprun, "-n", std::to_string(procs), "--transport=" + transport, kDir + "fail_abort"}, 20s);
+  if (!usable(std::get<0>(GetParam()))) GTEST_SKIP() << "transport " << std::get<0>(GetParam()) << " cannot run here";
+  ProgramResult result = start_job(GetParam(), "fail_abort", {}, 20s);
   expect_clean_failure(result);
+  const int procs = std::get<1>(GetParam());
   EXPECT_EQ(count_occurrences(result.err, "conformance fail_abort: stopped by pid " + std::to_string(procs - 1)), 1)
       << describe(result);
   EXPECT_EQ(result.out.find("passed"), std::string::npos) << describe(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Failures, Abort,
-                         ::testing::Combine(::testing::ValuesIn(kTransports), ::testing::Values(1, 2, 4)),
-                         transport_procs_name);
+                         ::testing::Combine(::testing::ValuesIn(kTransports), ::testing::Values(1, 2, 4),
+                                            ::testing::Values("launched", "direct")),
+                         [](const ::testing::TestParamInfo<Start>& info) { return start_name(info.param); });
 
 class BeginAsksForMore : public ::testing::TestWithParam<std::string> {};
 
@@ -205,48 +226,55 @@ INSTANTIATE_TEST_SUITE_P(Failures, NeverBegins, ::testing::Combine(::testing::Va
                                   std::to_string(std::get<1>(info.param));
                          });
 
-using Misuse = std::tuple<std::string, std::string, std::string>;  // program, case, call named
+struct Misuse {
+  std::string program, name, call;  // the program, its --case, the call the message must name
+};
 
-class MisuseTest : public ::testing::TestWithParam<Misuse> {};
+void PrintTo(const Misuse& misuse, std::ostream* out) { *out << misuse.program << " --case=" << misuse.name; }
 
-// One bad call on the last of 2 processes (tcp): stopped, non-zero, not by a signal, a
-// message naming the call (and, for argument errors, the pid).
+const std::vector<Misuse> kMisuses = {
+    {"fail_arguments", "get_tag_null_status", "bsp_get_tag"},
+    {"fail_arguments", "qsize_null", "bsp_qsize"},
+    {"fail_arguments", "move_null", "bsp_move"},
+    {"fail_arguments", "move_negative", "bsp_move"},
+    {"fail_arguments", "tagsize_negative", "bsp_set_tagsize"},
+    {"fail_arguments", "tagsize_huge", "bsp_set_tagsize"},
+    {"fail_arguments", "tagsize_null", "bsp_set_tagsize"},
+    {"fail_arguments", "put_null_source", "bsp_put"},
+    {"fail_arguments", "get_null_destination", "bsp_get"},
+    {"fail_arguments", "send_null_payload", "bsp_send"},
+    {"fail_registration", "put_outside", "bsp_put"},
+    {"fail_registration", "get_outside", "bsp_get"},
+    {"fail_registration", "put_pid_range", "bsp_put"},
+    {"fail_registration", "get_pid_range", "bsp_get"},
+    {"fail_registration", "send_pid_range", "bsp_send"},
+    {"fail_registration", "pop_unregistered", "bsp_pop_reg"},
+    {"fail_registration", "push_sequence_differs", "bsp_push_reg"},
+    {"fail_registration", "pop_sequence_differs", "bsp_pop_reg"},
+    {"fail_registration", "put_before_effective", "bsp_put"},
+    {"fail_registration", "put_after_pop", "bsp_put"},
+};
+
+using MisuseCase = std::tuple<Misuse, std::string>;  // misuse, transport
+
+class MisuseTest : public ::testing::TestWithParam<MisuseCase> {};
+
+// One bad call on the last of 2 processes (under bsprun): stopped, non-zero, not by a
+// signal, a message naming the call (and, for argument errors, the pid).
 TEST_P(MisuseTest, StopsNamingTheCall) {
-  const auto& [program, name, call] = GetParam();
-  ProgramResult result =
-      run_program({kBsprun, "-n", "2", "--transport=tcp", kDir + program, "--case=" + name}, 20s);
+  const auto& [misuse, transport] = GetParam();
+  if (!usable(transport)) GTEST_SKIP() << "transport " << transport << " cannot run here";
+  ProgramResult result = start_job({transport, 2, "launched"}, misuse.program, {"--case=" + misuse.name}, 20s);
   expect_clean_failure(result);
   EXPECT_EQ(result.out.find("passed"), std::string::npos) << describe(result);
-  if (program == "fail_arguments") {
-    expect_in_stderr(result, {call, "pid"});
-  } else {
-    expect_in_stderr(result, {call});
-  }
+  expect_in_stderr(result, {misuse.call});
+  if (misuse.program == "fail_arguments") expect_in_stderr(result, {"pid"});
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Failures, MisuseTest,
-    ::testing::Values(Misuse{"fail_arguments", "get_tag_null_status", "bsp_get_tag"},
-                      Misuse{"fail_arguments", "qsize_null", "bsp_qsize"},
-                      Misuse{"fail_arguments", "move_null", "bsp_move"},
-                      Misuse{"fail_arguments", "move_negative", "bsp_move"},
-                      Misuse{"fail_arguments", "tagsize_negative", "bsp_set_tagsize"},
-                      Misuse{"fail_arguments", "tagsize_huge", "bsp_set_tagsize"},
-                      Misuse{"fail_arguments", "tagsize_null", "bsp_set_tagsize"},
-                      Misuse{"fail_arguments", "put_null_source", "bsp_put"},
-                      Misuse{"fail_arguments", "get_null_destination", "bsp_get"},
-                      Misuse{"fail_arguments", "send_null_payload", "bsp_send"},
-                      Misuse{"fail_registration", "put_outside", "bsp_put"},
-                      Misuse{"fail_registration", "get_outside", "bsp_get"},
-                      Misuse{"fail_registration", "put_pid_range", "bsp_put"},
-                      Misuse{"fail_registration", "get_pid_range", "bsp_get"},
-                      Misuse{"fail_registration", "send_pid_range", "bsp_send"},
-                      Misuse{"fail_registration", "pop_unregistered", "bsp_pop_reg"},
-                      Misuse{"fail_registration", "push_sequence_differs", "bsp_push_reg"},
-                      Misuse{"fail_registration", "pop_sequence_differs", "bsp_pop_reg"},
-                      Misuse{"fail_registration", "put_before_effective", "bsp_put"},
-                      Misuse{"fail_registration", "put_after_pop", "bsp_put"}),
-    [](const ::testing::TestParamInfo<Misuse>& info) { return std::get<1>(info.param); });
+INSTANTIATE_TEST_SUITE_P(Failures, MisuseTest, ::testing::Combine(::testing::ValuesIn(kMisuses), ::testing::ValuesIn(kTransports)),
+                         [](const ::testing::TestParamInfo<MisuseCase>& info) {
+                           return std::get<0>(info.param).name + "_" + std::get<1>(info.param);
+                         });
 
 // ---- the Oxford header ------------------------------------------------------------------
 
