@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 #include <boost/asio.hpp>
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
   ::setenv(bsp::auth::kSecretFdVariable, std::to_string(secret_fd).c_str(), 1);
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t launcher = ::getpid();
   for (int pid = 0; pid < processes; ++pid) {
     pid_t child = ::fork();
     if (child < 0) {
@@ -215,12 +217,17 @@ int main(int argc, char** argv) {
     }
     if (child == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
+      if (::getppid() != launcher) ::_exit(1);  // the launcher died before the line above
       ::setenv("BSP_PID", std::to_string(pid).c_str(), 1);
       if (!netns.empty()) enter_namespace(netns + std::to_string(pid));
       if (pid != 0) {
-        int null = ::open("/dev/null", O_RDONLY);
+        int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0) ::dup2(null, STDIN_FILENO);
       }
+      // The program gets stdin, stdout, stderr and the job's secret, nothing of the
+      // launcher's (its event loop, timers, the coordinator's listening socket).
+      ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+      ::fcntl(secret_fd, F_SETFD, 0);
       ::execvp(argv[first], argv + first);
       fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
       ::_exit(127);

@@ -100,6 +100,7 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, const au
   std::fflush(stdout);
   std::fflush(stderr);
   std::vector<pid_t> os_pids(static_cast<std::size_t>(processes), -1);
+  const pid_t parent = ::getpid();
   for (int pid = 1; pid < processes; ++pid) {
     pid_t child = ::fork();
     if (child < 0) {
@@ -109,6 +110,7 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, const au
     if (child == 0) {
       ::close(listen_fd);
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) ::_exit(1);  // pid 0 died before the line above
       ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
       return pid;
     }
