@@ -27,7 +27,12 @@ std::vector<std::uint32_t> RegistrationTable::candidates(const void* address, st
 bool RegistrationTable::pop(const void* address) {
   std::vector<std::uint32_t> live = candidates(address, pops_.size());
   if (live.empty()) return false;
-  pops_.push_back(PendingPop{address, live.back(), live.size() > 1});
+  // Ambiguous also when an earlier pop of the same address was: which registration that
+  // one removes is only a guess until resolve_pops, so this one's choice is too.
+  bool ambiguous = live.size() > 1 || std::any_of(pops_.begin(), pops_.end(), [&](const PendingPop& earlier) {
+                     return earlier.address == address && earlier.ambiguous;
+                   });
+  pops_.push_back(PendingPop{address, live.back(), ambiguous});
   return true;
 }
 
