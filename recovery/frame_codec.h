@@ -29,6 +29,9 @@ enum class Verdict {
 struct FrameKey {
   auth::Key header{};
   auth::Key payload{};
+  // false over links authenticated at set-up (Capabilities::authenticated_links): the
+  // mac field is zero and not checked.
+  bool authenticate = true;
 };
 FrameKey frame_key(const auth::Key& job_secret);
 

@@ -20,7 +20,10 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
         frame_key_(wire::frame_key(config.secret)),
         next_seq_(static_cast<std::size_t>(config.nprocs), 0),
         expected_seq_(static_cast<std::size_t>(config.nprocs), 0),
-        frame_(transport_->capabilities().mtu) {}
+        frame_(transport_->capabilities().mtu) {
+    // A transport whose links were authenticated at set-up needs no MAC per frame.
+    frame_key_.authenticate = !transport_->capabilities().authenticated_links;
+  }
 
   std::size_t max_payload() const override {
     std::size_t limit = transport_->capabilities().mtu - wire::kHeaderSize;

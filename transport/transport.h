@@ -41,6 +41,9 @@ struct TransportConfig {
 struct Capabilities {
   std::size_t mtu = 0;    // largest frame send() accepts, in bytes (header included)
   bool reliable = false;  // true: frames arrive once, intact, in order per peer
+  // true: every link was authenticated with the job's secret when it was set up, and
+  // nobody else can put frames into it (tcp's connections): frames need no MAC of their own.
+  bool authenticated_links = false;
 };
 
 enum class SendStatus {
