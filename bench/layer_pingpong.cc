@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "recovery/channel.h"
+#include "recovery/frame_codec.h"
 #include "recovery/wire.h"
 #include "transport/registry.h"
 
@@ -133,6 +134,7 @@ int bandwidth(int pid, const Options& options, Send& send, Receive& receive, One
 
 int run(int pid, int to_peer, int from_peer, const Options& options) {
   bsp::transport::TransportConfig config{pid, 2, 4242, {}};
+  config.receive_filter = bsp::wire::receive_filter(4242, pid);
   if (!options.netns.empty()) config.options["host"] = enter_namespace(options.netns + std::to_string(pid));
   auto transport = bsp::transport::create_transport(options.transport, config);
   std::string mine = transport->local_address() + "\n";

@@ -18,6 +18,7 @@
 #include "bsplib/control/control_client.h"
 #include "bsplib/control/coordinator.h"
 #include "recovery/channel.h"
+#include "recovery/frame_codec.h"
 #include "transport/registry.h"
 #include "transport/trace/trace_transport.h"
 
@@ -195,7 +196,8 @@ void Runtime::begin(int maxprocs) {
   std::unique_ptr<transport::Transport> transport;
   std::string address;
   try {
-    transport::TransportConfig config{pid, processes, job_id, options_.transport_options, secret};
+    transport::TransportConfig config{pid, processes, job_id, options_.transport_options, secret,
+                                      wire::receive_filter(job_id, pid)};
     if (!options_.fault.empty()) config.options["fault"] = options_.fault;
     transport = transport::create_transport(options_.transport, config);
     if (auto trace = options_.transport_options.find("trace"); trace != options_.transport_options.end()) {

@@ -43,6 +43,10 @@ FrameKey frame_key(const auth::Key& job_secret) {
   return FrameKey{derive(job_secret, "bsplib frame header"), derive(job_secret, "bsplib frame payload")};
 }
 
+std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_pid) {
+  return {{offsetof(Header, job_id), 4, job_id}, {offsetof(Header, dst), 2, static_cast<std::uint32_t>(my_pid)}};
+}
+
 void seal_frame(std::span<std::byte> frame, const FrameKey& key) {
   Header header;
   std::memcpy(&header, frame.data(), kHeaderSize);

@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "auth/mac.h"
 #include "recovery/wire.h"
+#include "transport/transport.h"
 
 namespace bsp::wire {
 
@@ -43,6 +45,10 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key);
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
 // is frame.subspan(kHeaderSize, header.length).
+// The header fields every frame for my_pid of job job_id carries, for transports that
+// let the kernel drop the rest (nic's BPF filter).
+std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_pid);
+
 Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
                     int nprocs, Header& header);
 

@@ -25,6 +25,15 @@
 
 namespace bsp::transport {
 
+// A field every frame for this process carries (the layer above says which: job id and
+// destination pid), so a transport that sees foreign traffic (nic) can have the kernel
+// drop the rest: bytes [offset, offset + size) of the frame equal value, little-endian.
+struct FrameMatch {
+  std::size_t offset = 0;
+  std::size_t size = 0;  // 1, 2 or 4
+  std::uint32_t value = 0;
+};
+
 // What the process knows about itself when it builds its transport.
 struct TransportConfig {
   int pid = 0;
@@ -36,6 +45,8 @@ struct TransportConfig {
   // The job's secret (auth/job_secret.h): a transport that admits connections (tcp)
   // proves with it that a peer belongs to the job.
   auth::Key secret{};
+  // Fields every frame addressed to this process matches (see FrameMatch).
+  std::vector<FrameMatch> receive_filter;
 };
 
 struct Capabilities {

@@ -51,7 +51,7 @@ class NicTransport final : public Transport {
                        option("sndbuf") ? std::stoi(*option("sndbuf")) : kDefaultSendBuffer);
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
-    nic::filter_and_bind(fd_, interface_, config_.job_id, config_.pid);
+    nic::filter_and_bind(fd_, interface_, config_.receive_filter);
     rings_ = std::make_unique<nic::PacketRings>(fd_, kEthernetHeader + mtu_, rx_ring_, tx_ring_);
   }
 

@@ -19,7 +19,6 @@
 #include <memory>
 #include <stdexcept>
 
-#include "recovery/wire.h"
 
 namespace bsp::transport::nic {
 
@@ -70,13 +69,18 @@ int open_packet_socket() {
   throw std::runtime_error(fmt::format("nic transport: AF_PACKET socket: {}", std::strerror(errno)));
 }
 
-void filter_and_bind(int fd, const Interface& interface, std::uint32_t job_id, int pid) {
-  // BPF loads are big-endian; the wire header is little-endian, so compare byte-swapped.
-  constexpr std::size_t job_at = kEthernetHeader + offsetof(wire::Header, job_id);
-  constexpr std::size_t dst_at = kEthernetHeader + offsetof(wire::Header, dst);
-  std::string expression = fmt::format("ether proto 0x{:04x} and ether[{}:4] == 0x{:08x} and ether[{}:2] == 0x{:04x}",
-                                       kEtherType, job_at, __builtin_bswap32(job_id), dst_at,
-                                       __builtin_bswap16(static_cast<std::uint16_t>(pid)));
+void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields) {
+  // BPF loads are big-endian; frame fields are little-endian, so compare byte-swapped.
+  std::string expression = fmt::format("ether proto 0x{:04x}", kEtherType);
+  for (const FrameMatch& field : fields) {
+    std::uint32_t swapped = field.size == 4   ? __builtin_bswap32(field.value)
+                            : field.size == 2 ? __builtin_bswap16(static_cast<std::uint16_t>(field.value))
+                                              : field.value & 0xFF;
+    if (field.size != 1 && field.size != 2 && field.size != 4) {
+      throw std::runtime_error(fmt::format("nic transport: a frame filter field of {} bytes", field.size));
+    }
+    expression += fmt::format(" and ether[{}:{}] == 0x{:x}", kEthernetHeader + field.offset, field.size, swapped);
+  }
   std::unique_ptr<pcap_t, decltype(&pcap_close)> dead(pcap_open_dead(DLT_EN10MB, 65535), pcap_close);
   bpf_program program{};
   if (pcap_compile(dead.get(), &program, expression.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {

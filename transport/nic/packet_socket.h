@@ -7,6 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "transport/transport.h"
 
 namespace bsp::transport::nic {
 
@@ -33,7 +36,9 @@ std::string interface_for_address(const std::string& ipv4);
 int open_packet_socket();
 // Attaches a filter passing only frames of our EtherType whose wire header carries job_id
 // and is addressed to pid, then binds the socket to the interface.
-void filter_and_bind(int fd, const Interface& interface, std::uint32_t job_id, int pid);
+// Attaches a BPF filter that passes only our EtherType with the given fields (offsets in
+// the frame after the Ethernet header), then binds fd to interface.
+void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields);
 
 std::string format_mac(const MacAddress& mac);
 MacAddress parse_mac(const std::string& text);
