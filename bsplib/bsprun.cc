@@ -35,25 +35,28 @@ namespace {
   fmt::print(stderr,
              "usage: bsprun -n P [options] program [arguments...]\n"
              "  -n P, --nprocs=P        number of processes (default: 1; also -np, -npes, -nprocs)\n");
-  for (const bsp::OptionHelp& option : bsp::option_help()) {
-    fmt::print(stderr, "  --{:<22}{}\n", std::string(option.name) + "=...", option.meaning);
+  for (const bsp::OptionSpec& option : bsp::option_table()) {
+    fmt::print(stderr, "  --{:<22}{} [{}; {}{}]\n", std::string(option.name) + "=...", option.help, option.scope,
+               bsp::environment_variable(option), *option.default_value ? fmt::format("; default {}", option.default_value) : "");
   }
   fmt::print(stderr, "  --{:<22}{}\n", "netns=PREFIX", "run process i in network namespace PREFIX<i> (tools/cluster.sh)");
+  fmt::print(stderr, "  --{:<22}{}\n", "help=markdown", "print the options as the README's table");
   fmt::print(stderr, "transports built in: {}\n", fmt::join(bsp::transport::transport_names(), ", "));
   std::exit(problem.empty() ? 0 : 2);
 }
 
-std::string environment_name(std::string option) {
-  std::string name = "BSP_";
-  for (char c : option) name += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return name;
-}
-
 bool known_option(const std::string& name) {
-  for (const bsp::OptionHelp& option : bsp::option_help()) {
+  for (const bsp::OptionSpec& option : bsp::option_table()) {
     if (name == option.name) return true;
   }
   return false;
+}
+
+std::string environment_name(const std::string& name) {
+  for (const bsp::OptionSpec& option : bsp::option_table()) {
+    if (name == option.name) return bsp::environment_variable(option);
+  }
+  return {};
 }
 
 // The IPv4 address of a network interface, or "" if it has none.
@@ -135,6 +138,10 @@ int main(int argc, char** argv) {
   for (; first < argc; ++first) {
     std::string arg = argv[first];
     if (arg == "-h" || arg == "--help") usage("");
+    if (arg == "--help=markdown") {
+      fmt::print("{}", bsp::options_markdown());
+      return 0;
+    }
     if (arg == "--") {
       ++first;
       break;

@@ -1,103 +1,156 @@
-// bsplib/options.cc: BSP_* environment variables -> RunOptions.
+// bsplib/options.cc: the table of run-time options, and BSP_* environment -> RunOptions.
 #include "bsplib/options.h"
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <stdexcept>
 
 namespace bsp {
 namespace {
 
-const char* env(const char* name) { return std::getenv(name); }
+using Setter = std::function<void(RunOptions&, const std::string&, const std::string&)>;
 
-long number(const char* name, const char* text) {
+long number(const std::string& variable, const std::string& text) {
   char* end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  if (!*text || *end) throw std::runtime_error(fmt::format("{}={} is not a whole number", name, text));
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end) throw std::runtime_error(fmt::format("{}={} is not a whole number", variable, text));
   return value;
 }
 
-// A whole number from low to high, or a clear error naming the variable.
-long bounded(const char* name, const char* text, long low, long high, const char* what) {
-  long value = number(name, text);
-  if (value < low || value > high) {
-    throw std::runtime_error(fmt::format("{}={} is out of range: {} must be from {} to {}", name, text, what, low, high));
+// A whole number from low to high (or exactly `also`), or a clear error.
+long bounded(const std::string& variable, const std::string& text, long low, long high, long also = -1) {
+  long value = number(variable, text);
+  if ((value < low || value > high) && value != also) {
+    throw std::runtime_error(fmt::format("{}={} is out of range: from {} to {}{}", variable, text, low, high,
+                                         also >= 0 ? fmt::format(", or {}", also) : ""));
   }
   return value;
 }
 
 // Seconds, a decimal number from 0.1 to a day (an optional trailing "s" is allowed).
-double seconds(const char* name, const char* text) {
+double seconds(const std::string& variable, const std::string& text) {
   char* end = nullptr;
-  double value = std::strtod(text, &end);
+  double value = std::strtod(text.c_str(), &end);
   if (end && *end == 's') ++end;
-  if (!*text || !end || *end || !(value >= 0.1 && value <= 86400)) {
-    throw std::runtime_error(fmt::format("{}={} must be a time in seconds from 0.1 to 86400", name, text));
+  if (text.empty() || !end || *end || !(value >= 0.1 && value <= 86400)) {
+    throw std::runtime_error(fmt::format("{}={} must be a time in seconds from 0.1 to 86400", variable, text));
   }
   return value;
 }
 
-constexpr const char* kTransportKeys[] = {"rcvbuf", "sndbuf", "mtu", "iface", "host", "pace", "trace"};
+std::string one_of(const std::string& variable, const std::string& text, std::initializer_list<const char*> choices) {
+  for (const char* choice : choices) {
+    if (text == choice) return text;
+  }
+  throw std::runtime_error(fmt::format("{}={} must be one of {}", variable, text, fmt::join(choices, ", ")));
+}
+
+std::string transport_key(const char* name) {
+  std::string key = name;
+  for (char& c : key) c = c == '-' ? '_' : c;
+  return key;
+}
+
+// A transport setting: checked here when it is a number in a range, stored by name.
+Setter transport_number(const char* name, long low, long high) {
+  return [key = transport_key(name), low, high](RunOptions& o, const std::string& variable, const std::string& v) {
+    bounded(variable, v, low, high);
+    o.transport_options[key] = v;
+  };
+}
+Setter transport_text(const char* name) {
+  return [key = transport_key(name)](RunOptions& o, const std::string&, const std::string& v) {
+    o.transport_options[key] = v;
+  };
+}
 
 }  // namespace
 
-RunOptions options_from_environment() {
-  RunOptions options;
-  if (const char* v = env("BSP_TRANSPORT"); v && *v) options.transport = v;
-  if (const char* v = env("BSP_STATS"); v && *v) options.stats = std::string(v) != "0";
-  if (const char* v = env("BSP_SPIN_US"); v && *v) {
-    options.spin_us = static_cast<int>(bounded("BSP_SPIN_US", v, 0, 1000000, "the spin time in microseconds"));
-  }
-  if (const char* v = env("BSP_BUFFERS"); v && *v) {
-    // 0 keeps the default; fewer than 8 cannot keep a burst moving, more than 65536
-    // frames (512 MiB of 8 KiB frames) is a typing error rather than a pool.
-    long buffers = number("BSP_BUFFERS", v);
-    if (buffers != 0) buffers = bounded("BSP_BUFFERS", v, 8, 65536, "the reliable layer's pool (buffers)");
-    options.buffers = static_cast<std::size_t>(buffers);
-  }
-  if (const char* v = env("BSP_ACK_POLICY"); v && *v) options.ack_policy = v;
-  if (const char* v = env("BSP_FAULT"); v && *v) options.fault = v;
-  if (const char* v = env("BSP_STALL_WARN"); v && *v) {
-    options.stall_warn_seconds = seconds("BSP_STALL_WARN", v);
-  }
-  if (const char* v = env("BSP_LINK_TIMEOUT"); v && *v) {
-    options.link_timeout_seconds = seconds("BSP_LINK_TIMEOUT", v);
-  }
-  if (const char* v = env("BSP_LIBRARY_LEVEL"); v && *v) {
-    options.library_level = static_cast<int>(number("BSP_LIBRARY_LEVEL", v));
-    if (options.library_level < 0 || options.library_level > 2) {
-      throw std::runtime_error(fmt::format("BSP_LIBRARY_LEVEL={} must be 0, 1 or 2", v));
-    }
-  }
-  for (const char* key : kTransportKeys) {
-    std::string name = "BSP_";
-    for (const char* c = key; *c; ++c) name += static_cast<char>(std::toupper(*c));
-    if (const char* v = env(name.c_str()); v && *v) options.transport_options[key] = v;
-  }
-  return options;
+const std::vector<OptionSpec>& option_table() {
+  static const std::vector<OptionSpec> table = {
+      {"transport", "job", "tcp",
+       "messaging layer: tcp (kernel TCP streams), udp (datagrams with our recovery), nic (raw Ethernet frames "
+       "through AF_PACKET rings; needs CAP_NET_RAW); `bsprun --help` lists what is built in",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.transport = v; }},
+      {"stats", "job", "0", "1: print each process's packet counters and communication time at the end",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.stats = v != "0"; }},
+      {"library-level", "engine", "1",
+       "Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote registration at the call, 2 only "
+       "where they land; argument checks stay on at every level",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.library_level = static_cast<int>(bounded(var, v, 0, 2));
+       }},
+      {"stall-warn", "engine", "10",
+       "seconds a process may wait in bsp_sync before the job says whom it waits for (0.1 to 86400)",
+       [](RunOptions& o, const std::string& var, const std::string& v) { o.stall_warn_seconds = seconds(var, v); }},
+      {"link-timeout", "job", "30",
+       "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
+       [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},
+      {"spin-us", "engine", "100",
+       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.spin_us = static_cast<int>(bounded(var, v, 0, 1000000));
+       }},
+      {"buffers", "reliable layer", "0",
+       "frame buffers in the shared pool of udp and nic: 8 to 65536, or 0 for 8 MiB worth (1024 to 4096)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.buffers = static_cast<std::size_t>(bounded(var, v, 8, 65536, 0));
+       }},
+      {"ack-policy", "reliable layer", "buffer",
+       "acknowledgements of udp and nic: buffer (paper 001's), every, pupa",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.ack_policy = one_of(var, v, {"buffer", "every", "pupa"});
+       }},
+      {"fault", "reliable layer", "",
+       "seeded, repeatable faults on the sending side of udp or nic, e.g. "
+       "drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (tcp refuses)",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.fault = v; }},
+      {"rcvbuf", "transport", "udp 16 MiB", "kernel socket receive buffer in bytes (4096 to 1073741824)",
+       transport_number("rcvbuf", 4096, 1L << 30)},
+      {"sndbuf", "transport", "nic 4 MiB", "kernel socket send buffer in bytes (4096 to 1073741824)",
+       transport_number("sndbuf", 4096, 1L << 30)},
+      {"mtu", "transport", "by link", "largest frame in bytes for udp and nic (64 to 65535)",
+       transport_number("mtu", 64, 65535)},
+      {"iface", "transport", "by host", "network interface for the nic transport", transport_text("iface")},
+      {"host", "transport", "127.0.0.1", "address tcp and udp listen on (and nic finds its interface by)",
+       transport_text("host")},
+      {"pace", "transport", "", "minimum gap between datagrams udp sends, e.g. 20us", transport_text("pace")},
+      {"rx-ring", "transport", "nic default", "frames in nic's receive ring (16 to 1048576)",
+       transport_number("rx-ring", 16, 1L << 20)},
+      {"tx-ring", "transport", "nic default", "frames in nic's transmit ring (16 to 1048576)",
+       transport_number("tx-ring", 16, 1L << 20)},
+      {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
+       transport_text("trace")},
+  };
+  return table;
 }
 
-const std::vector<OptionHelp>& option_help() {
-  static const std::vector<OptionHelp> help = {
-      {"transport", "messaging layer: tcp (default), udp, nic, ... (BSP_TRANSPORT)"},
-      {"stats", "print each process's packet and time counters at the end (BSP_STATS=1)"},
-      {"spin-us", "microseconds to spin before blocking when waiting (BSP_SPIN_US)"},
-      {"buffers", "buffers in the reliable layer's shared pool (BSP_BUFFERS; default: 8 MiB worth, 1024 to 4096)"},
-      {"ack-policy", "reliable layer's acknowledgements: buffer (default), every, pupa (BSP_ACK_POLICY)"},
-      {"fault", "inject faults on sends, e.g. drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (BSP_FAULT)"},
-      {"library-level", "Oxford's -flibrary-level: 0 full checking, 1 default, 2 fast path (BSP_LIBRARY_LEVEL)"},
-      {"stall-warn", "seconds in bsp_sync after which the job says whom it waits for (BSP_STALL_WARN, default 10)"},
-      {"link-timeout", "seconds two processes may wait for each other's data before the job stops (BSP_LINK_TIMEOUT, default 30)"},
-      {"rcvbuf", "kernel socket receive buffer in bytes (BSP_RCVBUF)"},
-      {"sndbuf", "kernel socket send buffer in bytes (BSP_SNDBUF)"},
-      {"mtu", "largest frame in bytes for datagram transports (BSP_MTU)"},
-      {"iface", "network interface for the nic transport (BSP_IFACE)"},
-      {"host", "address to listen on (BSP_HOST, default 127.0.0.1)"},
-      {"pace", "minimum gap between datagrams sent, e.g. 20us (BSP_PACE)"},
-      {"trace", "write every frame sent and received to FILE.pcap (BSP_TRACE)"},
-  };
-  return help;
+std::string environment_variable(const OptionSpec& option) {
+  std::string name = "BSP_";
+  for (const char* c = option.name; *c; ++c) {
+    name += *c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+  }
+  return name;
+}
+
+std::string options_markdown() {
+  std::string table = "| option | environment | layer | default | meaning |\n|---|---|---|---|---|\n";
+  for (const OptionSpec& option : option_table()) {
+    table += fmt::format("| `--{}=` | `{}` | {} | {} | {} |\n", option.name, environment_variable(option),
+                         option.scope, *option.default_value ? option.default_value : "—", option.help);
+  }
+  return table;
+}
+
+RunOptions options_from_environment() {
+  RunOptions options;
+  for (const OptionSpec& option : option_table()) {
+    std::string variable = environment_variable(option);
+    if (const char* value = std::getenv(variable.c_str()); value && *value) option.set(options, variable, value);
+  }
+  return options;
 }
 
 }  // namespace bsp

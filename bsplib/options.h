@@ -1,8 +1,14 @@
 // bsplib/options.h: run-time settings of a BSPlib process. Each comes from an environment
 // variable BSP_<NAME> (bsprun turns its --name=value options into these), so one binary
 // runs over any transport: BSP_TRANSPORT=udp ./prog works as well as bsprun --transport=udp.
+//
+// One table (option_table()) says everything about every option: its name, the layer it
+// belongs to, its default, its limits and its help. Parsing, validation, `bsprun --help`
+// and the README's table (`bsprun --help=markdown`) are all made from it.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,7 +18,7 @@ namespace bsp {
 struct RunOptions {
   std::string transport = "tcp";     // BSP_TRANSPORT
   bool stats = false;                // BSP_STATS: report counters at the end (bsprun --stats)
-  int spin_us = -1;                  // BSP_SPIN_US: spin before blocking (-1: by cores)
+  int spin_us = -1;                  // BSP_SPIN_US: spin before blocking (-1: the default)
   std::size_t buffers = 0;           // BSP_BUFFERS: reliable layer's buffer pool (0: default)
   std::string ack_policy = "buffer"; // BSP_ACK_POLICY: buffer | every | pupa
   std::string fault;                 // BSP_FAULT: fault injection spec (udp, nic)
@@ -20,19 +26,28 @@ struct RunOptions {
   double stall_warn_seconds = 10;    // BSP_STALL_WARN: say who a bsp_sync waits for after this
   double link_timeout_seconds = 30;  // BSP_LINK_TIMEOUT: two processes waiting for each other
                                      // this long: their data link is cut, stop the job
-  // Transport-specific settings (BSP_RCVBUF, BSP_SNDBUF, BSP_MTU, BSP_IFACE, BSP_HOST,
-  // BSP_PACE, BSP_TRACE), passed to the transport by lower-case name.
+  // Transport settings (BSP_RCVBUF, BSP_SNDBUF, BSP_MTU, BSP_IFACE, BSP_HOST, BSP_PACE,
+  // BSP_RX_RING, BSP_TX_RING, BSP_TRACE), passed to the transport by name (rx_ring, ...).
   std::map<std::string, std::string> transport_options;
 };
 
+struct OptionSpec {
+  const char* name;           // bsprun --name=VALUE; environment BSP_NAME ('-' -> '_')
+  const char* scope;          // the layer it configures: job, engine, reliable layer, transport
+  const char* default_value;  // as shown to users
+  const char* help;           // one line, limits included
+  // Checks value (from variable) and stores it; throws std::runtime_error naming the
+  // variable and the accepted values.
+  std::function<void(RunOptions&, const std::string& variable, const std::string& value)> set;
+};
+
+const std::vector<OptionSpec>& option_table();
+// BSP_NAME for an option.
+std::string environment_variable(const OptionSpec& option);
+// The README's table of options, in Markdown.
+std::string options_markdown();
+
 // Reads the BSP_* environment. Throws std::runtime_error on a malformed value.
 RunOptions options_from_environment();
-
-// The option names bsprun accepts as --name=value (documented in `bsprun --help`).
-struct OptionHelp {
-  const char* name;
-  const char* meaning;
-};
-const std::vector<OptionHelp>& option_help();
 
 }  // namespace bsp
