@@ -8,15 +8,8 @@
 
 namespace nas {
 
-bsp::recovery::ChannelStats channel_difference(const bsp::recovery::ChannelStats& later,
-                                               const bsp::recovery::ChannelStats& earlier) {
-  bsp::recovery::ChannelStats out = later;
-  out -= earlier;
-  return out;
-}
-
 void RegionTimer::start() {
-  channel_at_start_ = bsp::stats::channel();
+  channel_at_start_ = bsp::stats::packets();
   communication_at_start_ = bsp::stats::communication_seconds();
   started_at_ = bsp_time();
 }
@@ -24,7 +17,9 @@ void RegionTimer::start() {
 void RegionTimer::stop() {
   seconds_ += bsp_time() - started_at_;
   communication_ += bsp::stats::communication_seconds() - communication_at_start_;
-  channel_ += channel_difference(bsp::stats::channel(), channel_at_start_);
+  bsp::stats::Packets region = bsp::stats::packets();
+  region -= channel_at_start_;
+  channel_ += region;
 }
 
 }  // namespace nas

@@ -5,7 +5,7 @@
 // Local (not collective); call bsp_sync() just before start() so processes start together.
 #pragma once
 
-#include "recovery/stats.h"
+#include "bsplib/bsp_stats.h"
 
 namespace nas {
 
@@ -23,17 +23,13 @@ class RegionTimer {
   // seconds() - communication_seconds().
   double computation_seconds() const { return seconds_ - communication_; }
   // Packet counters of this process accumulated over the region(s).
-  const bsp::recovery::ChannelStats& channel() const { return channel_; }
+  const bsp::stats::Packets& channel() const { return channel_; }
 
  private:
   double started_at_ = 0, communication_at_start_ = 0;
-  bsp::recovery::ChannelStats channel_at_start_;
+  bsp::stats::Packets channel_at_start_;
   double seconds_ = 0, communication_ = 0;
-  bsp::recovery::ChannelStats channel_;
+  bsp::stats::Packets channel_;
 };
-
-// Field-by-field difference later - earlier of two counter snapshots.
-bsp::recovery::ChannelStats channel_difference(const bsp::recovery::ChannelStats& later,
-                                               const bsp::recovery::ChannelStats& earlier);
 
 }  // namespace nas

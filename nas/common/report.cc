@@ -13,7 +13,8 @@ namespace nas {
 
 namespace {
 
-constexpr int kCounters = sizeof(bsp::recovery::ChannelStats) / sizeof(std::uint64_t);
+constexpr int kCounters = sizeof(bsp::stats::Packets) / sizeof(std::uint64_t);
+static_assert(sizeof(bsp::stats::Packets) == kCounters * sizeof(std::uint64_t));
 
 void print_line(const char* label, const std::string& value) { std::printf(" %-16s= %24s\n", label, value.c_str()); }
 
@@ -32,7 +33,7 @@ int report_results(const BenchmarkResult& result, const RegionTimer& timer) {
   double times[3] = {timer.seconds(), timer.communication_seconds(), timer.computation_seconds()};
   std::vector<double> all_times(3 * p);
   all_gather(times, sizeof times, all_times.data());
-  bsp::recovery::ChannelStats channel = timer.channel();
+  bsp::stats::Packets channel = timer.channel();
   all_reduce_sum(reinterpret_cast<std::int64_t*>(&channel), kCounters);
   std::string transport = bsp::stats::transport_name();
   long supersteps = bsp::stats::supersteps();
@@ -65,19 +66,19 @@ int report_results(const BenchmarkResult& result, const RegionTimer& timer) {
   std::printf(" Computation time (s)   = %10.3f mean, %10.3f max over processes\n", comp_sum / p, comp_max);
   std::printf(" Communication time (s) = %10.3f mean, %10.3f max (inside BSPlib calls)\n", comm_sum / p, comm_max);
   std::printf(" Supersteps             = %10ld (since bsp_begin, process 0)\n", supersteps);
-  double ack_percent = channel.data_received ? 100.0 * channel.explicit_acks_sent / channel.data_received : 0.0;
+  double ack_percent = channel.data_received ? 100.0 * channel.explicit_acks / channel.data_received : 0.0;
   std::printf(" Packets (timed region, all processes): data received = %llu, explicit acks = %.2f%%, "
               "data dropped = %llu, duplicates received = %llu\n",
               static_cast<unsigned long long>(channel.data_received), ack_percent,
               static_cast<unsigned long long>(channel.retransmissions),
-              static_cast<unsigned long long>(channel.duplicates_received));
+              static_cast<unsigned long long>(channel.duplicates));
   std::printf(" Packet details: bytes received = %llu, gaps detected = %llu, nacks sent = %llu, "
               "refused for want of buffers = %llu, corrupt = %llu\n\n",
               static_cast<unsigned long long>(channel.bytes_received),
-              static_cast<unsigned long long>(channel.gaps_detected),
-              static_cast<unsigned long long>(channel.nacks_sent),
-              static_cast<unsigned long long>(channel.overflow_dropped),
-              static_cast<unsigned long long>(channel.corrupt_dropped));
+              static_cast<unsigned long long>(channel.gaps),
+              static_cast<unsigned long long>(channel.nacks),
+              static_cast<unsigned long long>(channel.overflow_refused),
+              static_cast<unsigned long long>(channel.corrupt));
   std::fflush(stdout);
   return result.verified ? 0 : 1;
 }
