@@ -55,6 +55,8 @@ struct Capabilities {
   // true: every link was authenticated with the job's secret when it was set up, and
   // nobody else can put frames into it (tcp's connections): frames need no MAC of their own.
   bool authenticated_links = false;
+  // true: calls the transmit hook (below) on every frame just before it goes.
+  bool transmit_hook = false;
 };
 
 enum class SendStatus {
@@ -121,7 +123,8 @@ class Transport {
   // reseal it. The frame's length must not change. Transports that hand frames to the
   // kernel at send() may call it there. Default: no hook.
   using TransmitHook = std::function<void(int peer, std::span<std::byte> frame)>;
-  void set_transmit_hook(TransmitHook hook) { transmit_hook_ = std::move(hook); }
+  // Decorators forward it to the transport they wrap.
+  virtual void set_transmit_hook(TransmitHook hook) { transmit_hook_ = std::move(hook); }
 
  protected:
   TransmitHook transmit_hook_;

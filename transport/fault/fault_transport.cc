@@ -18,7 +18,25 @@ class FaultTransport final : public Transport {
         name_("fault+" + std::string(inner_->name())) {}
 
   std::string_view name() const override { return name_; }
-  Capabilities capabilities() const override { return Capabilities{inner_->capabilities().mtu, false}; }
+  Capabilities capabilities() const override {
+    Capabilities capabilities = inner_->capabilities();
+    capabilities.reliable = false;
+    capabilities.authenticated_links = false;
+    return capabilities;
+  }
+
+  // Over a transport that runs the hook (nic), the hook is forwarded so the production
+  // path runs, and corruption happens after it, on the frame as it leaves: the layer
+  // above rewrites and reseals frames in the hook, which would otherwise heal (and hide)
+  // a bit flipped at send().
+  void set_transmit_hook(TransmitHook hook) override {
+    corrupt_at_send_ = !hook || !inner_->capabilities().transmit_hook;
+    if (!hook) return inner_->set_transmit_hook(nullptr);
+    inner_->set_transmit_hook([this, hook = std::move(hook)](int peer, std::span<std::byte> frame) {
+      hook(peer, frame);
+      if (chance(spec_.corrupt) && !frame.empty()) flip_a_bit(frame);
+    });
+  }
   std::string local_address() override { return inner_->local_address(); }
   void connect(const std::vector<std::string>& addresses) override { inner_->connect(addresses); }
 
@@ -29,11 +47,9 @@ class FaultTransport final : public Transport {
       return SendStatus::sent;
     }
     std::span<const std::byte> out = frame;
-    if (chance(spec_.corrupt) && !frame.empty()) {
-      ++counts_.corrupted;
+    if (corrupt_at_send_ && chance(spec_.corrupt) && !frame.empty()) {
       scratch_.assign(frame.begin(), frame.end());
-      std::size_t bit = std::uniform_int_distribution<std::size_t>(0, frame.size() * 8 - 1)(generator_);
-      scratch_[bit / 8] ^= static_cast<std::byte>(1u << (bit % 8));
+      flip_a_bit(scratch_);
       out = scratch_;
     }
     if (!held_ && chance(spec_.reorder)) {
@@ -72,6 +88,12 @@ class FaultTransport final : public Transport {
     std::vector<std::byte> bytes;
   };
 
+  void flip_a_bit(std::span<std::byte> frame) {
+    ++counts_.corrupted;
+    std::size_t bit = std::uniform_int_distribution<std::size_t>(0, frame.size() * 8 - 1)(generator_);
+    frame[bit / 8] ^= static_cast<std::byte>(1u << (bit % 8));
+  }
+
   bool chance(double p) {
     return p > 0 && std::uniform_real_distribution<double>(0, 1)(generator_) < p;
   }
@@ -89,6 +111,7 @@ class FaultTransport final : public Transport {
   std::string name_;
   std::optional<Held> held_;
   std::vector<std::byte> scratch_;
+  bool corrupt_at_send_ = true;
   FaultCounts counts_;
 };
 

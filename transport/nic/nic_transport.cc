@@ -61,7 +61,11 @@ class NicTransport final : public Transport {
   }
 
   std::string_view name() const override { return "nic"; }
-  Capabilities capabilities() const override { return {mtu_, false}; }
+  Capabilities capabilities() const override {
+    Capabilities capabilities{mtu_, false};
+    capabilities.transmit_hook = true;
+    return capabilities;
+  }
 
   std::string local_address() override {
     return fmt::format("{}/{}", interface_.name, nic::format_mac(interface_.mac));

@@ -2,9 +2,14 @@
 #include "transport/trace/trace_transport.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/time.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -18,9 +23,15 @@ class TraceTransport final : public Transport, private FrameSink {
  public:
   TraceTransport(std::unique_ptr<Transport> inner, const std::string& file, int pid)
       : inner_(std::move(inner)), pid_(pid), dead_(pcap_open_dead(DLT_EN10MB, 1 << 18)) {
-    dumper_ = pcap_dump_open(dead_, file.c_str());
+    // Mode 0600: a trace holds the job's data; only its owner may read it.
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    FILE* stream = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+    if (stream) ::fchmod(fd, 0600);  // an existing file keeps its mode otherwise
+    dumper_ = stream ? pcap_dump_fopen(dead_, stream) : nullptr;
     if (!dumper_) {
-      std::string why = pcap_geterr(dead_);
+      std::string why = stream ? pcap_geterr(dead_) : std::strerror(errno);
+      if (stream) std::fclose(stream);
+      else if (fd >= 0) ::close(fd);
       pcap_close(dead_);
       throw std::runtime_error(fmt::format("trace: cannot write {}: {}", file, why));
     }
@@ -32,6 +43,9 @@ class TraceTransport final : public Transport, private FrameSink {
 
   std::string_view name() const override { return inner_->name(); }
   Capabilities capabilities() const override { return inner_->capabilities(); }
+  // Frames are recorded as handed to send(); the hook still runs where the real transport
+  // runs it, so a traced job takes the production path.
+  void set_transmit_hook(TransmitHook hook) override { inner_->set_transmit_hook(std::move(hook)); }
   std::string local_address() override { return inner_->local_address(); }
   void connect(const std::vector<std::string>& addresses) override { inner_->connect(addresses); }
 
