@@ -242,6 +242,6 @@ int main(int argc, char** argv) {
     coordinator->set_os_pid(pid, child);
   }
   ::signal(SIGPIPE, SIG_IGN);
-  io.run();
+  bsp::control::Coordinator::run(io, config.who);
   return coordinator->exit_status();
 }

@@ -129,7 +129,7 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, const au
   coordinator_thread_ = std::thread([config] {
     boost::asio::io_context io;
     control::Coordinator coordinator(io, config);
-    io.run();
+    control::Coordinator::run(io, config.who);
     if (int status = coordinator.exit_status(); status != 0) {
       std::fflush(stdout);
       std::fflush(stderr);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <sstream>
 
@@ -43,6 +44,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     tcp::socket socket;
     asio::steady_timer proof_timer;
     std::string challenge;  // sent on accept; the first message must answer it
+    std::deque<std::string> outbox;  // messages not yet written, in order
+    bool writing = false;
     bool proven = false;
     int pid = -1;
     char header[kFrameHeader];
@@ -157,10 +160,30 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
                      });
   }
 
+  // Queues a message; writes go out asynchronously in order, so a process that does not
+  // read its control socket never stalls the coordinator.
   void send(const std::shared_ptr<Session>& session, const std::string& bytes) {
-    // Control messages are small and rare: a blocking write keeps them in order.
-    boost::system::error_code ec;
-    asio::write(session->socket, asio::buffer(bytes), ec);
+    if (!session || !session->socket.is_open()) return;
+    session->outbox.push_back(bytes);
+    if (!session->writing) write_next(session);
+  }
+
+  void write_next(const std::shared_ptr<Session>& session) {
+    if (session->outbox.empty()) {
+      session->writing = false;
+      return;
+    }
+    session->writing = true;
+    asio::async_write(session->socket, asio::buffer(session->outbox.front()),
+                      [self = shared_from_this(), session](boost::system::error_code ec, std::size_t) {
+                        session->outbox.pop_front();
+                        if (ec) {
+                          session->outbox.clear();
+                          session->writing = false;
+                          return;
+                        }
+                        self->write_next(session);
+                      });
   }
 
 
@@ -493,6 +516,17 @@ unsigned short Coordinator::port() const { return impl_->acceptor.local_endpoint
 void Coordinator::set_os_pid(int pid, pid_t os_pid) { impl_->processes.at(pid).os_pid = os_pid; }
 
 bool Coordinator::over() const { return impl_->is_over; }
+
+void Coordinator::run(asio::io_context& io, const std::string& who) {
+  for (;;) {
+    try {
+      io.run();
+      return;
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "{}: coordinator: {} (going on)\n", who, error.what());
+    }
+  }
+}
 
 int Coordinator::exit_status() const {
   if (impl_->aborted) return 1;

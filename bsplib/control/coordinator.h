@@ -50,6 +50,10 @@ class Coordinator {
   // The job's exit status: 0 when every process finished bsp_end and exited 0.
   int exit_status() const;
 
+  // Runs io until the job is over. An exception from a handler is reported and the loop
+  // goes on: nothing a process sends can stop the coordinator.
+  static void run(boost::asio::io_context& io, const std::string& who);
+
  private:
   struct Impl;
   std::shared_ptr<Impl> impl_;

@@ -237,7 +237,13 @@ class TcpTransport final : public Transport {
   }
 
   std::string_view name() const override { return "tcp"; }
-  Capabilities capabilities() const override { return {kTcpMtu, true}; }
+  // Every connection proved the job's secret and its pid when it was set up (the
+  // handshake above), so frames need no MAC of their own.
+  Capabilities capabilities() const override {
+    Capabilities capabilities{kTcpMtu, true};
+    capabilities.authenticated_links = true;
+    return capabilities;
+  }
 
   std::string local_address() override {
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
