@@ -287,8 +287,8 @@ std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, P
       return 0;
   }
   int peer = header.src;
-  if (from >= 0 && from != peer) {
-    ++stats_.foreign_dropped;  // a frame claiming another process's identity
+  if (from == transport::kNotAMember || (from >= 0 && from != peer)) {
+    ++stats_.foreign_dropped;  // from no member's address, or claiming another's identity
     return 0;
   }
   Time now = clock_.now();

@@ -34,6 +34,9 @@ struct FrameMatch {
   std::uint32_t value = 0;
 };
 
+// FrameSink::on_frame's peer for a frame from an address that is no process of the job.
+inline constexpr int kNotAMember = -2;
+
 // What the process knows about itself when it builds its transport.
 struct TransportConfig {
   int pid = 0;
@@ -74,7 +77,8 @@ struct OutFrame {
 class FrameSink {
  public:
   virtual ~FrameSink() = default;
-  // A frame from peer (or -1 when the transport cannot tell who sent it). The bytes are
+  // A frame from peer (or -1 when the transport cannot tell who sent it, or
+  // kNotAMember when it knows the sender is no process of this job). The bytes are
   // valid only during the call; copy what must outlive it.
   virtual void on_frame(int peer, std::span<const std::byte> frame) = 0;
   // The connection to peer is gone (closed, reset): the job cannot continue normally.

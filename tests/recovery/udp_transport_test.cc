@@ -112,7 +112,7 @@ TEST(UdpTransportTest, AllToAllBatchesArriveWithTheSendersPid) {
   }
 }
 
-TEST(UdpTransportTest, StrangerIsReportedAsMinusOne) {
+TEST(UdpTransportTest, StrangerIsReportedAsNotAMember) {
   auto transports = mesh(2);
   std::string address = transports[0]->local_address();
   sockaddr_in target{};
@@ -128,7 +128,7 @@ TEST(UdpTransportTest, StrangerIsReportedAsMinusOne) {
   Collector sink;
   drain(*transports[0], sink, 1);
   ASSERT_EQ(sink.got.size(), 1u);
-  EXPECT_EQ(sink.got[0].peer, -1);
+  EXPECT_EQ(sink.got[0].peer, kNotAMember);  // the layer above counts it as foreign
   EXPECT_EQ(sink.got[0].bytes.size(), sizeof hello);
 }
 
@@ -160,6 +160,21 @@ TEST(UdpTransportTest, PaceSpacesDatagrams) {
   EXPECT_EQ(sink.got.size(), 10u);
   EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"pace", "fast"}}}), std::runtime_error);
   EXPECT_THROW(make_udp_transport(TransportConfig{0, 1, 1, {{"pace", "20 parsecs"}}}), std::runtime_error);
+}
+
+// A datagram that can never go (larger than UDP allows: EMSGSIZE) is not dropped in
+// silence: the peer is reported lost, once, with the reason.
+TEST(UdpTransportTest, PermanentSendErrorReportsThePeerLost) {
+  auto transports = mesh(2);
+  std::vector<std::byte> huge(70000, std::byte{1});
+  OutFrame frame{1, huge};
+  EXPECT_EQ(transports[0]->send_batch(std::span(&frame, 1)), 1u);
+  Collector sink;
+  transports[0]->receive(sink, 64);
+  EXPECT_TRUE(sink.lost);
+  Collector again;
+  transports[0]->receive(again, 64);
+  EXPECT_FALSE(again.lost);
 }
 
 TEST(UdpTransportTest, BadOptionsAreRefusedClearly) {

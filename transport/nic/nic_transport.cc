@@ -12,6 +12,7 @@
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
 #include "transport/registry.h"
+#include "transport/send_errors.h"
 #include "transport/socket_buffers.h"
 
 namespace bsp::transport {
@@ -97,6 +98,17 @@ class NicTransport final : public Transport {
 
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
     if (unkicked_ > 0) flush();  // never sit on frames while waiting for others
+    // The ring cannot send at all (interface down or gone): every peer is cut off,
+    // rather than kicking forever.
+    if (int error = rings_->last_error(); error != 0 && permanent_send_error(error) && !reported_down_) {
+      reported_down_ = true;
+      for (int peer = 0; peer < static_cast<int>(peers_.size()); ++peer) {
+        if (peer != config_.pid) {
+          sink.on_peer_lost(peer, fmt::format("nic transport: sending on {} failed: {}", interface_.name,
+                                              std::strerror(error)));
+        }
+      }
+    }
     std::size_t delivered = 0;
     while (delivered < max_frames) {
       std::span<const std::byte> frame = rings_->peek_received();
@@ -117,6 +129,7 @@ class NicTransport final : public Transport {
 
  private:
   static constexpr std::size_t kKickBatch = 64;  // frames queued before a kick is forced
+  bool reported_down_ = false;
 
   // Hands each queued frame (past its Ethernet header) to the layer above at kick time.
   std::function<void(int, std::span<std::byte>)> hook() {

@@ -107,7 +107,11 @@ bool PacketRings::kick(const std::function<void(int, std::span<std::byte>)>& tou
   if (!kick_owed_) return true;
   // The kernel sends every slot marked SEND_REQUEST; if it cannot now (no buffer), the
   // slots stay marked and the next kick sends them.
-  if (::send(fd_, nullptr, 0, MSG_DONTWAIT) < 0) return false;
+  if (::send(fd_, nullptr, 0, MSG_DONTWAIT) < 0) {
+    last_error_ = errno;
+    return false;
+  }
+  last_error_ = 0;
   kick_owed_ = false;
   return true;
 }

@@ -38,6 +38,8 @@ class PacketRings {
   // one system call. Returns false if the kernel refused (e.g. ENOBUFS): retry later.
   bool kick(const std::function<void(int, std::span<std::byte>)>& touch);
   bool has_queued() const { return queued_ != 0 || kick_owed_; }
+  // errno of the last kick that failed, 0 after one that succeeded.
+  int last_error() const { return last_error_; }
 
   std::size_t rx_frames() const { return rx_count_; }
 
@@ -54,7 +56,8 @@ class PacketRings {
   std::size_t tx_first_queued_ = 0;
   std::size_t queued_ = 0;
   std::size_t reserved_size_ = 0;
-  bool kick_owed_ = false;  // slots marked for sending that the kernel has not taken yet
+  bool kick_owed_ = false;
+  int last_error_ = 0;  // slots marked for sending that the kernel has not taken yet
   std::vector<int> tx_tags_;
 };
 

@@ -13,10 +13,12 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
 #include "transport/registry.h"
+#include "transport/send_errors.h"
 #include "transport/socket_buffers.h"
 
 namespace bsp::transport {
@@ -171,7 +173,11 @@ class UdpTransport final : public Transport {
       if (sent < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // busy: retry later
-        ++done;  // this datagram cannot go (e.g. peer unreachable): it is lost, recovery knows
+        // This datagram cannot go. Transient (peer briefly unreachable): it is lost and
+        // recovery resends it. Permanent: the peer is unreachable, say so (once).
+        int peer = frames[done].peer;
+        if (permanent_send_error(errno) && !lost_.count(peer)) lost_[peer] = std::strerror(errno);
+        ++done;
         continue;
       }
       done += static_cast<std::size_t>(sent);
@@ -180,6 +186,10 @@ class UdpTransport final : public Transport {
   }
 
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    for (auto& [peer, why] : lost_) {
+      if (!why.empty()) sink.on_peer_lost(peer, "udp transport: sending failed: " + why);
+      why.clear();
+    }
     std::size_t count = std::min(kBatch, max_frames);
     if (count == 0) return 0;
     for (std::size_t i = 0; i < count; ++i) {
@@ -195,8 +205,10 @@ class UdpTransport final : public Transport {
     } while (got < 0 && errno == EINTR);
     if (got <= 0) return 0;
     for (int i = 0; i < got; ++i) {
+      // A datagram from an address that is no process of this job: say so, the layer
+      // above counts and drops it.
       auto found = pids_.find(address_key(sources_[i]));
-      int pid = found == pids_.end() ? -1 : found->second;
+      int pid = found == pids_.end() ? kNotAMember : found->second;
       std::size_t length = receive_headers_[i].msg_len;
       sink.on_frame(pid, std::span<const std::byte>(static_cast<const std::byte*>(receive_iov_[i].iov_base),
                                                     std::min(length, mtu_ + 1)));
@@ -217,6 +229,7 @@ class UdpTransport final : public Transport {
   std::chrono::steady_clock::time_point next_send_{};
   std::vector<sockaddr_in> peers_;
   std::unordered_map<std::uint64_t, int> pids_;
+  std::map<int, std::string> lost_;  // peers a permanent send error cut off (text: not yet reported)
   std::vector<std::byte> storage_;
   iovec receive_iov_[kBatch];
   mmsghdr receive_headers_[kBatch];
