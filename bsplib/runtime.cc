@@ -19,6 +19,7 @@
 #include "bsplib/control/coordinator.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
+#include "transport/fault/fault_transport.h"
 #include "transport/registry.h"
 #include "transport/trace/trace_transport.h"
 
@@ -246,6 +247,11 @@ std::string Runtime::statistics_report() const {
   std::string report = fmt::format("supersteps={} comm_s={:.6f}", engine_->supersteps(), engine_->communication_seconds());
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });
+  // What the fault injector did, next to what the reliable layer saw of it.
+  if (const transport::FaultCounts* faults = transport::fault_counts(engine_->channel().transport())) {
+    report += fmt::format(" fault_dropped={} fault_duplicated={} fault_reordered={} fault_corrupted={}",
+                          faults->dropped, faults->duplicated, faults->reordered, faults->corrupted);
+  }
   return report;
 }
 

@@ -160,6 +160,17 @@ TEST(WatchdogTest, CutDataLinkStopsTheJob) {
   }
 }
 
+// --stats shows what the fault injector did next to what the reliable layer saw of it.
+TEST(StatsTest, FaultInjectorCountsAreReported) {
+  ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=udp", "--fault=drop=0.2,corrupt=0.05,seed=1",
+                                      "--stats", kCases, "--case=many_small_puts"},
+                                     60s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_GT(bsp::testing::stats_total(result, "fault_dropped"), 0) << describe(result);
+  EXPECT_GT(bsp::testing::stats_total(result, "fault_corrupted"), 0) << describe(result);
+  EXPECT_GT(bsp::testing::stats_total(result, "retransmissions"), 0) << describe(result);
+}
+
 // ---- ways of starting a job ----
 TEST(StartTest, CallOutsideBeginIsReported) {
   ProgramResult result = run_program({kCases, "--case=call_outside_begin"}, 30s);

@@ -130,6 +130,9 @@ class Transport {
   // Decorators forward it to the transport they wrap.
   virtual void set_transmit_hook(TransmitHook hook) { transmit_hook_ = std::move(hook); }
 
+  // A decorator's wrapped transport (nullptr for a real one), to find a layer by type.
+  virtual const Transport* wrapped() const { return nullptr; }
+
  protected:
   TransmitHook transmit_hook_;
 };

@@ -38,6 +38,7 @@ class FaultTransport final : public Transport {
     });
   }
   std::string local_address() override { return inner_->local_address(); }
+  const Transport* wrapped() const override { return inner_.get(); }
   void connect(const std::vector<std::string>& addresses) override { inner_->connect(addresses); }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
@@ -122,8 +123,10 @@ std::unique_ptr<Transport> wrap_with_faults(std::unique_ptr<Transport> inner, st
 }
 
 const FaultCounts* fault_counts(const Transport& transport) {
-  auto* fault = dynamic_cast<const FaultTransport*>(&transport);
-  return fault == nullptr ? nullptr : &fault->counts();
+  for (const Transport* layer = &transport; layer != nullptr; layer = layer->wrapped()) {
+    if (auto* fault = dynamic_cast<const FaultTransport*>(layer)) return &fault->counts();
+  }
+  return nullptr;
 }
 
 }  // namespace bsp::transport

@@ -37,7 +37,7 @@ struct FaultCounts {
 // Wraps inner; throws std::runtime_error on a bad spec.
 std::unique_ptr<Transport> wrap_with_faults(std::unique_ptr<Transport> inner, std::string_view spec, int pid);
 
-// The counts of a transport made by wrap_with_faults (nullptr for any other transport).
+// The counts of the fault decorator in transport's chain of decorators (nullptr if none).
 const FaultCounts* fault_counts(const Transport& transport);
 
 }  // namespace bsp::transport

@@ -43,6 +43,7 @@ class TraceTransport final : public Transport, private FrameSink {
 
   std::string_view name() const override { return inner_->name(); }
   Capabilities capabilities() const override { return inner_->capabilities(); }
+  const Transport* wrapped() const override { return inner_.get(); }
   // Frames are recorded as handed to send(); the hook still runs where the real transport
   // runs it, so a traced job takes the production path.
   void set_transmit_hook(TransmitHook hook) override { inner_->set_transmit_hook(std::move(hook)); }
