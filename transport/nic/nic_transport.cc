@@ -11,6 +11,7 @@
 
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
+#include "transport/file_descriptor.h"
 #include "transport/registry.h"
 #include "transport/send_errors.h"
 #include "transport/socket_buffers.h"
@@ -47,18 +48,17 @@ class NicTransport final : public Transport {
     }
     rx_ring_ = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRing;
     tx_ring_ = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRing;
-    fd_ = nic::open_packet_socket();
-    size_socket_buffer(fd_, SO_SNDBUF, SO_SNDBUFFORCE,
+    fd_.reset(nic::open_packet_socket());
+    size_socket_buffer(fd_.get(), SO_SNDBUF, SO_SNDBUFFORCE,
                        option("sndbuf") ? std::stoi(*option("sndbuf")) : kDefaultSendBuffer);
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
-    nic::filter_and_bind(fd_, interface_, config_.receive_filter);
-    rings_ = std::make_unique<nic::PacketRings>(fd_, kEthernetHeader + mtu_, rx_ring_, tx_ring_);
+    nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter);
+    rings_ = std::make_unique<nic::PacketRings>(fd_.get(), kEthernetHeader + mtu_, rx_ring_, tx_ring_);
   }
 
   ~NicTransport() override {
-    rings_.reset();
-    if (fd_ >= 0) ::close(fd_);
+    rings_.reset();  // unmapped before the socket closes
   }
 
   std::string_view name() const override { return "nic"; }
@@ -125,7 +125,7 @@ class NicTransport final : public Transport {
     return rings_->kick(hook()) && !rings_->has_queued();
   }
 
-  int wait_fd() const override { return fd_; }
+  int wait_fd() const override { return fd_.get(); }
 
  private:
   static constexpr std::size_t kKickBatch = 64;  // frames queued before a kick is forced
@@ -144,7 +144,7 @@ class NicTransport final : public Transport {
   std::size_t mtu_ = kDefaultMtu;
   std::size_t rx_ring_ = kDefaultRxRing;
   std::size_t tx_ring_ = kDefaultTxRing;
-  int fd_ = -1;
+  FileDescriptor fd_;
   std::vector<nic::MacAddress> peers_;
   std::unique_ptr<nic::PacketRings> rings_;
   std::size_t unkicked_ = 0;

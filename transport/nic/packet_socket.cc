@@ -20,6 +20,8 @@
 #include <stdexcept>
 
 
+#include "transport/file_descriptor.h"
+
 namespace bsp::transport::nic {
 
 Interface find_interface(const std::string& name) {
@@ -29,12 +31,15 @@ Interface find_interface(const std::string& name) {
   if (interface.index == 0) {
     throw std::runtime_error(fmt::format("nic transport: no network interface '{}' (see `ip link`)", name));
   }
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  FileDescriptor fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!fd) throw std::runtime_error(fmt::format("nic transport: socket for interface queries: {}", std::strerror(errno)));
   ifreq request{};
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
-  if (::ioctl(fd, SIOCGIFHWADDR, &request) == 0) std::memcpy(interface.mac.data(), request.ifr_hwaddr.sa_data, 6);
-  if (::ioctl(fd, SIOCGIFMTU, &request) == 0) interface.mtu = request.ifr_mtu;
-  ::close(fd);
+  if (::ioctl(fd.get(), SIOCGIFHWADDR, &request) != 0) {
+    throw std::runtime_error(fmt::format("nic transport: the MAC address of {}: {}", name, std::strerror(errno)));
+  }
+  std::memcpy(interface.mac.data(), request.ifr_hwaddr.sa_data, 6);
+  if (::ioctl(fd.get(), SIOCGIFMTU, &request) == 0) interface.mtu = request.ifr_mtu;
   return interface;
 }
 

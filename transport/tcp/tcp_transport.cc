@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "auth/mac.h"
+#include "transport/file_descriptor.h"
 #include "transport/registry.h"
 
 namespace bsp::transport {
@@ -117,31 +118,7 @@ std::string pid_list(const std::vector<int>& pids) {
   return fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "));
 }
 
-// An owned descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  explicit operator bool() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
+using Fd = FileDescriptor;
 
 // Reads into buffer[have, size) without blocking. complete: full; partial: the kernel has
 // no more now; failed: the connection closed or broke (why says how).

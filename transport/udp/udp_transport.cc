@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "transport/file_descriptor.h"
 #include "transport/registry.h"
 #include "transport/send_errors.h"
 #include "transport/socket_buffers.h"
@@ -93,18 +94,13 @@ class UdpTransport final : public Transport {
     if (mtu_ < 64 || mtu_ > kLargestMtu) {
       throw std::runtime_error(fmt::format("udp transport: mtu {} outside 64..{}", mtu_, kLargestMtu));
     }
-    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) throw system_error("socket");
-    size_socket_buffer(fd_, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_);
-    size_socket_buffer(fd_, SO_SNDBUF, SO_SNDBUFFORCE, sndbuf_);
+    fd_.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd_) throw system_error("socket");
+    size_socket_buffer(fd_.get(), SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_);
+    size_socket_buffer(fd_.get(), SO_SNDBUF, SO_SNDBUFFORCE, sndbuf_);
     sockaddr_in local = parse_address(host + ":1");
     local.sin_port = 0;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
-      int saved = errno;
-      ::close(fd_);
-      errno = saved;
-      throw system_error("bind " + host);
-    }
+    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) throw system_error("bind " + host);
     // Receive buffers one byte longer than the MTU: a longer datagram shows as truncated.
     storage_.resize(kBatch * (mtu_ + 1));
     for (std::size_t i = 0; i < kBatch; ++i) {
@@ -112,9 +108,6 @@ class UdpTransport final : public Transport {
     }
   }
 
-  ~UdpTransport() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
 
   std::string_view name() const override { return "udp"; }
   Capabilities capabilities() const override { return Capabilities{mtu_, false}; }
@@ -122,7 +115,7 @@ class UdpTransport final : public Transport {
   std::string local_address() override {
     sockaddr_in local{};
     socklen_t size = sizeof local;
-    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &size) != 0) throw system_error("getsockname");
+    if (::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&local), &size) != 0) throw system_error("getsockname");
     char ip[INET_ADDRSTRLEN];
     ::inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
     return fmt::format("{}:{}", ip, ntohs(local.sin_port));
@@ -169,7 +162,7 @@ class UdpTransport final : public Transport {
         send_headers_[i].msg_hdr.msg_iov = &send_iov_[i];
         send_headers_[i].msg_hdr.msg_iovlen = 1;
       }
-      int sent = ::sendmmsg(fd_, send_headers_, static_cast<unsigned>(count), 0);
+      int sent = ::sendmmsg(fd_.get(), send_headers_, static_cast<unsigned>(count), 0);
       if (sent < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // busy: retry later
@@ -201,7 +194,7 @@ class UdpTransport final : public Transport {
     }
     int got;
     do {
-      got = ::recvmmsg(fd_, receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+      got = ::recvmmsg(fd_.get(), receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
     } while (got < 0 && errno == EINTR);
     if (got <= 0) return 0;
     for (int i = 0; i < got; ++i) {
@@ -217,14 +210,14 @@ class UdpTransport final : public Transport {
   }
 
   bool flush() override { return true; }  // sendmmsg hands every frame to the kernel
-  int wait_fd() const override { return fd_; }
+  int wait_fd() const override { return fd_.get(); }
 
  private:
   TransportConfig config_;
   std::size_t mtu_ = kDefaultMtu;
   int rcvbuf_ = kDefaultReceiveBuffer;
   int sndbuf_ = kDefaultSocketBuffer;
-  int fd_ = -1;
+  FileDescriptor fd_;
   std::chrono::nanoseconds pace_{0};
   std::chrono::steady_clock::time_point next_send_{};
   std::vector<sockaddr_in> peers_;
