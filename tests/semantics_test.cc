@@ -110,6 +110,17 @@ TEST_P(FailureTest, PutOutsideRegistration) {
   EXPECT_NE(result.err.find("(8 bytes on pid 0)"), std::string::npos) << describe(result);
 }
 
+// At library level 2 the call is not checked against the remote registration: the
+// destination stops the job when the put's header arrives (before its data).
+TEST_P(FailureTest, PutOutsideRegistrationCaughtWhereItLands) {
+  ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(),
+                                      "--library-level=2", kCases, "--case=put_outside_registration"},
+                                     30s);
+  EXPECT_NE(result.exit_code, 0);
+  std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 4 + 12 bytes";
+  EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+}
+
 TEST_P(FailureTest, GetOutsideRegistration) {
   ProgramResult result = run_case(transport(), procs(), "get_outside_registration", "", 30s);
   EXPECT_NE(result.exit_code, 0);
