@@ -1,0 +1,277 @@
+// tests/fuzz/records_fuzz.cc: the superstep record parser (bsplib/superstep_records.h:
+// record_size and read_*), fed arbitrary streams the way bsplib/engine.cc's parse() walks
+// them: record_size at the parse position, then read_* of the kind, then advance.
+//
+// Checked: record_size never announces more bytes than the stream holds from the parse
+// position; a complete record's size is exactly what its read_* fields add up to; every
+// byte a record points at (put and reply data, message tag and payload, end's pushes and
+// pops) lies inside the stream (each is read, in a heap block of the stream's exact size,
+// so AddressSanitizer reports any read past it); parsing a stream that arrives in pieces
+// gives the same records as parsing it whole (a piece never shows a different size, and
+// "bad" never appears on a piece where the whole stream is good); records written with
+// records::Writer read back field for field.
+//
+// Input: byte 0 selects the mode (mode % 4 == 3: write-then-read round trip; otherwise
+// parse the rest as a stream, cut into pieces at offsets taken from byte 0).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "bsplib/superstep_records.h"
+#include "tests/fuzz/fuzz_target.h"
+
+namespace {
+
+using namespace bsp::records;
+using bsp::fuzz::ExactCopy;
+using bsp::fuzz::Input;
+
+struct Parsed {
+  std::size_t pos = 0;
+  std::size_t size = 0;
+};
+
+// Touches every byte of [at, at + size) (AddressSanitizer checks each read).
+std::uint32_t touch(const std::byte* at, std::size_t size) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < size; ++i) sum = sum * 31 + static_cast<std::uint32_t>(at[i]);
+  return sum;
+}
+
+volatile std::uint32_t g_sink;
+
+// Walks the stream from 0 as the engine does; returns the complete records, and whether
+// the walk stopped at a bad record.
+std::vector<Parsed> walk(std::span<const std::byte> stream, bool& stopped_bad) {
+  std::vector<Parsed> records;
+  std::size_t pos = 0;
+  stopped_bad = false;
+  for (;;) {
+    bool bad = false;
+    std::size_t size = record_size(stream, pos, bad);
+    if (bad) {
+      FUZZ_CHECK(size == 0);
+      stopped_bad = true;
+      break;
+    }
+    if (size == 0) break;  // incomplete: waits for more bytes
+    FUZZ_CHECK(pos < stream.size());
+    FUZZ_CHECK(size <= stream.size() - pos);
+    const std::byte* at = stream.data() + pos;
+    switch (static_cast<Kind>(at[0])) {
+      case Kind::put: {
+        Put put = read_put(at, pos);
+        FUZZ_CHECK(size == kPutHeader + std::size_t{put.size});
+        FUZZ_CHECK(put.data_at == pos + kPutHeader);
+        FUZZ_CHECK(put.data_at + put.size <= stream.size());
+        g_sink = touch(stream.data() + put.data_at, put.size);
+        break;
+      }
+      case Kind::get_request: {
+        FUZZ_CHECK(size == kGetRequestSize);
+        GetRequest request = read_get_request(at);
+        g_sink = request.registration ^ request.offset ^ request.size ^ request.request_id;
+        break;
+      }
+      case Kind::get_reply: {
+        GetReply reply = read_get_reply(at, pos);
+        FUZZ_CHECK(size == kGetReplyHeader + std::size_t{reply.size});
+        FUZZ_CHECK(reply.data_at == pos + kGetReplyHeader);
+        FUZZ_CHECK(reply.data_at + reply.size <= stream.size());
+        g_sink = touch(stream.data() + reply.data_at, reply.size);
+        break;
+      }
+      case Kind::message: {
+        Message message = read_message(at, pos);
+        FUZZ_CHECK(size == kMessageHeader + std::size_t{message.tag_size} + message.payload_size);
+        FUZZ_CHECK(message.tag_at == pos + kMessageHeader);
+        FUZZ_CHECK(message.tag_at + message.tag_size + message.payload_size <= stream.size());
+        g_sink = touch(stream.data() + message.tag_at, std::size_t{message.tag_size} + message.payload_size);
+        break;
+      }
+      case Kind::end: {
+        End end = read_end(at);
+        FUZZ_CHECK(end.pushes.size() <= kMaxRegistrationChanges);
+        FUZZ_CHECK(end.pops.size() <= kMaxRegistrationChanges);
+        FUZZ_CHECK(size == kEndHeader + end.pushes.size() * kEndPush + 4 + end.pops.size() * kEndPop);
+        break;
+      }
+      default:
+        FUZZ_CHECK(!"record_size accepted an unknown kind");
+    }
+    records.push_back({pos, size});
+    pos += size;
+  }
+  return records;
+}
+
+void parse_stream(std::uint8_t mode, const std::uint8_t* data, std::size_t size) {
+  ExactCopy whole(data, size);
+  bool whole_bad = false;
+  std::vector<Parsed> records = walk({whole.data(), whole.size()}, whole_bad);
+  // The same stream arriving in pieces: each prefix is a stream of its own (exact-size
+  // copy), as the engine holds it between arrivals.
+  std::size_t pieces = 1 + (mode >> 2) % 6;
+  for (std::size_t piece = 1; piece < pieces && size > 0; ++piece) {
+    std::size_t cut = size * piece / pieces + ((mode >> 5) & 1);
+    cut = std::min(cut, size);
+    ExactCopy prefix(data, cut);
+    bool prefix_bad = false;
+    std::vector<Parsed> early = walk({prefix.data(), prefix.size()}, prefix_bad);
+    FUZZ_CHECK(early.size() <= records.size());
+    for (std::size_t i = 0; i < early.size(); ++i) {
+      FUZZ_CHECK(early[i].pos == records[i].pos);
+      FUZZ_CHECK(early[i].size == records[i].size);
+    }
+    // A piece is bad only where the whole stream is bad, at the same record.
+    if (prefix_bad) FUZZ_CHECK(whole_bad && early.size() == records.size());
+  }
+}
+
+// Writes records chosen by the input with records::Writer, then reads them back.
+void round_trip(Input input) {
+  struct Expected {
+    Kind kind;
+    std::uint32_t a = 0, b = 0, c = 0, d = 0;
+    std::vector<std::uint8_t> data, data2;
+    End end;
+  };
+  std::vector<std::byte> out;
+  Writer writer(out);
+  std::vector<Expected> expected;
+  while (input.left() > 0 && expected.size() < 64) {
+    Expected e;
+    e.kind = static_cast<Kind>(1 + input.u8() % 5);
+    switch (e.kind) {
+      case Kind::put:
+        e.a = input.u32(), e.b = input.u32();
+        e.data = input.take(input.u8());
+        writer.put(e.a, e.b, e.data.data(), static_cast<std::uint32_t>(e.data.size()));
+        break;
+      case Kind::get_request:
+        e.a = input.u32(), e.b = input.u32(), e.c = input.u32(), e.d = input.u32();
+        writer.get_request(e.a, e.b, e.c, e.d);
+        break;
+      case Kind::get_reply:
+        e.a = input.u32(), e.b = input.u32();
+        e.data = input.take(input.u8());
+        writer.get_reply(e.a, e.b, e.data.data(), static_cast<std::uint32_t>(e.data.size()));
+        break;
+      case Kind::message:
+        e.data = input.take(input.u8() % 16);
+        e.data2 = input.take(input.u8());
+        writer.message(e.data.data(), static_cast<std::uint32_t>(e.data.size()), e.data2.data(),
+                       static_cast<std::uint32_t>(e.data2.size()));
+        break;
+      case Kind::end: {
+        e.end.superstep = input.u32();
+        e.end.flags = input.u8();
+        e.end.next_tagsize = input.u32();
+        e.end.get_requests = input.u32();
+        for (int n = input.u8() % 8; n > 0; --n) e.end.pushes.push_back(input.u32() * 0x100000001ull);
+        for (int n = input.u8() % 8; n > 0; --n) e.end.pops.push_back({input.u32(), (input.u8() & 1) != 0});
+        writer.end(e.end);
+        break;
+      }
+    }
+    expected.push_back(std::move(e));
+  }
+  ExactCopy stream(out.data(), out.size());
+  bool bad = false;
+  std::vector<Parsed> records = walk({stream.data(), stream.size()}, bad);
+  FUZZ_CHECK(!bad);
+  FUZZ_CHECK(records.size() == expected.size());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const Expected& e = expected[i];
+    const std::byte* at = stream.data() + records[i].pos;
+    FUZZ_CHECK(static_cast<Kind>(at[0]) == e.kind);
+    auto same = [&](std::size_t from, const std::vector<std::uint8_t>& bytes) {
+      return bytes.empty() || std::memcmp(stream.data() + from, bytes.data(), bytes.size()) == 0;
+    };
+    switch (e.kind) {
+      case Kind::put: {
+        Put put = read_put(at, records[i].pos);
+        FUZZ_CHECK(put.registration == e.a && put.offset == e.b && put.size == e.data.size());
+        FUZZ_CHECK(same(put.data_at, e.data));
+        break;
+      }
+      case Kind::get_request: {
+        GetRequest request = read_get_request(at);
+        FUZZ_CHECK(request.registration == e.a && request.offset == e.b && request.size == e.c &&
+                   request.request_id == e.d);
+        break;
+      }
+      case Kind::get_reply: {
+        GetReply reply = read_get_reply(at, records[i].pos);
+        FUZZ_CHECK(reply.request_id == e.a && reply.piece_offset == e.b && reply.size == e.data.size());
+        FUZZ_CHECK(same(reply.data_at, e.data));
+        break;
+      }
+      case Kind::message: {
+        Message message = read_message(at, records[i].pos);
+        FUZZ_CHECK(message.tag_size == e.data.size() && message.payload_size == e.data2.size());
+        FUZZ_CHECK(same(message.tag_at, e.data) && same(message.tag_at + message.tag_size, e.data2));
+        break;
+      }
+      case Kind::end: {
+        End end = read_end(at);
+        FUZZ_CHECK(end.superstep == e.end.superstep && end.flags == e.end.flags &&
+                   end.next_tagsize == e.end.next_tagsize && end.get_requests == e.end.get_requests);
+        FUZZ_CHECK(end.pushes == e.end.pushes);
+        FUZZ_CHECK(end.pops.size() == e.end.pops.size());
+        for (std::size_t p = 0; p < end.pops.size(); ++p) {
+          FUZZ_CHECK(end.pops[p].registration == e.end.pops[p].registration &&
+                     end.pops[p].ambiguous == e.end.pops[p].ambiguous);
+        }
+        break;
+      }
+    }
+    total += records[i].size;
+  }
+  FUZZ_CHECK(total == stream.size());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  std::uint8_t mode = data[0];
+  if (mode % 4 == 3) {
+    round_trip(Input(data + 1, size - 1));
+  } else {
+    parse_stream(mode, data + 1, size - 1);
+  }
+  return 0;
+}
+
+std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
+  std::vector<std::vector<std::uint8_t>> seeds;
+  auto stream_seed = [&](std::uint8_t mode, auto&& write) {
+    std::vector<std::byte> out;
+    Writer writer(out);
+    write(writer);
+    std::vector<std::uint8_t> seed{mode};
+    for (std::byte b : out) seed.push_back(static_cast<std::uint8_t>(b));
+    seeds.push_back(std::move(seed));
+  };
+  const char text[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  stream_seed(0, [&](Writer& w) { w.put(0, 4, text, 16); });
+  stream_seed(4, [&](Writer& w) {
+    w.put(1, 0, text, 8);
+    w.get_request(2, 8, 32, 7);
+    w.message(text, 4, text + 4, 20);
+    w.end(End{3, 0, 4, 1, {64, 0, 1u << 20}, {{0, false}, {5, true}}});
+    w.get_reply(7, 0, text, 32);
+  });
+  stream_seed(8, [&](Writer& w) { w.end(End{0, 1, 0, 0, {}, {}}); });
+  stream_seed(20, [&](Writer& w) {
+    for (int i = 0; i < 6; ++i) w.put(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(4 * i), text, 4);
+    w.message(nullptr, 0, text, 0);
+    w.end(End{99, 0, 0, 0, {8}, {}});
+  });
+  // Round-trip programs.
+  seeds.push_back({3, 1, 0, 0, 0, 0, 4, 0, 0, 0, 3, 'a', 'b', 'c', 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2});
+  seeds.push_back({7, 4, 2, 'x', 'y', 3, 'p', 'q', 'r', 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  return seeds;
+}
