@@ -25,7 +25,8 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
       job_(job),
       max_payload_(channel_ ? channel_->max_payload() : 0),
       outgoing_(static_cast<std::size_t>(nprocs)),
-      incoming_(static_cast<std::size_t>(nprocs)) {}
+      incoming_(static_cast<std::size_t>(nprocs)),
+      last_progress_(static_cast<std::size_t>(nprocs), Clock::now()) {}
 
 Engine::~Engine() = default;
 
@@ -187,6 +188,7 @@ int Engine::hpmove(void** tag_ptr, void** payload_ptr) {
 // ---------------------------------------------------------------- receiving
 
 void Engine::on_payload(int peer, std::span<const std::byte> payload) {
+  last_progress_[static_cast<std::size_t>(peer)] = Clock::now();
   Incoming& in = incoming_[peer];
   in.stream.insert(in.stream.end(), payload.begin(), payload.end());
   if (in_sync_) parse(peer);
@@ -353,6 +355,7 @@ bool Engine::send_pending() {
       if (channel_->send(peer, {out.stream.data() + out.sent, size}) != recovery::SendResult::ok) break;
       out.sent += size;
       sent_any = true;
+      last_progress_[static_cast<std::size_t>(peer)] = Clock::now();
     }
   }
   return sent_any;
@@ -378,7 +381,11 @@ void Engine::pump() {
     }
   }
   if (auto now = Clock::now(); now >= next_stall_report_) {
-    job_.report_stall(superstep_, std::chrono::duration<double>(now - sync_started_).count(), awaited_);
+    std::vector<JobControl::Awaited> awaited;
+    for (int peer : awaited_) {
+      awaited.push_back({peer, std::chrono::duration<double>(now - last_progress_[static_cast<std::size_t>(peer)]).count()});
+    }
+    job_.report_stall(superstep_, std::chrono::duration<double>(now - sync_started_).count(), awaited);
     stall_reported_ = true;
     next_stall_report_ = now + 1s;
   }

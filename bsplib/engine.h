@@ -42,9 +42,15 @@ class JobControl {
   [[noreturn]] virtual void abort_job(const std::string& message) = 0;
   // Checked while waiting: leaves quietly if the coordinator says the job is stopping.
   virtual void check_for_abort() = 0;
+  // A process this one waits for, and how long since anything moved between them (a
+  // payload arrived from it, or data to it was handed on, so the link took it).
+  struct Awaited {
+    int pid;
+    double silent_seconds;
+  };
   // The progress watchdog: this process has waited waited_seconds in bsp_sync of
   // superstep for the processes in awaited (empty: the wait is over).
-  virtual void report_stall(long superstep, double waited_seconds, const std::vector<int>& awaited) = 0;
+  virtual void report_stall(long superstep, double waited_seconds, const std::vector<Awaited>& awaited) = 0;
 };
 
 class Engine : private recovery::PayloadSink {
@@ -160,6 +166,7 @@ class Engine : private recovery::PayloadSink {
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;
   std::vector<int> awaited_;
+  std::vector<std::chrono::steady_clock::time_point> last_progress_;  // per peer, for the watchdog
   int ended_ = 0;
   bool in_sync_ = false;
   bool finishing_ = false;

@@ -292,8 +292,11 @@ void Runtime::abort_job(const std::string& message) {
   leave(1);
 }
 
-void Runtime::report_stall(long superstep, double waited_seconds, const std::vector<int>& awaited) {
-  if (control_) control_->stall(superstep, waited_seconds, awaited);
+void Runtime::report_stall(long superstep, double waited_seconds, const std::vector<Awaited>& awaited) {
+  if (!control_) return;
+  std::vector<std::pair<int, double>> pids;
+  for (const Awaited& one : awaited) pids.emplace_back(one.pid, one.silent_seconds);
+  control_->stall(superstep, waited_seconds, pids);
 }
 
 void Runtime::check_for_abort() {

@@ -37,7 +37,7 @@ class Runtime final : public JobControl {
 
   [[noreturn]] void abort_job(const std::string& message) override;
   void check_for_abort() override;
-  void report_stall(long superstep, double waited_seconds, const std::vector<int>& awaited) override;
+  void report_stall(long superstep, double waited_seconds, const std::vector<Awaited>& awaited) override;
 
  private:
   Runtime() = default;

@@ -143,11 +143,11 @@ void ControlClient::done(const std::string& report) {
   asio::write(socket_, asio::buffer(MessageWriter(MessageType::done).str(report).bytes()), ec);
 }
 
-void ControlClient::stall(long superstep, double waited_seconds, const std::vector<int>& awaited) {
+void ControlClient::stall(long superstep, double waited_seconds, const std::vector<std::pair<int, double>>& awaited) {
   MessageWriter report(MessageType::stall);
   report.i32(static_cast<std::int32_t>(superstep)).i32(static_cast<std::int32_t>(waited_seconds * 1000));
   report.u32(static_cast<std::uint32_t>(awaited.size()));
-  for (int pid : awaited) report.i32(pid);
+  for (const auto& [pid, silent] : awaited) report.i32(pid).i32(static_cast<std::int32_t>(silent * 1000));
   boost::system::error_code ec;
   asio::write(socket_, asio::buffer(report.bytes()), ec);
 }

@@ -47,7 +47,8 @@ class ControlClient {
   // every process has.
   void done(const std::string& report);
   // The progress watchdog's report (see MessageType::stall).
-  void stall(long superstep, double waited_seconds, const std::vector<int>& awaited);
+  // awaited: (pid, seconds since anything moved between it and this process).
+  void stall(long superstep, double waited_seconds, const std::vector<std::pair<int, double>>& awaited);
   // Waits up to timeout for the coordinator's word that all processes reached bsp_end.
   // Throws JobAborted if it says stop instead.
   bool finished(std::chrono::milliseconds timeout);

@@ -68,6 +68,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     int stall_superstep = 0;
     double stall_seconds = 0;
     std::vector<int> awaiting;
+    std::vector<double> silent_seconds;  // per awaited pid: since anything moved with it
     int requested = 0;
     std::string address;
     std::string report;
@@ -192,7 +193,10 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     try {
       MessageReader reader(session->body);
       if (!session->proven) {
-        if (!auth::same_tag(reader.u64(), session_proof(config.secret, session->challenge))) return refuse(session);
+        if (session->body.size() != sizeof(std::uint64_t) ||
+            !auth::same_tag(reader.u64(), session_proof(config.secret, session->challenge))) {
+          return refuse(session);  // silently: a stranger gets no say, not even in the log
+        }
         session->proven = true;
         session->proof_timer.cancel();
         return;
@@ -275,10 +279,12 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     std::uint32_t count = reader.u32();
     if (count > static_cast<std::uint32_t>(config.processes)) throw std::runtime_error("stall report names too many pids");
     std::vector<int> awaiting;
+    std::vector<double> silent;
     for (std::uint32_t i = 0; i < count; ++i) {
       int other = reader.i32();
       if (other < 0 || other >= config.processes) throw std::runtime_error("stall report names a pid out of range");
       awaiting.push_back(other);
+      silent.push_back(reader.i32() / 1000.0);
     }
     if (awaiting.empty()) {
       p.stalled = p.stall_announced = false;
@@ -288,30 +294,38 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     p.stall_superstep = superstep;
     p.stall_seconds = seconds;
     p.awaiting = std::move(awaiting);
+    p.silent_seconds = std::move(silent);
     if (!p.stall_announced) {
       p.stall_announced = true;
       std::vector<std::string> whom;
-      for (int other : p.awaiting) {
+      for (std::size_t i = 0; i < p.awaiting.size(); ++i) {
+        int other = p.awaiting[i];
         const Process& q = processes[other];
-        whom.push_back(q.stalled ? fmt::format("pid {} (waiting in bsp_sync of superstep {} too: its data does not "
-                                               "arrive)", other, q.stall_superstep)
-                                 : fmt::format("pid {} (not known to wait in bsp_sync: computing, or stuck outside BSPlib)",
-                                               other));
+        std::string heard = fmt::format("last data moved {:.1f} s ago", p.silent_seconds[i]);
+        whom.push_back(q.stalled ? fmt::format("pid {} ({}; in bsp_sync of superstep {} too)", other, heard,
+                                               q.stall_superstep)
+                                 : fmt::format("pid {} ({}; not known to wait in bsp_sync: computing, or stuck "
+                                               "outside BSPlib)",
+                                               other, heard));
       }
       fmt::print(stderr, "{}: pid {} has waited {:.1f} s in bsp_sync (superstep {}) for {}\n", config.who, pid, seconds,
                  superstep, fmt::join(whom, ", "));
       std::fflush(stderr);
     }
-    for (int other : p.awaiting) {
+    // A cut link: each waits for the other and nothing has moved between them, either
+    // way, for the link timeout. (A slow link that still moves data is not cut.)
+    for (std::size_t i = 0; i < p.awaiting.size(); ++i) {
+      int other = p.awaiting[i];
       const Process& q = processes[other];
-      bool mutual = q.stalled && std::find(q.awaiting.begin(), q.awaiting.end(), pid) != q.awaiting.end();
-      if (mutual && std::min(p.stall_seconds, q.stall_seconds) >= config.link_timeout_seconds) {
+      auto back = std::find(q.awaiting.begin(), q.awaiting.end(), pid);
+      bool mutual = q.stalled && back != q.awaiting.end();
+      double silent = mutual ? std::min(p.silent_seconds[i], q.silent_seconds[static_cast<std::size_t>(back - q.awaiting.begin())]) : 0;
+      if (mutual && silent >= config.link_timeout_seconds) {
         std::string message = fmt::format(
-            "{}: the data link between pid {} and pid {} carries nothing: each has waited {:.1f} s in bsp_sync "
-            "(supersteps {} and {}) for the other's data; stopping the job (--link-timeout={})\n",
-            config.who, std::min(pid, other), std::max(pid, other), std::min(p.stall_seconds, q.stall_seconds),
-            (pid < other ? p : q).stall_superstep, (pid < other ? q : p).stall_superstep,
-            config.link_timeout_seconds);
+            "{}: the data link between pid {} and pid {} carries nothing: both wait in bsp_sync (supersteps {} and "
+            "{}) and no data has moved between them for {:.1f} s; stopping the job (--link-timeout={})\n",
+            config.who, std::min(pid, other), std::max(pid, other), (pid < other ? p : q).stall_superstep,
+            (pid < other ? q : p).stall_superstep, silent, config.link_timeout_seconds);
         fmt::print(stderr, "{}", message);
         std::fflush(stderr);
         failed = true;

@@ -25,7 +25,8 @@ enum class MessageType : std::uint8_t {
   done = 5,    // process -> coordinator: reached bsp_end; str statistics report (may be empty)
   finish = 6,  // coordinator -> process: every process reached bsp_end; close and leave
   stall = 7,   // process -> coordinator: i32 superstep, i32 ms waited in bsp_sync, u32 n,
-               // n x i32 pids still awaited (n = 0: the wait is over)
+               // n x (i32 pid still awaited, i32 ms since anything moved between the two)
+               // (n = 0: the wait is over)
   challenge = 8,  // coordinator -> process, first on every connection: 16 random bytes
   proof = 9,      // process -> coordinator, its first message: u64 session_proof()
 };
