@@ -45,13 +45,7 @@ namespace {
   std::exit(problem.empty() ? 0 : 2);
 }
 
-bool known_option(const std::string& name) {
-  for (const bsp::OptionSpec& option : bsp::option_table()) {
-    if (name == option.name) return true;
-  }
-  return false;
-}
-
+// The BSP_* variable of option --name, or "" when there is no such option.
 std::string environment_name(const std::string& name) {
   for (const bsp::OptionSpec& option : bsp::option_table()) {
     if (name == option.name) return bsp::environment_variable(option);
@@ -164,8 +158,9 @@ int main(int argc, char** argv) {
         value = name.substr(eq + 1);
         name = name.substr(0, eq);
       }
-      if (!known_option(name)) usage(fmt::format("unknown option --{}", name));
-      settings.emplace_back(environment_name(name), value);
+      std::string variable = environment_name(name);
+      if (variable.empty()) usage(fmt::format("unknown option --{}", name));
+      settings.emplace_back(variable, value);
     } else {
       usage(fmt::format("unknown option {}", arg));
     }

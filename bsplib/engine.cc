@@ -26,7 +26,7 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
       max_payload_(channel_ ? channel_->max_payload() : 0),
       outgoing_(static_cast<std::size_t>(nprocs)),
       incoming_(static_cast<std::size_t>(nprocs)),
-      last_progress_(static_cast<std::size_t>(nprocs), Clock::now()) {}
+      progress_(static_cast<std::size_t>(nprocs), PeerProgress{0, 0, Clock::now()}) {}
 
 Engine::~Engine() = default;
 
@@ -188,7 +188,7 @@ int Engine::hpmove(void** tag_ptr, void** payload_ptr) {
 // ---------------------------------------------------------------- receiving
 
 void Engine::on_payload(int peer, std::span<const std::byte> payload) {
-  last_progress_[static_cast<std::size_t>(peer)] = Clock::now();
+  ++progress_[static_cast<std::size_t>(peer)].events;
   Incoming& in = incoming_[peer];
   in.stream.insert(in.stream.end(), payload.begin(), payload.end());
   if (in_sync_) parse(peer);
@@ -211,8 +211,10 @@ void Engine::parse(int src) {
     bool bad = false;
     std::size_t size = records::record_size(in.stream, in.parsed, bad);
     if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
-    if (in.parsed < in.stream.size()) screen_record(src, in);
-    if (size == 0) return;
+    if (size == 0) {
+      if (in.parsed < in.stream.size()) screen_record(src, in);
+      return;
+    }
     const std::byte* at = in.stream.data() + in.parsed;
     auto kind = static_cast<records::Kind>(at[0]);
     if (in.phase == Phase::records) {
@@ -225,6 +227,7 @@ void Engine::parse(int src) {
           break;
         case records::Kind::message: {
           records::Message m = records::read_message(at, in.parsed);
+          check_tag_size(src, m);
           const std::byte* tag = in.stream.data() + m.tag_at;
           messages_.add_arriving({tag, m.tag_size}, {tag + m.tag_size, m.payload_size});
           break;
@@ -257,9 +260,9 @@ void Engine::parse(int src) {
   }
 }
 
-// A record's header is checked as soon as it is here, before its data: a put that
-// announces more bytes than its registration holds is impossible, and waiting for those
-// bytes would hang the job.
+// A record whose data has not all arrived is checked by its header: a put that announces
+// more bytes than its registration holds is impossible, and waiting for those bytes
+// would hang the job. (Complete records are checked where they are used.)
 void Engine::screen_record(int src, const Incoming& in) {
   const std::byte* at = in.stream.data() + in.parsed;
   std::size_t available = in.stream.size() - in.parsed;
@@ -268,13 +271,16 @@ void Engine::screen_record(int src, const Incoming& in) {
     records::Put put = records::read_put(at, in.parsed);
     target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
   } else if (in.phase == Phase::records && kind == records::Kind::message && available >= records::kMessageHeader) {
-    records::Message message = records::read_message(at, in.parsed);
-    if (message.tag_size != static_cast<std::uint32_t>(tagsize_)) {
-      job_.abort_job(fmt::format("bsplib: pid {} received a message from pid {} with a tag of {} bytes; the tag size is {}",
-                                 pid_, src, message.tag_size, tagsize_));
-    }
+    check_tag_size(src, records::read_message(at, in.parsed));
   } else if (in.phase == Phase::replies && kind == records::Kind::get_reply && available >= records::kGetReplyHeader) {
     check_reply(src, records::read_get_reply(at, in.parsed));
+  }
+}
+
+void Engine::check_tag_size(int src, const records::Message& message) {
+  if (message.tag_size != static_cast<std::uint32_t>(tagsize_)) {
+    job_.abort_job(fmt::format("bsplib: pid {} received a message from pid {} with a tag of {} bytes; the tag size is {}",
+                               pid_, src, message.tag_size, tagsize_));
   }
 }
 
@@ -355,7 +361,7 @@ bool Engine::send_pending() {
       if (channel_->send(peer, {out.stream.data() + out.sent, size}) != recovery::SendResult::ok) break;
       out.sent += size;
       sent_any = true;
-      last_progress_[static_cast<std::size_t>(peer)] = Clock::now();
+      ++progress_[static_cast<std::size_t>(peer)].events;
     }
   }
   return sent_any;
@@ -380,10 +386,20 @@ void Engine::pump() {
       awaited_.push_back(peer);
     }
   }
-  if (auto now = Clock::now(); now >= next_stall_report_) {
+  // Idle: note which links moved since the last look (counted on the busy path, timed
+  // only here, at least every wait slice).
+  auto now = Clock::now();
+  for (PeerProgress& peer : progress_) {
+    if (peer.events != peer.seen) {
+      peer.seen = peer.events;
+      peer.last_moved = now;
+    }
+  }
+  if (now >= next_stall_report_) {
     std::vector<JobControl::Awaited> awaited;
     for (int peer : awaited_) {
-      awaited.push_back({peer, std::chrono::duration<double>(now - last_progress_[static_cast<std::size_t>(peer)]).count()});
+      awaited.push_back(
+          {peer, std::chrono::duration<double>(now - progress_[static_cast<std::size_t>(peer)].last_moved).count()});
     }
     job_.report_stall(superstep_, std::chrono::duration<double>(now - sync_started_).count(), awaited);
     stall_reported_ = true;
@@ -399,20 +415,21 @@ std::string pid_list(const std::vector<int>& pids) {
 }  // namespace
 
 void Engine::check_collective_calls() {
-  // Everyone sees every `end`, so every process reaches the same verdict.
-  std::vector<int> in_sync, in_end;
+  // Everyone sees every `end`, so every process reaches the same verdict. Nothing is
+  // allocated unless something differs or was popped.
+  const records::End& first = *incoming_[0].end;
+  auto final_call = [this](int pid) { return (incoming_[pid].end->flags & records::kEndFlagFinal) != 0; };
+  bool any_pops = false;
   for (int pid = 0; pid < nprocs_; ++pid) {
-    ((incoming_[pid].end->flags & records::kEndFlagFinal) ? in_end : in_sync).push_back(pid);
-  }
-  if (!in_sync.empty() && !in_end.empty()) {
+    if (final_call(pid) == final_call(0)) continue;
+    std::vector<int> in_sync, in_end;
+    for (int q = 0; q < nprocs_; ++q) (final_call(q) ? in_end : in_sync).push_back(q);
     job_.abort_job(fmt::format("bsplib: mismatched collective calls in superstep {}: {} called bsp_sync while {} "
                                "called bsp_end (every process must make the same sequence of bsp_sync calls)",
                                superstep_, pid_list(in_sync), pid_list(in_end)));
   }
-  std::vector<std::vector<records::Pop>> pops(static_cast<std::size_t>(nprocs_));
   for (int pid = 0; pid < nprocs_; ++pid) {
     const records::End& end = *incoming_[pid].end;
-    const records::End& first = *incoming_[0].end;
     if (end.pushes.size() != first.pushes.size() || end.pops.size() != first.pops.size()) {
       job_.abort_job(fmt::format(
           "bsplib: registrations differ between processes in superstep {}: pid 0 made {} bsp_push_reg and {} "
@@ -425,8 +442,11 @@ void Engine::check_collective_calls() {
                                  "tags of {} bytes, pid {} for {} (every process must set the same size)",
                                  superstep_, first.next_tagsize, pid, end.next_tagsize));
     }
-    pops[static_cast<std::size_t>(pid)] = end.pops;
+    any_pops |= !end.pops.empty();
   }
+  if (!any_pops) return;
+  std::vector<std::vector<records::Pop>> pops(static_cast<std::size_t>(nprocs_));
+  for (int pid = 0; pid < nprocs_; ++pid) pops[static_cast<std::size_t>(pid)] = incoming_[pid].end->pops;
   if (std::string differs = registrations_.resolve_pops(pops); !differs.empty()) {
     job_.abort_job(fmt::format("bsplib: registrations differ between processes in superstep {}: on pid {}, {}",
                                superstep_, pid_, differs));
@@ -474,8 +494,10 @@ void Engine::superstep(bool final) {
   apply_replies();
   apply_puts();
   // 5. The next superstep begins.
-  std::vector<std::vector<std::uint64_t>> pushes(static_cast<std::size_t>(nprocs_));
-  for (int pid = 0; pid < nprocs_; ++pid) pushes[static_cast<std::size_t>(pid)] = std::move(incoming_[pid].end->pushes);
+  std::vector<std::vector<std::uint64_t>> pushes;  // every process pushed as many (checked)
+  if (!incoming_[0].end->pushes.empty()) {
+    for (Incoming& in : incoming_) pushes.push_back(std::move(in.end->pushes));
+  }
   registrations_.commit(pushes);
   messages_.deliver_arrived();
   tagsize_ = next_tagsize_;

@@ -133,6 +133,7 @@ class Engine : private recovery::PayloadSink {
   void check_collective_calls();
   void parse(int src);
   void screen_record(int src, const Incoming& in);
+  void check_tag_size(int src, const records::Message& message);
   void check_reply(int src, const records::GetReply& reply);
   void apply_replies();
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
@@ -166,7 +167,13 @@ class Engine : private recovery::PayloadSink {
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;
   std::vector<int> awaited_;
-  std::vector<std::chrono::steady_clock::time_point> last_progress_;  // per peer, for the watchdog
+  // Per peer, for the watchdog: payloads received plus payloads handed to the channel
+  // (counted), and when that count last changed (looked at while idle).
+  struct PeerProgress {
+    std::uint64_t events, seen;
+    std::chrono::steady_clock::time_point last_moved;
+  };
+  std::vector<PeerProgress> progress_;
   int ended_ = 0;
   bool in_sync_ = false;
   bool finishing_ = false;

@@ -96,7 +96,7 @@ const Registration* RegistrationTable::get(std::uint32_t index) const {
 }
 
 void RegistrationTable::commit(std::span<const std::vector<std::uint64_t>> pushes_by_pid) {
-  remote_sizes_.resize(pushes_by_pid.size());
+  if (!pushes_by_pid.empty()) remote_sizes_.resize(pushes_by_pid.size());
   for (std::size_t pid = 0; pid < pushes_by_pid.size(); ++pid) {
     std::vector<std::uint64_t>& sizes = remote_sizes_[pid];
     sizes.resize(entries_.size(), 0);

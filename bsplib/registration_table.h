@@ -53,8 +53,8 @@ class RegistrationTable {
   std::string resolve_pops(std::span<const std::vector<records::Pop>> pops_by_pid);
 
   // Applies this superstep's pushes and pops (called at the end of bsp_sync), with the
-  // sizes every process pushed (index = pid), so that puts and gets can be checked
-  // against the remote registration when they are called.
+  // sizes every process pushed (index = pid; empty when nobody pushed), so that puts and
+  // gets can be checked against the remote registration when they are called.
   void commit(std::span<const std::vector<std::uint64_t>> pushes_by_pid);
 
   // The size of registration index on process pid (as that process registered it), or

@@ -66,7 +66,6 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     bool stalled = false;
     bool stall_announced = false;
     int stall_superstep = 0;
-    double stall_seconds = 0;
     std::vector<int> awaiting;
     std::vector<double> silent_seconds;  // per awaited pid: since anything moved with it
     int requested = 0;
@@ -128,7 +127,6 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void refuse(const std::shared_ptr<Session>& session) {
-    ++refused_sessions;
     boost::system::error_code ignored;
     session->socket.close(ignored);
     session->proof_timer.cancel();
@@ -244,15 +242,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   void start_job() {
     int nprocs = processes[0].requested;
     if (nprocs < 1 || nprocs > config.processes) {
-      std::string message =
+      return stop_failed(
           nprocs < 1 ? fmt::format("{}: bsp_begin({}) on pid 0: a job needs at least one process\n", config.who, nprocs)
                      : fmt::format("{}: bsp_begin({}) on pid 0 asks for more processes than the {} started; "
                                    "start more (bsprun -n {}) or ask for at most {}\n",
-                                   config.who, nprocs, config.processes, nprocs, config.processes);
-      fmt::print(stderr, "{}", message);
-      std::fflush(stderr);
-      failed = true;
-      return stop_all(message);
+                                   config.who, nprocs, config.processes, nprocs, config.processes));
     }
     job_size = nprocs;
     MessageWriter start(MessageType::start);
@@ -292,7 +286,6 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     }
     p.stalled = true;
     p.stall_superstep = superstep;
-    p.stall_seconds = seconds;
     p.awaiting = std::move(awaiting);
     p.silent_seconds = std::move(silent);
     if (!p.stall_announced) {
@@ -321,15 +314,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       bool mutual = q.stalled && back != q.awaiting.end();
       double silent = mutual ? std::min(p.silent_seconds[i], q.silent_seconds[static_cast<std::size_t>(back - q.awaiting.begin())]) : 0;
       if (mutual && silent >= config.link_timeout_seconds) {
-        std::string message = fmt::format(
+        return stop_failed(fmt::format(
             "{}: the data link between pid {} and pid {} carries nothing: both wait in bsp_sync (supersteps {} and "
             "{}) and no data has moved between them for {:.1f} s; stopping the job (--link-timeout={})\n",
             config.who, std::min(pid, other), std::max(pid, other), (pid < other ? p : q).stall_superstep,
-            (pid < other ? q : p).stall_superstep, silent, config.link_timeout_seconds);
-        fmt::print(stderr, "{}", message);
-        std::fflush(stderr);
-        failed = true;
-        return stop_all(message);
+            (pid < other ? q : p).stall_superstep, silent, config.link_timeout_seconds));
       }
     }
   }
@@ -377,8 +366,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
 
   // ---- failure and abort ----
   void fail(int pid, const std::string& what) {
-    std::string message = fmt::format("{}: process pid {} {}; stopping the other processes\n",
-                                      config.who, pid, what);
+    stop_failed(fmt::format("{}: process pid {} {}; stopping the other processes\n", config.who, pid, what));
+  }
+
+  // The job failed: says why (once, here) and stops every process.
+  void stop_failed(const std::string& message) {
     fmt::print(stderr, "{}", message);
     std::fflush(stderr);
     failed = true;
@@ -508,7 +500,6 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   std::vector<Process> processes;
   std::vector<std::shared_ptr<Session>> sessions;  // every connection, hello or not
   int job_size = 0;
-  long refused_sessions = 0;  // connections that did not prove the secret
   bool aborted = false;
   bool failed = false;
   bool is_over = false;
