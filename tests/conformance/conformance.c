@@ -11,6 +11,13 @@ int conformance_nprocs = 0;
 int conformance_available = -1;
 const char *conformance_case = NULL;
 
+int conformance_case_is(const char *name) {
+  const char *a = conformance_case, *b = name;
+  if (!a) return 0;
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
 void conformance_say(const char *format, ...) {
   va_list args;
   va_start(args, format);

@@ -44,6 +44,8 @@ extern int conformance_nprocs;
 extern int conformance_available;
 /* The --case=NAME argument, or NULL. Not set on the processes bsp_init sends into spmd. */
 extern const char *conformance_case;
+/* 1 when --case=name was given. */
+int conformance_case_is(const char *name);
 /* The rule name given to CONFORMANCE_PROGRAM. */
 extern const char *const conformance_rule;
 

@@ -18,13 +18,6 @@
 
 static int area[4];
 
-static int is(const char *name) {
-  const char *a = conformance_case, *b = name;
-  if (!a) return 0;
-  while (*a && *a == *b) ++a, ++b;
-  return *a == *b;
-}
-
 static void spmd(void) {
   bsp_begin(conformance_nprocs);
   int p = bsp_nprocs(), me = bsp_pid();
@@ -34,28 +27,28 @@ static void spmd(void) {
   int payload = me;
   bsp_send(right, NULL, &payload, sizeof payload);
   bsp_sync();
-  int known = is("get_tag_null_status") || is("qsize_null") || is("move_null") || is("move_negative") ||
-              is("tagsize_negative") || is("tagsize_huge") || is("tagsize_null") || is("put_null_source") ||
-              is("get_null_destination") || is("send_null_payload");
+  int known = conformance_case_is("get_tag_null_status") || conformance_case_is("qsize_null") || conformance_case_is("move_null") || conformance_case_is("move_negative") ||
+              conformance_case_is("tagsize_negative") || conformance_case_is("tagsize_huge") || conformance_case_is("tagsize_null") || conformance_case_is("put_null_source") ||
+              conformance_case_is("get_null_destination") || conformance_case_is("send_null_payload");
   if (!known) bsp_abort("fail_arguments: unknown --case=%s\n", conformance_case ? conformance_case : "(none)");
-  if (is("tagsize_negative")) {
+  if (conformance_case_is("tagsize_negative")) {
     int size = -1;
     bsp_set_tagsize(&size);
-  } else if (is("tagsize_huge")) {
+  } else if (conformance_case_is("tagsize_huge")) {
     int size = 1 << 30;
     bsp_set_tagsize(&size);
-  } else if (is("tagsize_null")) {
+  } else if (conformance_case_is("tagsize_null")) {
     bsp_set_tagsize(NULL);
   } else if (last) {
     char tag[8];
     int bytes = 0, buffer[4];
-    if (is("get_tag_null_status")) bsp_get_tag(NULL, tag);
-    if (is("qsize_null")) bsp_qsize(NULL, &bytes);
-    if (is("move_null")) bsp_move(NULL, 8);
-    if (is("move_negative")) bsp_move(buffer, -1);
-    if (is("put_null_source")) bsp_put(right, NULL, area, 0, 4);
-    if (is("get_null_destination")) bsp_get(right, area, 0, NULL, 4);
-    if (is("send_null_payload")) bsp_send(right, NULL, NULL, 4);
+    if (conformance_case_is("get_tag_null_status")) bsp_get_tag(NULL, tag);
+    if (conformance_case_is("qsize_null")) bsp_qsize(NULL, &bytes);
+    if (conformance_case_is("move_null")) bsp_move(NULL, 8);
+    if (conformance_case_is("move_negative")) bsp_move(buffer, -1);
+    if (conformance_case_is("put_null_source")) bsp_put(right, NULL, area, 0, 4);
+    if (conformance_case_is("get_null_destination")) bsp_get(right, area, 0, NULL, 4);
+    if (conformance_case_is("send_null_payload")) bsp_send(right, NULL, NULL, 4);
   }
   bsp_sync();
   /* The tag size cases: a message sent with the new tag size. */

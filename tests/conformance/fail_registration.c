@@ -15,13 +15,6 @@
 
 static int area[4], extra[4], never[4], fresh[4];
 
-static int is(const char *name) {
-  const char *a = conformance_case, *b = name;
-  if (!a) return 0;
-  while (*a && *a == *b) ++a, ++b;
-  return *a == *b;
-}
-
 static void spmd(void) {
   bsp_begin(conformance_nprocs);
   int p = bsp_nprocs(), me = bsp_pid();
@@ -30,29 +23,29 @@ static void spmd(void) {
   bsp_push_reg(area, sizeof area);
   bsp_push_reg(extra, sizeof extra);
   bsp_sync();
-  int known = is("put_outside") || is("get_outside") || is("put_pid_range") || is("get_pid_range") ||
-              is("send_pid_range") || is("pop_unregistered") || is("push_sequence_differs") ||
-              is("pop_sequence_differs") || is("put_before_effective") || is("put_after_pop");
+  int known = conformance_case_is("put_outside") || conformance_case_is("get_outside") || conformance_case_is("put_pid_range") || conformance_case_is("get_pid_range") ||
+              conformance_case_is("send_pid_range") || conformance_case_is("pop_unregistered") || conformance_case_is("push_sequence_differs") ||
+              conformance_case_is("pop_sequence_differs") || conformance_case_is("put_before_effective") || conformance_case_is("put_after_pop");
   if (!known) bsp_abort("fail_registration: unknown --case=%s\n", conformance_case ? conformance_case : "(none)");
   int value[2] = {1, 2}, got[2];
-  if (is("put_before_effective")) {
+  if (conformance_case_is("put_before_effective")) {
     bsp_push_reg(fresh, sizeof fresh);
     if (last) bsp_put(right, value, fresh, 0, sizeof(int));
   }
-  if (is("put_after_pop")) {
+  if (conformance_case_is("put_after_pop")) {
     bsp_pop_reg(extra);
     bsp_sync();
     if (last) bsp_put(right, value, extra, 0, sizeof(int));
   }
   if (last) {
-    if (is("put_outside")) bsp_put(right, value, area, 3 * sizeof(int), sizeof value);
-    if (is("get_outside")) bsp_get(right, area, 3 * sizeof(int), got, sizeof got);
-    if (is("put_pid_range")) bsp_put(p, value, area, 0, sizeof(int));
-    if (is("get_pid_range")) bsp_get(-1, area, 0, got, sizeof(int));
-    if (is("send_pid_range")) bsp_send(p, NULL, value, sizeof value);
-    if (is("pop_unregistered")) bsp_pop_reg(never);
-    if (is("push_sequence_differs")) bsp_push_reg(never, sizeof never);
-    if (is("pop_sequence_differs")) bsp_pop_reg(extra);
+    if (conformance_case_is("put_outside")) bsp_put(right, value, area, 3 * sizeof(int), sizeof value);
+    if (conformance_case_is("get_outside")) bsp_get(right, area, 3 * sizeof(int), got, sizeof got);
+    if (conformance_case_is("put_pid_range")) bsp_put(p, value, area, 0, sizeof(int));
+    if (conformance_case_is("get_pid_range")) bsp_get(-1, area, 0, got, sizeof(int));
+    if (conformance_case_is("send_pid_range")) bsp_send(p, NULL, value, sizeof value);
+    if (conformance_case_is("pop_unregistered")) bsp_pop_reg(never);
+    if (conformance_case_is("push_sequence_differs")) bsp_push_reg(never, sizeof never);
+    if (conformance_case_is("pop_sequence_differs")) bsp_pop_reg(extra);
   }
   bsp_sync();
   bsp_sync();
