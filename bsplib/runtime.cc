@@ -21,6 +21,7 @@
 #include "recovery/frame_codec.h"
 #include "transport/fault/fault_transport.h"
 #include "transport/registry.h"
+#include "transport/tcp/tcp_transport.h"
 #include "transport/trace/trace_transport.h"
 
 namespace bsp {
@@ -247,8 +248,14 @@ std::string Runtime::statistics_report() const {
   std::string report = fmt::format("supersteps={} comm_s={:.6f}", engine_->supersteps(), engine_->communication_seconds());
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });
+  // What tcp's set-up refused (connections that did not prove the job's secret).
+  const transport::Transport& transport = engine_->channel().transport();
+  if (transport.capabilities().authenticated_links) {
+    transport::TcpSetupStats setup = transport::tcp_setup_stats(transport);
+    report += fmt::format(" tcp_refused={} tcp_unproven_peers={}", setup.refused_connections, setup.unproven_peers);
+  }
   // What the fault injector did, next to what the reliable layer saw of it.
-  if (const transport::FaultCounts* faults = transport::fault_counts(engine_->channel().transport())) {
+  if (const transport::FaultCounts* faults = transport::fault_counts(transport)) {
     report += fmt::format(" fault_dropped={} fault_duplicated={} fault_reordered={} fault_corrupted={}",
                           faults->dropped, faults->duplicated, faults->reordered, faults->corrupted);
   }

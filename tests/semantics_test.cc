@@ -183,6 +183,15 @@ TEST(StatsTest, FaultInjectorCountsAreReported) {
   EXPECT_GT(bsp::testing::stats_total(result, "retransmissions"), 0) << describe(result);
 }
 
+// Over tcp, --stats shows what set-up refused (nothing, in a job nobody attacks).
+TEST(StatsTest, TcpSetUpRefusalsAreReported) {
+  ProgramResult result =
+      run_program({kBsprun, "-n", "3", "--transport=tcp", "--stats", kCases, "--case=put_all_to_all"}, 60s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_EQ(bsp::testing::stats_total(result, "tcp_refused"), 0) << describe(result);
+  EXPECT_EQ(bsp::testing::stats_total(result, "tcp_unproven_peers"), 0) << describe(result);
+}
+
 // ---- ways of starting a job ----
 TEST(StartTest, CallOutsideBeginIsReported) {
   ProgramResult result = run_program({kCases, "--case=call_outside_begin"}, 30s);

@@ -846,8 +846,10 @@ std::unique_ptr<Transport> make_tcp_transport(const TransportConfig& config) {
 }
 
 TcpSetupStats tcp_setup_stats(const Transport& transport) {
-  const auto* tcp = dynamic_cast<const TcpTransport*>(&transport);
-  return tcp != nullptr ? tcp->setup_stats() : TcpSetupStats{};
+  for (const Transport* layer = &transport; layer != nullptr; layer = layer->wrapped()) {
+    if (const auto* tcp = dynamic_cast<const TcpTransport*>(layer)) return tcp->setup_stats();
+  }
+  return TcpSetupStats{};
 }
 
 }  // namespace bsp::transport

@@ -33,7 +33,8 @@ struct TcpSetupStats {
   std::string last_refusal;  // why the latest of either was refused
 };
 
-// The set-up statistics of a tcp transport; zeros for any other transport.
+// The set-up statistics of the tcp transport in transport's chain of decorators; zeros
+// when there is none.
 TcpSetupStats tcp_setup_stats(const Transport& transport);
 
 }  // namespace bsp::transport
