@@ -17,6 +17,7 @@
 #include "auth/job_secret.h"
 #include "bsplib/control/control_client.h"
 #include "bsplib/control/coordinator.h"
+#include "bsplib/launch/host_addresses.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
 #include "transport/fault/fault_transport.h"
@@ -195,6 +196,7 @@ void Runtime::begin(int maxprocs) {
     std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
     std::exit(1);
   }
+  choose_data_address();
   std::unique_ptr<transport::Transport> transport;
   std::string address;
   try {
@@ -241,6 +243,26 @@ void Runtime::begin(int maxprocs) {
   engine_ = std::make_unique<Engine>(pid, start.nprocs, std::move(channel), *this);
   engine_->set_library_level(options_.library_level);
   engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
+}
+
+// Where tcp and udp listen (and nic finds its interface): --host if given; else the
+// address of --iface; else, when the coordinator is on another host, the address this
+// host reached it by (the interface toward the job's other hosts); else loopback.
+void Runtime::choose_data_address() {
+  std::map<std::string, std::string>& transport_options = options_.transport_options;
+  if (transport_options.count("host")) return;
+  if (auto iface = transport_options.find("iface"); iface != transport_options.end()) {
+    std::string address = launch::interface_address(iface->second);
+    if (address.empty() && options_.transport == "nic") return;  // raw frames need no IP address
+    if (address.empty()) {
+      abort_job(fmt::format("bsplib: pid {}: interface {} (--iface) has no IPv4 address on this host",
+                            env_int("BSP_PID", 0), iface->second));
+    }
+    transport_options["host"] = address;
+    return;
+  }
+  std::string reached_by = control_->local_address();
+  if (!reached_by.empty() && reached_by.rfind("127.", 0) != 0) transport_options["host"] = reached_by;
 }
 
 std::string Runtime::statistics_report() const {

@@ -44,6 +44,7 @@ class Runtime final : public JobControl {
   // Starts processes 1..processes-1 by fork; returns this process's pid.
   int start_local_processes(int processes, std::uint32_t job_id, const auth::Key& secret, unsigned short& port);
   [[noreturn]] void leave(int status);
+  void choose_data_address();
   std::string statistics_report() const;
 
   RunOptions options_;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bsplib/control/protocol.h"
 
@@ -23,17 +24,43 @@ constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
 constexpr std::chrono::milliseconds kConnectTimeout{10000};
 }  // namespace
 
-ControlClient::ControlClient(const std::string& host, unsigned short port, const auth::Key& secret)
+ControlClient::ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret)
     : socket_(io_) {
   // A coordinator that cannot be reached (a firewall, a wrong address) is an error after
-  // a bounded wait, not the kernel's two minutes of SYN retries.
-  boost::system::error_code ec = asio::error::timed_out;
-  socket_.async_connect(tcp::endpoint(asio::ip::make_address(host), port),
-                        [&ec](const boost::system::error_code& result) { ec = result; });
-  io_.run_for(kConnectTimeout);
-  if (ec) {
-    throw std::runtime_error(fmt::format("cannot reach the job's coordinator at {}:{}: {}",
-                                         host, port, ec.message()));
+  // a bounded wait, not the kernel's two minutes of SYN retries. Several addresses (a
+  // launcher on another host lists every one it has) are tried in order, each bounded.
+  std::vector<std::string> candidates;
+  for (std::size_t begin = 0; begin <= hosts.size();) {
+    std::size_t comma = std::min(hosts.find(',', begin), hosts.size());
+    if (comma > begin) candidates.push_back(hosts.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+  if (candidates.empty()) throw std::runtime_error("no address for the job's coordinator");
+  std::vector<std::string> failures;
+  std::string host;
+  for (const std::string& candidate : candidates) {
+    boost::system::error_code ec = asio::error::timed_out;
+    boost::system::error_code parse_error;
+    asio::ip::address address = asio::ip::make_address(candidate, parse_error);
+    if (parse_error) {
+      failures.push_back(fmt::format("{}: not an IP address", candidate));
+      continue;
+    }
+    io_.restart();
+    socket_.async_connect(tcp::endpoint(address, port),
+                          [&ec](const boost::system::error_code& result) { ec = result; });
+    io_.run_for(candidates.size() > 1 ? kConnectTimeout / 4 : kConnectTimeout);
+    if (!ec) {
+      host = candidate;
+      break;
+    }
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    failures.push_back(fmt::format("{}: {}", candidate, ec.message()));
+  }
+  if (host.empty()) {
+    throw std::runtime_error(fmt::format("cannot reach the job's coordinator on port {} ({})", port,
+                                         fmt::join(failures, "; ")));
   }
   io_.restart();
   socket_.set_option(tcp::no_delay(true));
@@ -44,6 +71,12 @@ ControlClient::ControlClient(const std::string& host, unsigned short port, const
     throw std::runtime_error(fmt::format("the job's coordinator at {}:{} did not send its challenge", host, port));
   }
   asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()));
+}
+
+std::string ControlClient::local_address() const {
+  boost::system::error_code ec;
+  tcp::endpoint local = socket_.local_endpoint(ec);
+  return ec ? std::string() : local.address().to_string();
 }
 
 bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t& type,

@@ -31,7 +31,8 @@ struct JobAborted {
 class ControlClient {
  public:
   // Connects and proves knowledge of the job's secret (the coordinator's challenge).
-  ControlClient(const std::string& host, unsigned short port, const auth::Key& secret);
+  // hosts: one address, or several separated by commas, tried in order.
+  ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret);
 
   // Sends the hello and waits for the job's size and addresses. Throws JobAborted.
   JobStart handshake(int pid, int requested_nprocs, const std::string& address);
@@ -54,6 +55,9 @@ class ControlClient {
   bool finished(std::chrono::milliseconds timeout);
 
   int fd() { return socket_.native_handle(); }
+  // This host's address on the connection to the coordinator: the interface that reaches
+  // the job's other hosts.
+  std::string local_address() const;
 
  private:
   // Reads one message if one arrives within timeout; returns false on timeout.
