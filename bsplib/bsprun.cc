@@ -1,8 +1,11 @@
 // bsplib/bsprun.cc: the launcher. `bsprun -n P [--transport=NAME] [--stats] [--opt=value]
-// prog args...` starts P processes of prog on this host, hosts the job's coordinator
-// (control plane: handshake, abort, failure detection, statistics), forwards stdin to
-// pid 0, and exits with the job's status. Options become BSP_* environment variables,
-// which is also how a program run without bsprun picks them up.
+// prog args...` starts P processes of prog on this host, or across hosts (--hosts,
+// --hostfile: through a remote shell and bsprun's agent there, launch/remote_hosts.h),
+// hosts the job's coordinator (control plane: handshake, abort, failure detection,
+// statistics), forwards stdin to pid 0 and the processes' output to the terminal
+// (--tag-output prefixes each line with its pid), and exits with the job's status.
+// Options become BSP_* environment variables, which is also how a program run without
+// bsprun picks them up. `bsprun --agent` is the agent the remote shell starts.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -16,7 +19,10 @@
 #include <unistd.h>
 
 #include <boost/asio.hpp>
+#include <netdb.h>
+#include <algorithm>
 #include <cctype>
+#include <sstream>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -25,6 +31,11 @@
 
 #include "auth/job_secret.h"
 #include "bsplib/control/coordinator.h"
+#include "bsplib/launch/agent.h"
+#include "bsplib/launch/host_addresses.h"
+#include "bsplib/launch/host_list.h"
+#include "bsplib/launch/output_forwarder.h"
+#include "bsplib/launch/remote_hosts.h"
 #include "bsplib/options.h"
 #include "transport/registry.h"
 
@@ -40,6 +51,12 @@ namespace {
                bsp::environment_variable(option), *option.default_value ? fmt::format("; default {}", option.default_value) : "");
   }
   fmt::print(stderr, "  --{:<22}{}\n", "netns=PREFIX", "run process i in network namespace PREFIX<i> (tools/cluster.sh)");
+  fmt::print(stderr, "  --{:<22}{}\n", "hosts=A:4,B:4", "run across hosts: slots per host, filled in order (pids 0-3 on A)");
+  fmt::print(stderr, "  --{:<22}{}\n", "hostfile=FILE",
+             "the hosts as Open MPI's hostfile: lines 'nodeA slots=4 [iface=eth1]', # comments");
+  fmt::print(stderr, "  --{:<22}{}\n", "rsh=CMD",
+             "remote shell that starts bsprun's agent on each host (default 'ssh -x -o BatchMode=yes')");
+  fmt::print(stderr, "  --{:<22}{}\n", "tag-output", "prefix every line a process writes with [pid]");
   fmt::print(stderr, "  --{:<22}{}\n", "help=markdown", "print the options as the README's table");
   fmt::print(stderr, "transports built in: {}\n", fmt::join(bsp::transport::transport_names(), ", "));
   std::exit(problem.empty() ? 0 : 2);
@@ -51,24 +68,6 @@ std::string environment_name(const std::string& name) {
     if (name == option.name) return bsp::environment_variable(option);
   }
   return {};
-}
-
-// The IPv4 address of a network interface, or "" if it has none.
-std::string interface_address(const std::string& name) {
-  ifaddrs* list = nullptr;
-  std::string found;
-  if (::getifaddrs(&list) != 0) return found;
-  for (ifaddrs* entry = list; entry; entry = entry->ifa_next) {
-    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET) continue;
-    char text[INET_ADDRSTRLEN];
-    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr, text, sizeof text);
-    if ((name.empty() && std::string(entry->ifa_name) != "lo") || name == entry->ifa_name) {
-      found = text;
-      break;
-    }
-  }
-  ::freeifaddrs(list);
-  return found;
 }
 
 // Moves this thread into network namespace `name` (made by tools/cluster.sh); false if
@@ -89,7 +88,7 @@ void enter_namespace(const std::string& name) {
                std::strerror(errno));
     ::_exit(126);
   }
-  std::string address = interface_address("");
+  std::string address = bsp::launch::interface_address("");
   if (!address.empty() && !std::getenv("BSP_HOST")) ::setenv("BSP_HOST", address.c_str(), 1);
 }
 
@@ -104,7 +103,7 @@ std::unique_ptr<bsp::control::Coordinator> coordinator_on_host_zero(boost::asio:
                       "needs root)",
                       prefix, std::strerror(errno), prefix));
   }
-  config.listen_address = interface_address("");
+  config.listen_address = bsp::launch::interface_address("");
   if (config.listen_address.empty()) usage(fmt::format("host {}0 of the cluster has no IPv4 address", prefix));
   auto coordinator = std::make_unique<bsp::control::Coordinator>(io, config);
   if (::setns(home, CLONE_NEWNET) != 0) {
@@ -122,50 +121,128 @@ int parse_count(const std::string& text) {
   return static_cast<int>(value);
 }
 
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::stringstream stream(text);
+  std::string word;
+  while (stream >> word) words.push_back(word);
+  return words;
+}
+
+// The address of this host's interface toward `host` (the route the kernel would take):
+// what this host's processes give as theirs when the job spans hosts.
+std::string address_toward(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), "9", &hints, &found) != 0) return {};
+  std::string address;
+  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in local{};
+  socklen_t length = sizeof local;
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+    char text[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &local.sin_addr, text, sizeof text);
+    address = text;
+  }
+  if (fd >= 0) ::close(fd);
+  ::freeaddrinfo(found);
+  return address;
+}
+
+// The BSP_* settings remote processes get: the options, not what is per process or
+// per host (the coordinator's address, pid, secret; --host names an address of this host).
+std::vector<std::string> forwarded_settings() {
+  static const char* const kPerProcess[] = {"BSP_CONTROL", "BSP_PID", "BSP_PROCESSES", "BSP_JOB_ID",
+                                            bsp::auth::kSecretFdVariable, "BSP_HOST"};
+  std::vector<std::string> settings;
+  for (char** variable = environ; *variable; ++variable) {
+    std::string entry = *variable;
+    if (entry.rfind("BSP_", 0) != 0) continue;
+    std::string name = entry.substr(0, entry.find('='));
+    if (std::find(std::begin(kPerProcess), std::end(kPerProcess), name) == std::end(kPerProcess)) {
+      settings.push_back(entry);
+    }
+  }
+  return settings;
+}
+
+std::string this_executable() {
+  char path[4096];
+  ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return "bsprun";
+  return std::string(path, static_cast<std::size_t>(length));
+}
+
+std::string working_directory() {
+  char path[4096];
+  return ::getcwd(path, sizeof path) ? std::string(path) : std::string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--agent") return bsp::launch::run_agent();
   int processes = 1;
   std::string netns;  // run process i in namespace netns + i
+  std::vector<bsp::launch::Host> hosts;
+  std::string rsh = "ssh -x -o BatchMode=yes";
+  bool tag_output = false;
   std::vector<std::pair<std::string, std::string>> settings;  // BSP_* variables to set
   int first = 1;
-  for (; first < argc; ++first) {
-    std::string arg = argv[first];
-    if (arg == "-h" || arg == "--help") usage("");
-    if (arg == "--help=markdown") {
-      fmt::print("{}", bsp::options_markdown());
-      return 0;
-    }
-    if (arg == "--") {
-      ++first;
-      break;
-    }
-    if (arg.rfind("-", 0) != 0) break;
-    // -npes and -nprocs are the Oxford toolset's spellings, -np MPI's.
-    if (arg == "-n" || arg == "-np" || arg == "--nprocs" || arg == "-npes" || arg == "-nprocs") {
-      if (first + 1 >= argc) usage(arg + " needs a value");
-      processes = parse_count(argv[++first]);
-    } else if (arg.rfind("-n", 0) == 0 && arg.size() > 2 && std::isdigit(static_cast<unsigned char>(arg[2]))) {
-      processes = parse_count(arg.substr(2));
-    } else if (arg.rfind("--nprocs=", 0) == 0) {
-      processes = parse_count(arg.substr(9));
-    } else if (arg.rfind("--netns=", 0) == 0) {
-      netns = arg.substr(8);
-    } else if (arg.rfind("--", 0) == 0) {
-      std::string name = arg.substr(2);
-      std::string value = "1";
-      if (auto eq = name.find('='); eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
+  try {
+    for (; first < argc; ++first) {
+      std::string arg = argv[first];
+      if (arg == "-h" || arg == "--help") usage("");
+      if (arg == "--help=markdown") {
+        fmt::print("{}", bsp::options_markdown());
+        return 0;
       }
-      std::string variable = environment_name(name);
-      if (variable.empty()) usage(fmt::format("unknown option --{}", name));
-      settings.emplace_back(variable, value);
-    } else {
-      usage(fmt::format("unknown option {}", arg));
+      if (arg == "--") {
+        ++first;
+        break;
+      }
+      if (arg.rfind("-", 0) != 0) break;
+      // -npes and -nprocs are the Oxford toolset's spellings, -np MPI's.
+      if (arg == "-n" || arg == "-np" || arg == "--nprocs" || arg == "-npes" || arg == "-nprocs") {
+        if (first + 1 >= argc) usage(arg + " needs a value");
+        processes = parse_count(argv[++first]);
+      } else if (arg.rfind("-n", 0) == 0 && arg.size() > 2 && std::isdigit(static_cast<unsigned char>(arg[2]))) {
+        processes = parse_count(arg.substr(2));
+      } else if (arg.rfind("--nprocs=", 0) == 0) {
+        processes = parse_count(arg.substr(9));
+      } else if (arg.rfind("--netns=", 0) == 0) {
+        netns = arg.substr(8);
+      } else if (arg.rfind("--hosts=", 0) == 0) {
+        hosts = bsp::launch::parse_host_list(arg.substr(8));
+      } else if (arg.rfind("--hostfile=", 0) == 0) {
+        hosts = bsp::launch::read_hostfile(arg.substr(11));
+      } else if (arg.rfind("--rsh=", 0) == 0) {
+        rsh = arg.substr(6);
+        if (split_words(rsh).empty()) usage("--rsh needs a command");
+      } else if (arg == "--tag-output") {
+        tag_output = true;
+      } else if (arg.rfind("--", 0) == 0) {
+        std::string name = arg.substr(2);
+        std::string value = "1";
+        if (auto eq = name.find('='); eq != std::string::npos) {
+          value = name.substr(eq + 1);
+          name = name.substr(0, eq);
+        }
+        std::string variable = environment_name(name);
+        if (variable.empty()) usage(fmt::format("unknown option --{}", name));
+        settings.emplace_back(variable, value);
+      } else {
+        usage(fmt::format("unknown option {}", arg));
+      }
     }
+  } catch (const std::invalid_argument& error) {
+    usage(error.what());
   }
   if (first >= argc) usage("no program to run");
+  if (!netns.empty() && !hosts.empty()) usage("--netns and --hosts/--hostfile do not mix: choose one way of placing");
   for (const auto& [name, value] : settings) ::setenv(name.c_str(), value.c_str(), 1);
 
   bsp::RunOptions options;
@@ -180,10 +257,31 @@ int main(int argc, char** argv) {
     usage(fmt::format("unknown transport '{}'", options.transport));
   }
 
+  // Where each pid runs: here, unless the hosts say otherwise.
+  std::vector<bsp::launch::Placement> remote;
+  std::vector<bool> here(static_cast<std::size_t>(processes), true);
+  std::vector<std::string> host_of(static_cast<std::size_t>(processes));
+  if (!hosts.empty()) {
+    try {
+      for (bsp::launch::Placement& placement : bsp::launch::place(processes, hosts)) {
+        if (bsp::launch::is_this_host(placement.host.name) && placement.host.iface.empty()) continue;
+        for (int pid : placement.pids) {
+          here[static_cast<std::size_t>(pid)] = false;
+          host_of[static_cast<std::size_t>(pid)] = placement.host.name;
+        }
+        remote.push_back(std::move(placement));
+      }
+    } catch (const std::invalid_argument& error) {
+      usage(error.what());
+    }
+  }
+
   std::uint32_t job_id = 0;
   if (::getrandom(&job_id, sizeof job_id, 0) != sizeof job_id || job_id == 0) job_id = static_cast<std::uint32_t>(::getpid());
 
   boost::asio::io_context io;
+  bsp::launch::OutputForwarder output(tag_output);
+  bsp::launch::RemoteHosts remote_hosts(io, split_words(rsh), this_executable(), output);
   bsp::control::CoordinatorConfig config;
   config.processes = processes;
   config.job_id = job_id;
@@ -191,13 +289,50 @@ int main(int argc, char** argv) {
   config.who = "bsprun";
   config.print_stats = options.stats;
   config.link_timeout_seconds = options.link_timeout_seconds;
+  std::string control_address = config.listen_address;
+  if (!remote.empty()) {
+    // Processes on other hosts connect back: listen on every interface (a session must
+    // prove the job's secret before it is heard), and give this host's processes the
+    // address toward the others, so the addresses they publish reach them.
+    config.listen_address = "0.0.0.0";
+    config.hosts = host_of;
+    config.kill_remote = [&remote_hosts] { remote_hosts.kill_all(); };
+    control_address = address_toward(remote.front().host.name);
+    if (control_address.empty()) usage(fmt::format("no route from this host to {}", remote.front().host.name));
+  }
   std::unique_ptr<bsp::control::Coordinator> coordinator =
       netns.empty() ? std::make_unique<bsp::control::Coordinator>(io, config)
                     : coordinator_on_host_zero(io, config, netns);
+  if (!netns.empty()) control_address = config.listen_address;
+  remote_hosts.attach(*coordinator);
 
-  ::setenv("BSP_CONTROL", fmt::format("{}:{}", config.listen_address, coordinator->port()).c_str(), 1);
+  ::setenv("BSP_CONTROL", fmt::format("{}:{}", control_address, coordinator->port()).c_str(), 1);
   ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
   ::setenv("BSP_JOB_ID", std::to_string(job_id).c_str(), 1);
+  if (!remote.empty()) {
+    bsp::launch::AgentSetup setup;
+    setup.secret = config.secret;
+    setup.job_id = job_id;
+    std::vector<std::string> addresses = bsp::launch::local_addresses();
+    addresses.insert(addresses.begin(), control_address);
+    setup.control_hosts = fmt::format("{}", fmt::join(addresses, ","));
+    setup.control_port = coordinator->port();
+    setup.processes = static_cast<std::uint32_t>(processes);
+    setup.directory = working_directory();
+    setup.argv.assign(argv + first, argv + argc);
+    setup.environment = forwarded_settings();
+    for (const bsp::launch::Placement& placement : remote) {
+      bsp::launch::AgentSetup for_host = setup;
+      if (!placement.host.iface.empty()) for_host.environment.push_back("BSP_IFACE=" + placement.host.iface);
+      try {
+        remote_hosts.start(placement, std::move(for_host));
+      } catch (const std::exception& error) {
+        fmt::print(stderr, "bsprun: {}\n", error.what());
+        return 1;
+      }
+    }
+    if (!here[0]) remote_hosts.forward_stdin();
+  }
   // The secret goes to the processes through an inherited descriptor, never the
   // environment: only its number is there.
   int secret_fd = -1;
@@ -212,6 +347,12 @@ int main(int argc, char** argv) {
   std::fflush(stderr);
   const pid_t launcher = ::getpid();
   for (int pid = 0; pid < processes; ++pid) {
+    if (!here[static_cast<std::size_t>(pid)]) continue;
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) {
+      std::perror("bsprun: pipe");
+      return 1;
+    }
     pid_t child = ::fork();
     if (child < 0) {
       std::perror("bsprun: fork");
@@ -226,6 +367,10 @@ int main(int argc, char** argv) {
         int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0) ::dup2(null, STDIN_FILENO);
       }
+      if (tag_output) {
+        ::dup2(out[1], STDOUT_FILENO);
+        ::dup2(err[1], STDERR_FILENO);
+      }
       // The program gets stdin, stdout, stderr and the job's secret, nothing of the
       // launcher's (its event loop, timers, the coordinator's listening socket).
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -233,6 +378,12 @@ int main(int argc, char** argv) {
       ::execvp(argv[first], argv + first);
       fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
       ::_exit(127);
+    }
+    if (tag_output) {
+      ::close(out[1]);
+      ::close(err[1]);
+      bsp::launch::forward_pipe(io, out[0], pid, 1, output);
+      bsp::launch::forward_pipe(io, err[0], pid, 2, output);
     }
     coordinator->set_os_pid(pid, child);
   }

@@ -26,6 +26,7 @@ namespace {
 
 constexpr auto kReapInterval = 20ms;     // how often launched processes are checked
 constexpr auto kLostGrace = 300ms;       // EOF without exit status: wait this long for it
+constexpr auto kRemoteLostGrace = 600ms; // the same for a process whose end its launcher reports
 constexpr auto kKillGrace = 3000ms;      // after an abort, processes get this long to stop
 
 std::string describe_exit(int status) {
@@ -54,7 +55,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
 
   struct Process {
     std::shared_ptr<Session> session;
-    pid_t os_pid = -1;
+    pid_t os_pid = -1;      // this host's child: waited for and killed by OS pid
+    pid_t reported_os_pid = -1;  // what the process said in its hello
+    bool remote = false;    // on another host: its launcher reports its end
     bool reaped = false;
     int wait_status = 0;
     bool hello = false;
@@ -90,6 +93,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     }
     for (std::size_t i = 0; i < config.os_pids.size() && i < processes.size(); ++i) {
       processes[i].os_pid = config.os_pids[i];
+    }
+    for (std::size_t i = 0; i < config.hosts.size() && i < processes.size(); ++i) {
+      processes[i].remote = !config.hosts[i].empty();
     }
   }
 
@@ -227,7 +233,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     process.hello = true;
     process.requested = requested;
     process.address = std::move(address);
-    if (process.os_pid < 0 && pid != 0) process.os_pid = os_pid;
+    process.reported_os_pid = os_pid;  // for messages only: never waited for or killed
     if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
     for (int other = 0; other < config.processes; ++other) {
       if (processes[other].never_joined) return fail_unjoined(other);
@@ -348,13 +354,14 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void on_closed(const std::shared_ptr<Session>& session) {
+    // (A process on another host: its launcher reports how it ended.)
     int pid = session->pid;
     if (pid < 0 || processes[pid].session != session) return;
     Process& process = processes[pid];
     process.lost = true;
     if (aborted || process.done || process.excess) return check_over();
     // Give the reaper a moment to learn how the process ended, for a better message.
-    auto timer = std::make_shared<asio::steady_timer>(io, kLostGrace);
+    auto timer = std::make_shared<asio::steady_timer>(io, process.remote ? kRemoteLostGrace : kLostGrace);
     timer->async_wait([self = shared_from_this(), timer, pid](boost::system::error_code) {
       Process& p = self->processes[pid];
       if (!self->aborted && !p.done && !p.excess) {
@@ -366,7 +373,16 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
 
   // ---- failure and abort ----
   void fail(int pid, const std::string& what) {
-    stop_failed(fmt::format("{}: process pid {} {}; stopping the other processes\n", config.who, pid, what));
+    stop_failed(fmt::format("{}: process pid {}{} {}; stopping the other processes\n", config.who, pid, where(pid), what));
+  }
+
+  // " on host NAME (OS pid N)" for a process on another host, else "".
+  std::string where(int pid) const {
+    const Process& p = processes[pid];
+    if (!p.remote) return {};
+    pid_t os_pid = p.os_pid > 0 ? p.os_pid : p.reported_os_pid;
+    return os_pid > 0 ? fmt::format(" on host {} (OS pid {})", config.hosts[pid], os_pid)
+                      : fmt::format(" on host {}", config.hosts[pid]);
   }
 
   // The job failed: says why (once, here) and stops every process.
@@ -388,8 +404,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     kill_timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
       if (ec) return;
       for (Process& p : self->processes) {
-        if (p.os_pid > 0 && !p.reaped) ::kill(p.os_pid, SIGKILL);
+        if (p.os_pid > 0 && !p.remote && !p.reaped) ::kill(p.os_pid, SIGKILL);
       }
+      if (self->config.kill_remote) self->config.kill_remote();
     });
     check_over();
   }
@@ -407,12 +424,21 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   void reap() {
     for (int pid = 0; pid < config.processes; ++pid) {
       Process& p = processes[pid];
-      if (p.os_pid <= 0 || p.reaped) continue;
+      if (p.os_pid <= 0 || p.remote || p.reaped) continue;
       int status = 0;
       pid_t got = ::waitpid(p.os_pid, &status, WNOHANG);
       if (got == 0) continue;
+      ended(pid, got < 0 ? 0 : status);
+    }
+    check_over();
+  }
+
+  // Process pid ended with wait status `status` (this host's child, or reported).
+  void ended(int pid, int status) {
+    Process& p = processes[pid];
+    {
       p.reaped = true;
-      p.wait_status = got < 0 ? 0 : status;
+      p.wait_status = status;
       bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
       if (!clean) worst_status = std::max(worst_status, 1);
       if (!aborted && !p.done && !p.excess) {
@@ -427,7 +453,6 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         }
       }
     }
-    check_over();
   }
 
   void fail_unjoined(int pid) {
@@ -452,7 +477,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
 
   void check_over() {
     for (const Process& p : processes) {
-      if (p.os_pid > 0 && !p.reaped) return;
+      if ((p.os_pid > 0 || p.remote) && !p.reaped) return;
       // A process that is not our child (pid 0 in a program started without bsprun)
       // counts as over when it finished or the job was aborted.
       if (p.os_pid <= 0 && !aborted && !p.done && !p.excess) return;
@@ -521,6 +546,27 @@ unsigned short Coordinator::port() const { return impl_->acceptor.local_endpoint
 void Coordinator::set_os_pid(int pid, pid_t os_pid) { impl_->processes.at(pid).os_pid = os_pid; }
 
 bool Coordinator::over() const { return impl_->is_over; }
+
+void Coordinator::process_exited(int pid, pid_t os_pid, int wait_status) {
+  if (pid < 0 || pid >= impl_->config.processes || impl_->processes[pid].reaped) return;
+  if (os_pid > 0) impl_->processes[pid].os_pid = os_pid;
+  impl_->ended(pid, wait_status);
+  impl_->check_over();
+}
+
+void Coordinator::processes_lost(const std::vector<int>& pids, const std::string& why) {
+  bool any = false;
+  for (int pid : pids) {
+    if (pid < 0 || pid >= impl_->config.processes || impl_->processes[pid].reaped) continue;
+    Impl::Process& p = impl_->processes[pid];
+    p.reaped = true;
+    p.wait_status = 1 << 8;  // as if it had exited with status 1
+    impl_->worst_status = std::max(impl_->worst_status, 1);
+    any = any || (!p.done && !p.excess);
+  }
+  if (any && !impl_->aborted) impl_->stop_failed(why);
+  impl_->check_over();
+}
 
 void Coordinator::run(asio::io_context& io, const std::string& who) {
   for (;;) {

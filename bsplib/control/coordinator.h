@@ -32,6 +32,13 @@ struct CoordinatorConfig {
   std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
   int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
   std::string listen_address = "127.0.0.1";  // where to open it
+  // Processes on other hosts (started through a remote shell): index = pid, "" for a
+  // process of this host. Their exits are reported by the launcher (process_exited), and
+  // the coordinator's messages name the host.
+  std::vector<std::string> hosts;
+  // Called when the processes left must be killed (after an abort's grace period): the
+  // launcher's way of reaching processes that are not this host's children.
+  std::function<void()> kill_remote;
 };
 
 class Coordinator {
@@ -44,6 +51,12 @@ class Coordinator {
 
   // Late registration of a launched process's OS pid (for reaping and killing).
   void set_os_pid(int pid, pid_t os_pid);
+
+  // A process on another host ended (its launcher's report): wait_status as waitpid's.
+  void process_exited(int pid, pid_t os_pid, int wait_status);
+  // Processes that can no longer be reached (their host or its remote shell is gone):
+  // the job stops with `why`, and they count as ended.
+  void processes_lost(const std::vector<int>& pids, const std::string& why);
 
   // True once the job is over (all finished, or aborted and every process gone).
   bool over() const;
