@@ -460,6 +460,16 @@ void killed_process() {
   for (;;) bsp_sync();
 }
 
+// Supersteps until the job is stopped from outside (a cut link, a killed remote shell,
+// Ctrl-C); gives up after 60 s so a test can never leave it running.
+void sync_until_stopped() {
+  for (int step = 0; step < 6000; ++step) {
+    bsp_sync();
+    usleep(10000);
+  }
+  bsp_abort("sync_until_stopped: nobody stopped the job within 60 s");
+}
+
 // The last process computes for 3 s in the second superstep while the others wait.
 void slow_process() {
   bsp_sync();
@@ -532,6 +542,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
       {"slow_process", slow_process},
+      {"sync_until_stopped", sync_until_stopped},
       {"put_unregistered", put_unregistered},
       {"put_outside_registration", put_outside_registration},
       {"get_outside_registration", get_outside_registration},

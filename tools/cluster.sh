@@ -10,8 +10,15 @@
 # rate, as by a real NIC, not dropped), and every switch port through one with a short
 # queue (--queue), so many-to-one traffic overflows it and frames are dropped, as at the
 # paper's switch.
+# With --sshd DIR, every host also runs an sshd of its own (Debian's openssh-server) with
+# keys and configuration made under DIR (nothing of the machine's own ssh set-up is read
+# or changed; /run/sshd, sshd's privilege-separation directory, is made if missing), in a
+# UTS namespace whose host name is the namespace's; DIR/ssh_config reaches them as root,
+# and DIR/hostfile lists them (--slots K each), for bsprun run inside host 0:
+#   ip netns exec P0 bsprun -n 8 --hostfile=DIR/hostfile --rsh="ssh -F DIR/ssh_config" prog
 #   tools/cluster.sh up N [--prefix P] [--rate 100mbit] [--queue BYTES] [--host-queue BYTES]
-#   tools/cluster.sh down [--prefix P]
+#                         [--sshd DIR [--slots K]]
+#   tools/cluster.sh down [--prefix P]        (also ends every process left in its hosts)
 #   bsprun -n N --netns=P --transport=udp prog      (process i runs on host P<i>)
 # Needs root (CAP_NET_ADMIN).
 set -eu
@@ -23,12 +30,16 @@ prefix=bsp
 rate=""
 queue=15000
 host_queue=1500000
+sshd_dir=""
+slots=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --queue) queue=$2; shift 2 ;;
     --host-queue) host_queue=$2; shift 2 ;;
+    --sshd) sshd_dir=$2; shift 2 ;;
+    --slots) slots=$2; shift 2 ;;
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -36,11 +47,72 @@ switch="${prefix}sw"
 
 down() {
   for ns in $(ip netns list | awk '{print $1}' | grep -E "^${prefix}([0-9]+|sw)$" || true); do
+    # Whatever still runs on the host (its sshd, processes a test left) ends with it.
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
     ip netns delete "$ns" 2>/dev/null || true
   done
   # Clusters made by earlier versions kept the bridge in this namespace.
   for link in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${prefix}(v[0-9]+|br)$" || true); do
     ip link delete "$link" 2>/dev/null || true
+  done
+}
+
+# An sshd per host, configured under $sshd_dir; returns once each answers.
+start_sshds() {
+  [ -x /usr/sbin/sshd ] || { echo "cluster.sh: /usr/sbin/sshd is missing (apt-get install openssh-server)" >&2; exit 3; }
+  mkdir -p "$sshd_dir"
+  sshd_dir=$(cd "$sshd_dir" && pwd)
+  [ -f "$sshd_dir/host_key" ] || ssh-keygen -q -t ed25519 -N "" -f "$sshd_dir/host_key"
+  [ -f "$sshd_dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N "" -f "$sshd_dir/id_ed25519"
+  cp "$sshd_dir/id_ed25519.pub" "$sshd_dir/authorized_keys"
+  chmod 600 "$sshd_dir/authorized_keys"
+  cat >"$sshd_dir/sshd_config" <<EOF
+Port 22
+HostKey $sshd_dir/host_key
+AuthorizedKeysFile $sshd_dir/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PrintMotd no
+MaxStartups 100:30:200
+MaxSessions 100
+EOF
+  cat >"$sshd_dir/ssh_config" <<EOF
+Host *
+  User root
+  IdentityFile $sshd_dir/id_ed25519
+  IdentitiesOnly yes
+  UserKnownHostsFile $sshd_dir/known_hosts
+  StrictHostKeyChecking no
+  BatchMode yes
+  LogLevel ERROR
+  ConnectTimeout 10
+EOF
+  [ -d /run/sshd ] || mkdir -p -m 0755 /run/sshd
+  : >"$sshd_dir/hostfile"
+  i=0
+  while [ $i -lt "$count" ]; do
+    ns="${prefix}${i}"
+    ip netns exec "$ns" unshare --uts sh -c "hostname $ns && exec /usr/sbin/sshd -f $sshd_dir/sshd_config -o PidFile=$sshd_dir/sshd.$ns.pid -E $sshd_dir/sshd.$ns.log"
+    echo "10.77.0.$((i + 1)) slots=$slots" >>"$sshd_dir/hostfile"
+    i=$((i + 1))
+  done
+  i=0
+  while [ $i -lt "$count" ]; do
+    tries=0
+    until ip netns exec "${prefix}0" ssh -F "$sshd_dir/ssh_config" "10.77.0.$((i + 1))" true 2>"$sshd_dir/ssh_check.err"; do
+      tries=$((tries + 1))
+      if [ $tries -ge 50 ]; then
+        echo "cluster.sh: the sshd of host ${prefix}${i} does not answer: $(cat "$sshd_dir/ssh_check.err") $(tail -3 "$sshd_dir/sshd.${prefix}${i}.log" 2>/dev/null)" >&2
+        exit 3
+      fi
+      sleep 0.1
+    done
+    i=$((i + 1))
   done
 }
 
@@ -68,6 +140,7 @@ case "$command" in
       fi
       i=$((i + 1))
     done
+    if [ -n "$sshd_dir" ]; then start_sshds; fi
     echo "cluster $prefix: $count hosts ${prefix}0..${prefix}$((count - 1)) on a switch in namespace $switch${rate:+, ports shaped to $rate}"
     ;;
   down)
