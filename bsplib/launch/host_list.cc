@@ -22,6 +22,9 @@ int parse_slots(const std::string& text, const std::string& where) {
 
 void check_name(const std::string& name, const std::string& where) {
   if (name.empty()) throw std::invalid_argument(fmt::format("{}: a host needs a name", where));
+  if (name[0] == '-') {  // the remote shell would take it for an option
+    throw std::invalid_argument(fmt::format("{}: '{}' is not a host name or address", where, name));
+  }
   for (char c : name) {
     // Names and addresses only: the name is an argument to the remote shell.
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' && c != ':' && c != '@') {
