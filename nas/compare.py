@@ -7,6 +7,12 @@ written on BSPlib over several transports and prints its three tables side by si
 Results also go to RESULTS/nas.csv, RESULTS/nas.json and PNG bar charts (gnuplot).
 
   python3 nas/compare.py --class W --procs 4 --benchmarks ep,cg,mg,ft,is --transports all
+
+Across hosts: --hostfile FILE (Open MPI's format; the process count defaults to its slots),
+--rsh CMD (the remote shell, default ssh), and for the emulated cluster of
+tools/cluster.sh, --in-netns NS runs bsprun inside host namespace NS:
+  tools/cluster.sh up 4 --sshd /tmp/cl --slots 2
+  python3 nas/compare.py --hostfile /tmp/cl/hostfile --rsh "ssh -F /tmp/cl/ssh_config" --in-netns bsp0
 """
 import argparse
 import csv
@@ -32,6 +38,18 @@ FIELDS = {
     "data_dropped": r"data dropped = (\d+)",
     "duplicates": r"duplicates received = (\d+)",
 }
+
+
+def hostfile_slots(path):
+    """The slots of an Open MPI hostfile (a host without slots= has one)."""
+    slots = 0
+    for line in pathlib.Path(path).read_text().splitlines():
+        words = line.split("#")[0].split()
+        if not words:
+            continue
+        found = [w.split("=", 1)[1] for w in words[1:] if w.split("=", 1)[0] in ("slots", "cpu", "count")]
+        slots += int(found[0]) if found else 1
+    return slots
 
 
 def available_transports(bsprun):
@@ -95,15 +113,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--benchmarks", default="ep,is,cg,mg,ft,lu,bt,sp")
     parser.add_argument("--class", dest="problem_class", default="W")
-    parser.add_argument("--procs", type=int, default=4)
+    parser.add_argument("--procs", type=int, default=None, help="processes (default 4, or the hostfile's slots)")
+    parser.add_argument("--hostfile", default="", help="run across the hosts of this Open MPI hostfile")
+    parser.add_argument("--rsh", default="", help="remote shell for --hostfile (default: bsprun's, ssh)")
+    parser.add_argument("--in-netns", default="", help="run bsprun in this network namespace (tools/cluster.sh)")
     parser.add_argument("--transports", default="all", help="comma-separated, or 'all' that work here")
     parser.add_argument("--bin", default="bazel-bin", help="where the built binaries are")
     parser.add_argument("--results", default="results", help="directory for CSV, JSON and PNG")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--extra", default="", help="more bsprun options, e.g. '--stats'")
     args = parser.parse_args()
+    launch = []  # bsprun options that place the processes
+    if args.hostfile:
+        args.hostfile = os.path.abspath(args.hostfile)
+        launch.append(f"--hostfile={args.hostfile}")
+        if args.rsh:
+            launch.append(f"--rsh={args.rsh}")
+        if args.procs is None:
+            args.procs = hostfile_slots(args.hostfile)
+    if args.procs is None:
+        args.procs = 4
+    prefix = ["ip", "netns", "exec", args.in_netns] if args.in_netns else []
 
     root = pathlib.Path(args.bin)
+    root = root.resolve()  # processes on other hosts find the same paths
     bsprun = str(root / "bsplib" / "bsprun")
     benchmarks = [b for b in args.benchmarks.split(",") if benchmark_binary(root, b)]
     missing = [b for b in args.benchmarks.split(",") if b not in benchmarks]
@@ -124,7 +157,7 @@ def main():
     runs = [(b, t) for b in benchmarks for t in transports]
     failures = 0
     for index, (b, t) in enumerate(runs, 1):
-        command = [bsprun, "-n", str(args.procs), f"--transport={t}", *args.extra.split(),
+        command = [*prefix, bsprun, "-n", str(args.procs), *launch, f"--transport={t}", *args.extra.split(),
                    str(benchmark_binary(root, b)), f"--class={args.problem_class}"]
         print(f"[{index}/{len(runs)}] {b.upper()} class {args.problem_class} p={args.procs} over {t} ...",
               end="", file=sys.stderr, flush=True)
