@@ -5,12 +5,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
 
+#include "transport/nic/nic_address.h"
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
+#include "transport/nic/segment_check.h"
 #include "transport/file_descriptor.h"
 #include "transport/registry.h"
 #include "transport/send_errors.h"
@@ -29,6 +32,10 @@ constexpr std::size_t kDefaultTxRing = 4u << 20;
 // the default socket budget (~200 KB) starved a 100 Mbit/s link behind its queue (56% of
 // the wire for one 1400-byte stream; 96% with this).
 constexpr int kDefaultSendBuffer = 4 << 20;
+// How long the segment check (nic/segment_check.h) waits for every peer unless the
+// connect_timeout_ms option says otherwise: the processes enter it within milliseconds
+// of each other, as soon as the control plane hands out the addresses.
+constexpr int kDefaultSegmentCheckMs = 5000;
 
 class NicTransport final : public Transport {
  public:
@@ -48,6 +55,10 @@ class NicTransport final : public Transport {
     }
     rx_ring_ = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRing;
     tx_ring_ = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRing;
+    segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
+    if (segment_check_ms_ <= 0) {
+      throw std::runtime_error(fmt::format("nic transport: connect_timeout_ms={} must be positive", segment_check_ms_));
+    }
     fd_.reset(nic::open_packet_socket());
     size_socket_buffer(fd_.get(), SO_SNDBUF, SO_SNDBUFFORCE,
                        option("sndbuf") ? std::stoi(*option("sndbuf")) : kDefaultSendBuffer);
@@ -68,14 +79,28 @@ class NicTransport final : public Transport {
     return capabilities;
   }
 
+  // INTERFACE/MAC/HOST (nic/nic_address.h).
   std::string local_address() override {
-    return fmt::format("{}/{}", interface_.name, nic::format_mac(interface_.mac));
+    return nic::format_address({interface_.name, interface_.mac, nic::this_host_name()});
   }
 
+  // Reads the peers' addresses, refuses pairs that cannot reach each other judging by
+  // the addresses alone, then proves the rest by exchanging probes (nic/segment_check.h).
   void connect(const std::vector<std::string>& addresses) override {
-    for (const std::string& address : addresses) {
-      peers_.push_back(nic::parse_mac(address.substr(address.find('/') + 1)));
+    if (addresses.size() != static_cast<std::size_t>(config_.nprocs)) {
+      throw std::runtime_error(
+          fmt::format("nic transport: {} addresses for {} processes", addresses.size(), config_.nprocs));
     }
+    std::vector<nic::NicAddress> parsed;
+    for (std::size_t pid = 0; pid < addresses.size(); ++pid) {
+      parsed.push_back(nic::parse_address(addresses[pid], static_cast<int>(pid)));
+    }
+    if (std::string error = nic::static_reachability_error(parsed, config_.pid); !error.empty()) {
+      throw std::runtime_error(error);
+    }
+    nic::check_segment({config_.pid, config_.job_id, config_.secret, interface_, parsed,
+                        std::chrono::milliseconds(segment_check_ms_)});
+    for (const nic::NicAddress& address : parsed) peers_.push_back(address.mac);
   }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
@@ -144,6 +169,7 @@ class NicTransport final : public Transport {
   std::size_t mtu_ = kDefaultMtu;
   std::size_t rx_ring_ = kDefaultRxRing;
   std::size_t tx_ring_ = kDefaultTxRing;
+  int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
   std::vector<nic::MacAddress> peers_;
   std::unique_ptr<nic::PacketRings> rings_;

@@ -15,7 +15,10 @@ namespace bsp::transport {
 // Options: "iface" (default: the interface owning "host", else lo), "mtu" (bytes of our
 // frame per Ethernet frame, default min(1500, interface MTU), 8192 on lo where bigger
 // frames measured faster), "rx_ring"/"tx_ring" (bytes), "sndbuf" (bytes the kernel may
-// hold of frames sent but not yet out of the interface, default 4 MiB).
+// hold of frames sent but not yet out of the interface, default 4 MiB),
+// "connect_timeout_ms" (how long connect() waits to hear every peer, default 5000).
+// The published address is INTERFACE/MAC/HOST; connect() refuses, naming the pids,
+// processes whose interfaces are not on one Ethernet segment (nic/segment_check.h).
 std::unique_ptr<Transport> make_nic_transport(const TransportConfig& config);
 
 }  // namespace bsp::transport

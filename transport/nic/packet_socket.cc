@@ -74,9 +74,10 @@ int open_packet_socket() {
   throw std::runtime_error(fmt::format("nic transport: AF_PACKET socket: {}", std::strerror(errno)));
 }
 
-void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields) {
+void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields,
+                     std::uint16_t ether_type) {
   // BPF loads are big-endian; frame fields are little-endian, so compare byte-swapped.
-  std::string expression = fmt::format("ether proto 0x{:04x}", kEtherType);
+  std::string expression = fmt::format("ether proto 0x{:04x}", ether_type);
   for (const FrameMatch& field : fields) {
     std::uint32_t swapped = field.size == 4   ? __builtin_bswap32(field.value)
                             : field.size == 2 ? __builtin_bswap16(static_cast<std::uint16_t>(field.value))
@@ -99,7 +100,7 @@ void filter_and_bind(int fd, const Interface& interface, const std::vector<Frame
   ::setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // not our own sends
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
-  address.sll_protocol = htons(kEtherType);
+  address.sll_protocol = htons(ether_type);
   address.sll_ifindex = interface.index;
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
     throw std::runtime_error(fmt::format("nic transport: bind to {}: {}", interface.name, std::strerror(errno)));
@@ -111,13 +112,22 @@ std::string format_mac(const MacAddress& mac) {
 }
 
 MacAddress parse_mac(const std::string& text) {
+  // Exactly six two-digit hex bytes joined by ':' (what format_mac writes): a peer's
+  // address is hostile input, so no partial or oversized field is accepted.
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
   MacAddress mac{};
-  unsigned parts[6];
-  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &parts[0], &parts[1], &parts[2], &parts[3], &parts[4],
-                  &parts[5]) != 6) {
-    throw std::runtime_error("nic transport: bad MAC address '" + text + "'");
+  bool good = text.size() == 17;
+  for (std::size_t i = 0; good && i < 6; ++i) {
+    int high = hex(text[3 * i]), low = hex(text[3 * i + 1]);
+    good = high >= 0 && low >= 0 && (i == 5 || text[3 * i + 2] == ':');
+    mac[i] = static_cast<std::uint8_t>(high * 16 + low);
   }
-  for (int i = 0; i < 6; ++i) mac[i] = static_cast<std::uint8_t>(parts[i]);
+  if (!good) throw std::runtime_error("nic transport: bad MAC address '" + text.substr(0, 32) + "'");
   return mac;
 }
 

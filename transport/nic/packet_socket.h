@@ -34,13 +34,14 @@ std::string interface_for_address(const std::string& ipv4);
 // Opens the packet socket, receiving nothing until bound. Throws with a message that says
 // how to get CAP_NET_RAW when it is missing.
 int open_packet_socket();
-// Attaches a filter passing only frames of our EtherType whose wire header carries job_id
-// and is addressed to pid, then binds the socket to the interface.
-// Attaches a BPF filter that passes only our EtherType with the given fields (offsets in
-// the frame after the Ethernet header), then binds fd to interface.
-void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields);
+// Attaches a BPF filter that passes only frames of ether_type (by default the data
+// frames' one) with the given fields (offsets in the frame after the Ethernet header),
+// then binds fd to interface.
+void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields,
+                     std::uint16_t ether_type = kEtherType);
 
 std::string format_mac(const MacAddress& mac);
+// Parses "aa:bb:cc:dd:ee:ff" exactly; throws std::runtime_error otherwise.
 MacAddress parse_mac(const std::string& text);
 
 }  // namespace bsp::transport::nic

@@ -1,0 +1,322 @@
+// tests/transport/nic_segment_check_test.cc: the nic transport's published address
+// (INTERFACE/MAC/HOST) and probe frames read as hostile input, the check by address alone,
+// and the live probe exchange of transport/nic/segment_check.h among threads of this
+// process on lo (that part needs CAP_NET_RAW: skipped with the reason otherwise).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/mac.h"
+#include "transport/nic/nic_address.h"
+#include "transport/nic/segment_check.h"
+
+namespace bsp::transport::nic {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+const MacAddress kMacA{0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
+const MacAddress kMacB{0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};
+const MacAddress kZero{};
+
+auth::Key key(std::uint8_t seed) {
+  auth::Key key{};
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::uint8_t>(seed + 7 * i);
+  return key;
+}
+
+std::string refusal(const std::string& text, int pid = 5) {
+  try {
+    parse_address(text, pid);
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// ---- the published address ----
+
+TEST(NicAddressTest, ReadsInterfaceMacAndHost) {
+  NicAddress address = parse_address("eth0/52:54:00:12:34:56/node-7.cluster", 0);
+  EXPECT_EQ(address.interface, "eth0");
+  EXPECT_EQ(address.mac, kMacA);
+  EXPECT_EQ(address.host, "node-7.cluster");
+  EXPECT_EQ(parse_address("eth0/52:54:00:AB:CD:EF/h", 0).mac, kMacB);
+  EXPECT_EQ(parse_address(format_address(address), 0).host, address.host);
+}
+
+TEST(NicAddressTest, AcceptsTheOlderFormWithoutHost) {
+  NicAddress address = parse_address("lo/00:00:00:00:00:00", 1);
+  EXPECT_EQ(address.interface, "lo");
+  EXPECT_EQ(address.mac, kZero);
+  EXPECT_TRUE(address.host.empty());
+  EXPECT_TRUE(address.host_local());
+}
+
+TEST(NicAddressTest, PublishesThisHostsName) {
+  std::string host = this_host_name();
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(parse_address(format_address({"lo", kZero, host}), 0).host, host);
+}
+
+TEST(NicAddressTest, RefusesMalformedAddressesNamingThePid) {
+  const std::vector<std::string> malformed = {
+      "",
+      "eth0",
+      "/52:54:00:12:34:56/h",                              // no interface
+      "eth0/",                                             // no MAC
+      "eth0/52:54:00:12:34/h",                             // five bytes
+      "eth0/52:54:00:12:34:56:78/h",                       // seven
+      "eth0/52:54:00:12:34:5g/h",                          // not hex
+      "eth0/52-54-00-12-34-56/h",                          // wrong separator
+      "eth0/ 52:54:00:12:34:56/h",                         // padding
+      "eth0/152:54:00:12:34:56/h",                         // a field too long
+      "eth0/52:54:00:12:34:56/",                           // empty host
+      "eth0/52:54:00:12:34:56/a host",                     // space in the host
+      std::string("eth0/52:54:00:12:34:56/h\0st", 28),     // NUL in the host
+      "eth0/52:54:00:12:34:56/" + std::string(300, 'h'),   // host too long
+      "a-very-long-ifname/52:54:00:12:34:56/h",            // interface longer than IFNAMSIZ
+      "et h0/52:54:00:12:34:56/h",                         // space in the interface
+      "eth0:1/52:54:00:12:34:56/h",                        // ':' is no interface name's
+      "../52:54:00:12:34:56/h",
+  };
+  for (const std::string& text : malformed) {
+    std::string why = refusal(text);
+    EXPECT_NE(why.find("pid 5 published the address"), std::string::npos) << "accepted: " << text << " -> " << why;
+  }
+}
+
+TEST(NicAddressTest, QuotesHostileTextBoundedAndPrintable) {
+  std::string hostile = "eth0/\x01\x02\x1b[31m" + std::string(1 << 20, 'x');
+  std::string why = refusal(hostile);
+  ASSERT_FALSE(why.empty());
+  EXPECT_LT(why.size(), 400u) << why;
+  EXPECT_NE(why.find("\\x1b"), std::string::npos) << why;
+  for (char c : why) EXPECT_TRUE(c >= ' ' && c < 0x7f) << "unprintable byte in: " << why;
+}
+
+// ---- the check by address alone ----
+
+TEST(StaticReachabilityTest, LoopbackOnOneHostPasses) {
+  std::vector<NicAddress> addresses(4, NicAddress{"lo", kZero, "alpha"});
+  for (int pid = 0; pid < 4; ++pid) EXPECT_EQ(static_reachability_error(addresses, pid), "");
+}
+
+TEST(StaticReachabilityTest, EthernetOnSeveralHostsIsLeftToTheProbes) {
+  std::vector<NicAddress> addresses = {{"eth0", kMacA, "alpha"}, {"eth1", kMacB, "beta"}};
+  EXPECT_EQ(static_reachability_error(addresses, 0), "");
+  EXPECT_EQ(static_reachability_error(addresses, 1), "");
+}
+
+TEST(StaticReachabilityTest, LoopbackCannotReachAnotherHost) {
+  std::vector<NicAddress> addresses = {{"lo", kZero, "alpha"}, {"lo", kZero, "beta"}};
+  for (int pid = 0; pid < 2; ++pid) {
+    std::string error = static_reachability_error(addresses, pid);
+    EXPECT_NE(error.find("pid 0 (host alpha, lo"), std::string::npos) << error;
+    EXPECT_NE(error.find("pid 1 (host beta, lo"), std::string::npos) << error;
+    EXPECT_NE(error.find("--iface=NAME"), std::string::npos) << error;
+    EXPECT_NE(error.find("--transport=udp"), std::string::npos) << error;
+  }
+}
+
+TEST(StaticReachabilityTest, InterfaceWithoutMacCannotReachOneWithMac) {
+  // One host, but pid 1's frames go out of eth0 while pid 0 listens on lo; both ends refuse.
+  std::vector<NicAddress> addresses = {{"lo", kZero, "alpha"}, {"eth0", kMacA, "alpha"}};
+  for (int pid = 0; pid < 2; ++pid) {
+    std::string error = static_reachability_error(addresses, pid);
+    EXPECT_NE(error.find("pid 0 (host alpha, lo 00:00:00:00:00:00)"), std::string::npos) << error;
+    EXPECT_NE(error.find("pid 1 (host alpha, eth0 52:54:00:12:34:56)"), std::string::npos) << error;
+  }
+}
+
+TEST(StaticReachabilityTest, PeersOfOlderBuildsWithoutHostAreJudgedByMac) {
+  std::vector<NicAddress> addresses = {{"lo", kZero, "alpha"}, {"lo", kZero, ""}};
+  EXPECT_EQ(static_reachability_error(addresses, 0), "");
+  addresses[1] = {"eth0", kMacA, ""};
+  EXPECT_NE(static_reachability_error(addresses, 0), "");
+}
+
+TEST(StaticReachabilityTest, ManyUnreachablePeersMakeABoundedMessage) {
+  std::vector<NicAddress> addresses(1000, NicAddress{"eth0", kMacA, "beta"});
+  addresses[0] = {"lo", kZero, "alpha"};
+  std::string error = static_reachability_error(addresses, 0);
+  EXPECT_LT(error.size(), 1000u) << error;
+  EXPECT_NE(error.find("..."), std::string::npos) << error;
+}
+
+// ---- probe frames ----
+
+struct ProbeFixture : ::testing::Test {
+  const std::uint32_t job = 0x5eed0001;
+  const auth::Key secret = key(3);
+  const std::vector<NicAddress> addresses = {{"eth0", kMacA, "a"}, {"eth0", kMacB, "b"}, {"eth0", kMacA, "c"}};
+  ProbeFrame frame_from(std::uint32_t from, std::uint32_t to, std::uint8_t heard = 1) const {
+    return encode_probe({job, from, to, heard}, addresses[to % addresses.size()].mac,
+                        addresses[from % addresses.size()].mac, secret);
+  }
+  std::optional<Probe> decode(std::span<const std::byte> frame, int to = 1) const {
+    return decode_probe(frame, job, to, addresses, secret);
+  }
+};
+
+TEST_F(ProbeFixture, RoundTrips) {
+  ProbeFrame frame = frame_from(0, 1, 2);
+  std::optional<Probe> probe = decode(frame);
+  ASSERT_TRUE(probe);
+  EXPECT_EQ(probe->job_id, job);
+  EXPECT_EQ(probe->from, 0u);
+  EXPECT_EQ(probe->to, 1u);
+  EXPECT_EQ(probe->heard, 2);
+  EXPECT_EQ(std::to_integer<int>(frame[12]), 0x88);
+  EXPECT_EQ(std::to_integer<int>(frame[13]), 0xB6);
+}
+
+TEST_F(ProbeFixture, RefusesEveryHostileVariant) {
+  ProbeFrame good = frame_from(0, 1);
+  // Truncated anywhere.
+  for (std::size_t size = 0; size < 14 + 25; ++size) EXPECT_FALSE(decode(std::span(good.data(), size))) << size;
+  // Not addressed to this pid, another job, a secret not the job's.
+  EXPECT_FALSE(decode(good, 2));
+  EXPECT_FALSE(decode(good, -1));
+  EXPECT_FALSE(decode_probe(good, job + 1, 1, addresses, secret));
+  EXPECT_FALSE(decode_probe(good, job, 1, addresses, key(4)));
+  // From a pid outside the job, or from itself.
+  EXPECT_FALSE(decode(frame_from(3, 1)));
+  EXPECT_FALSE(decode(frame_from(0xFFFFFFFF, 1)));
+  EXPECT_FALSE(decode(frame_from(1, 1)));
+  // A level that does not exist.
+  EXPECT_FALSE(decode(frame_from(0, 1, 3)));
+  // The source MAC is not the claimed pid's published one.
+  ProbeFrame spoofed = frame_from(0, 1);
+  spoofed[11] ^= std::byte{1};
+  EXPECT_FALSE(decode(spoofed));
+  // Any bit flipped after the Ethernet addresses: the EtherType, or a field under the MAC.
+  for (std::size_t byte = 12; byte < 14 + 25; ++byte) {
+    ProbeFrame flipped = good;
+    flipped[byte] ^= std::byte{0x10};
+    EXPECT_FALSE(decode(flipped)) << "byte " << byte;
+  }
+}
+
+TEST_F(ProbeFixture, AcceptsPaddingBeyondTheProbe) {
+  std::vector<std::byte> longer(1500, std::byte{0xAA});
+  ProbeFrame frame = frame_from(2, 1);
+  std::memcpy(longer.data(), frame.data(), frame.size());
+  EXPECT_TRUE(decode(longer));
+}
+
+// ---- the live exchange, processes as threads on lo ----
+
+bool may_open_packet_sockets() {
+  try {
+    ::close(open_packet_socket());
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+SegmentCheck loopback_check(int pid, int processes, std::uint32_t job, std::chrono::milliseconds deadline) {
+  SegmentCheck check;
+  check.pid = pid;
+  check.job_id = job;
+  check.secret = key(9);
+  check.interface = find_interface("lo");
+  check.addresses.assign(static_cast<std::size_t>(processes), NicAddress{"lo", kZero, this_host_name()});
+  check.deadline = deadline;
+  return check;
+}
+
+std::uint32_t fresh_job_id() { return static_cast<std::uint32_t>(::getpid()) * 2654435761u ^ 0x6e696321u; }
+
+TEST(SegmentCheckTest, OneProcessSendsNothing) {
+  SegmentCheck check;
+  check.addresses = {NicAddress{"nowhere0", kMacA, "h"}};  // no such interface: never opened
+  EXPECT_NO_THROW(check_segment(check));
+}
+
+TEST(SegmentCheckTest, ProcessesOnLoopbackFindEachOtherQuickly) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  constexpr int kProcesses = 4;
+  std::uint32_t job = fresh_job_id();
+  std::vector<std::string> errors(kProcesses);
+  std::vector<double> milliseconds(kProcesses);
+  std::vector<std::thread> threads;
+  for (int pid = 0; pid < kProcesses; ++pid) {
+    threads.emplace_back([&, pid] {
+      auto started = Clock::now();
+      try {
+        check_segment(loopback_check(pid, kProcesses, job, 5s));
+      } catch (const std::exception& error) {
+        errors[pid] = error.what();
+      }
+      milliseconds[pid] = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+    });
+    std::this_thread::sleep_for(3ms);  // staggered, as processes are
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int pid = 0; pid < kProcesses; ++pid) {
+    EXPECT_EQ(errors[pid], "") << "pid " << pid;
+    // Everyone is there within a few ms: no waiting for the linger or the deadline.
+    EXPECT_LT(milliseconds[pid], 200) << "pid " << pid;
+  }
+}
+
+TEST(SegmentCheckTest, AbsentPeerFailsAtTheDeadlineNamingIt) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  std::uint32_t job = fresh_job_id() + 1;
+  std::string errors[2];
+  auto started = Clock::now();
+  std::thread other([&] {
+    try {
+      check_segment(loopback_check(1, 3, job, 400ms));
+    } catch (const std::exception& error) {
+      errors[1] = error.what();
+    }
+  });
+  try {
+    check_segment(loopback_check(0, 3, job, 400ms));  // pid 2 never runs its check
+  } catch (const std::exception& error) {
+    errors[0] = error.what();
+  }
+  other.join();
+  double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_LT(seconds, 2.0);
+  for (int pid = 0; pid < 2; ++pid) {
+    const std::string& error = errors[pid];
+    EXPECT_NE(error.find("within 400 ms: it never heard from pid 2 (host"), std::string::npos) << error;
+    EXPECT_EQ(error.find("never heard from pid " + std::to_string(1 - pid)), std::string::npos) << error;
+    EXPECT_NE(error.find("not on one Ethernet segment"), std::string::npos) << error;
+    EXPECT_NE(error.find("--transport=udp"), std::string::npos) << error;
+  }
+}
+
+TEST(SegmentCheckTest, ProbesOfAnotherJobDoNotCount) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  std::uint32_t job = fresh_job_id() + 2;
+  std::string error;
+  std::thread stranger([&] {
+    try {
+      check_segment(loopback_check(1, 2, job + 1, 300ms));  // right pids, another job
+    } catch (const std::exception&) {
+    }
+  });
+  try {
+    check_segment(loopback_check(0, 2, job, 300ms));
+  } catch (const std::exception& caught) {
+    error = caught.what();
+  }
+  stranger.join();
+  EXPECT_NE(error.find("never heard from pid 1"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace bsp::transport::nic
