@@ -96,11 +96,20 @@ void filter_and_bind(int fd, const Interface& interface, const std::vector<Frame
   int status = ::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &attached, sizeof attached);
   pcap_freecode(&program);
   if (status != 0) throw std::runtime_error(fmt::format("nic transport: attaching the BPF filter: {}", std::strerror(errno)));
-  int one = 1;
-  ::setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // not our own sends
+  // On loopback every frame sent comes back in: bound to the EtherType, ignoring what is
+  // sent. On an Ethernet interface a frame sent to a process of this same host (same
+  // interface, same MAC) never comes back in (the switch does not return it to its port);
+  // it is seen only on its way out, by sockets bound to every protocol. So there the
+  // socket takes every frame, outgoing ones too, and the filter keeps this job's frames
+  // to this pid (its own sends are to other pids, so they do not pass).
+  const bool loopback = interface.name == "lo" || interface.mac == MacAddress{};
+  if (loopback) {
+    int one = 1;
+    ::setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // not our own sends
+  }
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
-  address.sll_protocol = htons(ether_type);
+  address.sll_protocol = htons(loopback ? ether_type : ETH_P_ALL);
   address.sll_ifindex = interface.index;
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
     throw std::runtime_error(fmt::format("nic transport: bind to {}: {}", interface.name, std::strerror(errno)));
