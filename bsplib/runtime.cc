@@ -18,6 +18,7 @@
 #include "bsplib/control/control_client.h"
 #include "bsplib/control/coordinator.h"
 #include "bsplib/launch/host_addresses.h"
+#include "bsplib/launch/pmix_launch.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
 #include "transport/fault/fault_transport.h"
@@ -35,6 +36,10 @@ namespace {
 // beats blocking at once both for 2 processes and for 4-8 processes sharing the cores.
 constexpr int kDefaultSpinMicroseconds = 100;
 
+// A failed job under a PMIx launcher: processes get this long to stop on the
+// coordinator's word before the launcher is asked to kill what is left.
+constexpr auto kPmixAbortGrace = 500ms;
+
 int env_int(const char* name, int fallback) {
   const char* value = std::getenv(name);
   return value && *value ? std::atoi(value) : fallback;
@@ -46,12 +51,13 @@ std::uint32_t random_job_id() {
   return id == 0 ? 1 : id;
 }
 
-// A listening TCP socket on 127.0.0.1, port chosen by the kernel.
-int listen_locally(unsigned short& port) {
+// A listening TCP socket on `host` (127.0.0.1; every interface for a PMIx launch, whose
+// processes may be on other hosts), port chosen by the kernel.
+int listen_locally(unsigned short& port, in_addr_t host = INADDR_LOOPBACK) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_addr.s_addr = htonl(host);
   socklen_t length = sizeof address;
   if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0 ||
       ::listen(fd, SOMAXCONN) < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) < 0) {
@@ -71,6 +77,14 @@ Runtime& Runtime::instance() {
 
 int Runtime::nprocs_available() const {
   if (const char* launched = std::getenv("BSP_PROCESSES")) return std::atoi(launched);
+  if (launch::pmix::started_by_pmix()) {
+    try {
+      return launch::pmix::job_size();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "bsplib: %s\n", error.what());
+      std::exit(1);
+    }
+  }
   unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : static_cast<int>(cores);
 }
@@ -92,7 +106,8 @@ Engine& Runtime::engine(const char* call) {
 void Runtime::init(void (*spmd)(), int, char**) {
   // Under bsprun every process runs main; the standard wants only pid 0 there, the others
   // running the SPMD function directly.
-  if (std::getenv("BSP_CONTROL") && env_int("BSP_PID", 0) != 0) {
+  if ((std::getenv("BSP_CONTROL") && env_int("BSP_PID", 0) != 0) ||
+      (launch::pmix::started_by_pmix() && launch::pmix::environment_rank() != 0)) {
     spmd();
     std::exit(0);
   }
@@ -120,6 +135,16 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, const au
     }
     os_pids[static_cast<std::size_t>(pid)] = child;
   }
+  start_coordinator(processes, job_id, secret, listen_fd, os_pids);
+  ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
+  return 0;
+}
+
+// The job's coordinator, in a thread of pid 0 (os_pids: the processes it forked, -1 for
+// those it did not). A failed job ends this process with the job's status; under a PMIx
+// launcher, the launcher is first asked to stop what still runs.
+void Runtime::start_coordinator(int processes, std::uint32_t job_id, const auth::Key& secret, int listen_fd,
+                                const std::vector<pid_t>& os_pids) {
   control::CoordinatorConfig config;
   config.processes = processes;
   config.job_id = job_id;
@@ -129,18 +154,23 @@ int Runtime::start_local_processes(int processes, std::uint32_t job_id, const au
   config.link_timeout_seconds = options_.link_timeout_seconds;
   config.os_pids = os_pids;
   config.listen_fd = listen_fd;
-  coordinator_thread_ = std::thread([config] {
+  const bool pmix = launch::pmix::started_by_pmix();
+  coordinator_thread_ = std::thread([config, pmix] {
     boost::asio::io_context io;
     control::Coordinator coordinator(io, config);
     control::Coordinator::run(io, config.who);
     if (int status = coordinator.exit_status(); status != 0) {
       std::fflush(stdout);
       std::fflush(stderr);
+      if (pmix) {
+        // The others have been told to stop; a process computing outside BSPlib has not
+        // heard it: the launcher stops it.
+        std::this_thread::sleep_for(kPmixAbortGrace);
+        launch::pmix::abort_job(status, "bsplib: the job was stopped (see the message above)");
+      }
       ::_exit(status);
     }
   });
-  ::setenv("BSP_PROCESSES", std::to_string(processes).c_str(), 1);
-  return 0;
 }
 
 void Runtime::begin(int maxprocs) {
@@ -174,6 +204,28 @@ void Runtime::begin(int maxprocs) {
       std::optional<auth::Key> inherited = auth::inherited_job_secret();
       if (!inherited) throw std::runtime_error("the launcher handed down no job secret (BSP_SECRET_FD is not set)");
       secret = *inherited;
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
+      std::exit(1);
+    }
+  } else if (launch::pmix::started_by_pmix()) {
+    // srun --mpi=pmix, mpirun: rank 0 hosts the coordinator and publishes how to reach it.
+    try {
+      pid = launch::pmix::environment_rank();
+      processes = launch::pmix::job_size();
+      std::optional<launch::pmix::Contact> mine;
+      if (pid == 0) {
+        mine.emplace();
+        mine->job_id = random_job_id();
+        mine->secret = auth::make_job_secret();
+        int listen_fd = listen_locally(mine->port, INADDR_ANY);
+        start_coordinator(processes, mine->job_id, mine->secret, listen_fd, std::vector<pid_t>(processes, -1));
+      }
+      launch::pmix::Contact contact = launch::pmix::exchange(mine);
+      host = contact.hosts;
+      port = contact.port;
+      job_id = contact.job_id;
+      secret = contact.secret;
     } catch (const std::exception& error) {
       std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
       std::exit(1);
@@ -220,7 +272,10 @@ void Runtime::begin(int maxprocs) {
   } catch (const std::exception& error) {
     abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
   }
-  if (start.excess) std::exit(0);  // bsp_begin asked for fewer processes than were launched
+  if (start.excess) {  // bsp_begin asked for fewer processes than were launched
+    launch::pmix::finalize();
+    std::exit(0);
+  }
   try {
     transport->connect(start.addresses);
   } catch (const std::exception& error) {
@@ -297,10 +352,12 @@ void Runtime::end() {
   }
   engine_.reset();
   if (pid != 0) {
+    launch::pmix::finalize();
     std::exit(0);  // only pid 0 continues after bsp_end
   }
   control_.reset();
   if (coordinator_thread_.joinable()) coordinator_thread_.join();  // the others have exited
+  launch::pmix::finalize();
 }
 
 void Runtime::leave(int status) {

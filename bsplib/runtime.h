@@ -43,6 +43,8 @@ class Runtime final : public JobControl {
   Runtime() = default;
   // Starts processes 1..processes-1 by fork; returns this process's pid.
   int start_local_processes(int processes, std::uint32_t job_id, const auth::Key& secret, unsigned short& port);
+  void start_coordinator(int processes, std::uint32_t job_id, const auth::Key& secret, int listen_fd,
+                         const std::vector<pid_t>& os_pids);
   [[noreturn]] void leave(int status);
   void choose_data_address();
   std::string statistics_report() const;
@@ -53,7 +55,7 @@ class Runtime final : public JobControl {
   std::chrono::steady_clock::time_point started_;
   bool begun_ = false;
   bool launched_ = false;           // started by bsprun
-  std::thread coordinator_thread_;  // pid 0 of a job started without bsprun
+  std::thread coordinator_thread_;  // pid 0 of a job started without bsprun (or by PMIx)
 };
 
 }  // namespace bsp
