@@ -231,6 +231,10 @@ void Runtime::begin(int maxprocs) {
       std::exit(1);
     }
   } else {
+    if (std::string why = launch::pmix::srun_without_pmix(); !why.empty()) {
+      if (env_int("SLURM_PROCID", 0) == 0) std::fprintf(stderr, "bsplib: %s\n", why.c_str());
+      std::exit(1);
+    }
     if (maxprocs < 1) {
       std::fprintf(stderr, "bsplib: bsp_begin(%d): a job needs at least one process\n", maxprocs);
       std::exit(1);

@@ -186,6 +186,16 @@ bool started_by_pmix() {
   return std::getenv("PMIX_RANK") && std::getenv("PMIX_NAMESPACE") && !std::getenv("BSP_CONTROL");
 }
 
+std::string srun_without_pmix() {
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  if (std::getenv("PMIX_RANK") || std::getenv("BSP_CONTROL") || !std::getenv("SLURM_PROCID") || !tasks ||
+      std::atoi(tasks) < 2) {
+    return {};
+  }
+  return fmt::format("srun started {} tasks without PMIx, so each would be a job of its own: run srun --mpi=pmix",
+                     tasks);
+}
+
 int environment_rank() {
   const char* rank = std::getenv("PMIX_RANK");
   return rank && *rank ? std::atoi(rank) : 0;

@@ -17,6 +17,10 @@ namespace bsp::launch::pmix {
 // and bsprun did not (BSP_CONTROL is not set).
 bool started_by_pmix();
 
+// When srun started several tasks without PMIx (no --mpi=pmix, and MpiDefault is not
+// pmix), each would start a job of its own: what to tell the user; "" otherwise.
+std::string srun_without_pmix();
+
 // This process's rank as the launcher's environment says (PMIX_RANK); no PMIx call.
 int environment_rank();
 

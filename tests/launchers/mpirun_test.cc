@@ -1,12 +1,13 @@
 // tests/launchers/mpirun_test.cc: BSPlib jobs started by Open MPI's mpirun (PMIx) with no
-// bsprun: the semantics cases of tests/bsp_cases over tcp and udp on 4 processes, the
-// ways of starting (bsp_init, bsp_begin asking for fewer, one process), and the ways of
-// failing (bsp_abort, a killed process, a killed pid 0 that hosts the coordinator, an
+// bsprun: the semantics cases of tests/bsp_cases over tcp and udp on 4 processes (one
+// over nic), the ways of starting (bsp_init, bsp_begin asking for fewer, 1 and 8
+// processes), and the ways of failing (bsp_abort, a killed process, a killed pid 0 that hosts the coordinator, an
 // abort while a process computes outside BSPlib): a non-zero exit within seconds, never a
 // hang. Skipped when mpirun is not installed.
 #include <gtest/gtest.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -103,6 +104,14 @@ TEST_F(MpirunTest, OneProcessAndEight) {
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_NE(result.out.find("passed (" + std::to_string(procs) + " processes)"), std::string::npos) << describe(result);
   }
+}
+
+// nic (raw frames on lo; needs CAP_NET_RAW).
+TEST_F(MpirunTest, NicTransport) {
+  if (::geteuid() != 0) GTEST_SKIP() << "nic needs CAP_NET_RAW (root)";
+  ProgramResult result = mpirun(4, "nic", {kCases, "--case=many_small_puts"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case many_small_puts passed"), std::string::npos) << describe(result);
 }
 
 // ---- ways of failing: a non-zero status within seconds ----

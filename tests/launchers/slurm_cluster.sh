@@ -9,8 +9,8 @@
 # of an emulated cluster (tools/cluster.sh, given by --cluster), host i at 10.77.0.(i+1),
 # each running its own slurmd (slurmd -N nI) and slurmctld in host 0; srun and sbatch
 # must then run inside host 0 (ip netns exec PREFIX0 ...). With N = 1, one node on the
-# machine's own loopback. Every node says it has 4 CPUs (SlurmdParameters=
-# config_overrides), so a 2-core machine takes 4 tasks per node.
+# machine's own loopback. Every node says it has 8 CPUs (SlurmdParameters=
+# config_overrides), so a 2-core machine takes 8 tasks per node.
 # start writes DIR/slurm.env (SLURM_CONF=..., SLURM_NODES=N, SLURM_NETNS=name or empty)
 # and returns once sinfo shows every node idle (bounded: 30 s), or exits 3 saying which
 # daemon did not start (a test skips then). --owner PID: a watcher stops the cluster when
@@ -162,10 +162,10 @@ spawn() {
 
 # ---- slurm.conf ----
 if [ "$hosts" -gt 1 ]; then
-  nodes="NodeName=n[0-$((hosts - 1))] NodeAddr=10.77.0.[1-$hosts] CPUs=4 State=UNKNOWN"
+  nodes="NodeName=n[0-$((hosts - 1))] NodeAddr=10.77.0.[1-$hosts] CPUs=8 State=UNKNOWN"
   node_list="n[0-$((hosts - 1))]"
 else
-  nodes="NodeName=n0 NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN"
+  nodes="NodeName=n0 NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN"
   node_list="n0"
 fi
 cat >"$conf" <<EOF

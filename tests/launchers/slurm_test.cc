@@ -4,10 +4,13 @@
 // configured under a temporary directory). The cluster is 4 emulated hosts
 // (tools/cluster.sh: network namespaces on a bridge, a slurmd in each); if that cannot
 // be built, one node on this host's loopback, saying why. Runs the semantics cases of
-// tests/bsp_cases over tcp and udp with one process per host and with several, NAS IS
-// and EP class S, bsp_init, and the failures (abort, a killed process, a killed pid 0, an
-// abort while a process computes outside BSPlib): a non-zero srun status within seconds.
+// tests/bsp_cases over tcp and udp with one process per host and with several (two cases
+// over nic), NAS IS and EP class S, sbatch, bsp_init, srun without --mpi=pmix, and the
+// failures (abort, a killed process, a killed pid 0, an abort while a process computes
+// outside BSPlib): a non-zero srun status within seconds.
 // Needs root; skipped with the reason when not root or when the daemons do not start.
+// SLURM_TEST_HOSTS=1 in the environment (bazel test --test_env=SLURM_TEST_HOSTS=1) runs
+// on one node without namespaces.
 #include <gtest/gtest.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -84,10 +87,17 @@ class SlurmEnvironment : public ::testing::Environment {
       return;
     }
     const std::string owner = std::to_string(::getpid());
+    const char* hosts = std::getenv("SLURM_TEST_HOSTS");
     c.dir = make_directory();
-    ProgramResult started = run_program({kScript, "start", c.dir, "--hosts", std::to_string(kHosts), "--prefix", kPrefix,
-                                         "--cluster", kClusterScript, "--owner", owner},
-                                        120s);
+    ProgramResult started;
+    if (hosts && std::string(hosts) == "1") {
+      started.exit_code = 3;
+      started.err = "SLURM_TEST_HOSTS=1 asks for one node";
+    } else {
+      started = run_program({kScript, "start", c.dir, "--hosts", std::to_string(kHosts), "--prefix", kPrefix,
+                             "--cluster", kClusterScript, "--owner", owner},
+                            120s);
+    }
     if (started.exit_code == 0) {
       c.hosts = kHosts;
       c.netns = kPrefix + "0";
@@ -95,6 +105,7 @@ class SlurmEnvironment : public ::testing::Environment {
       c.single_node_reason = started.err + (started.timed_out ? " (timed out)" : "");
       std::fprintf(stderr, "slurm_test: %d emulated hosts could not be set up, running on one node: %s\n", kHosts,
                    c.single_node_reason.c_str());
+      ::rmdir(c.dir.c_str());  // (the script removed it if it got that far)
       c.dir = make_directory();
       started = run_program({kScript, "start", c.dir, "--hosts", "1", "--owner", owner}, 60s);
       if (started.exit_code != 0) {
@@ -279,6 +290,30 @@ TEST_F(SlurmTest, AbortStopsAProcessComputingOutsideBsplib) {
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.err, "abort while pid 1 computes"), 1) << describe(result);
   EXPECT_LT(result.seconds, 10.0) << describe(result);
+}
+
+// Without --mpi=pmix every task would start a job of its own: refused, saying what to do.
+TEST_F(SlurmTest, SrunWithoutPmixIsReported) {
+  const Cluster& c = cluster();
+  std::vector<std::string> argv;
+  if (!c.netns.empty()) argv = {"ip", "netns", "exec", c.netns};
+  for (const std::string& word : {"srun", "-t", "1", "-n", "2", kCases.c_str(), "--case=put_all_to_all"}) argv.push_back(word);
+  ProgramResult result = run_program(argv, 60s, "", {{"SLURM_CONF", c.conf}});
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_EQ(bsp::testing::count_occurrences(result.err, "run srun --mpi=pmix"), 1) << describe(result);
+  EXPECT_EQ(result.out.find("passed"), std::string::npos) << describe(result);
+}
+
+// nic (raw Ethernet frames) across the emulated hosts, two processes per host.
+TEST_F(SlurmTest, NicAcrossHosts) {
+  const Cluster& c = cluster();
+  std::vector<std::string> layout = c.hosts == 1 ? std::vector<std::string>{"-n", "4"}
+                                                 : std::vector<std::string>{"-N", std::to_string(c.hosts), "-n", std::to_string(2 * c.hosts)};
+  for (const std::string name : {"put_all_to_all", "many_small_puts"}) {
+    ProgramResult result = srun(layout, "nic", {kCases, "--case=" + name});
+    EXPECT_EQ(result.exit_code, 0) << name << "\n" << describe(result);
+    EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+  }
 }
 
 // The emulated hosts were used (or the reason they were not is in the log).
