@@ -115,7 +115,7 @@ struct Value {
   pmix_value_t* value;
 };
 
-// Gets key of proc (std::nullopt when the server does not have it).
+// Gets key of proc (nullptr when the server does not have it).
 std::unique_ptr<Value> get(Session& state, const pmix_proc_t& proc, const char* key) {
   pmix_value_t* value = nullptr;
   pmix_status_t status = state.pmix.get(&proc, key, nullptr, 0, &value);
