@@ -87,9 +87,12 @@ class NicTransport final : public Transport {
   // Reads the peers' addresses, refuses pairs that cannot reach each other judging by
   // the addresses alone, then proves the rest by exchanging probes (nic/segment_check.h).
   void connect(const std::vector<std::string>& addresses) override {
-    if (addresses.size() != static_cast<std::size_t>(config_.nprocs)) {
-      throw std::runtime_error(
-          fmt::format("nic transport: {} addresses for {} processes", addresses.size(), config_.nprocs));
+    // The job may be smaller than the processes launched (bsp_begin asked for fewer),
+    // never larger, and always includes this process.
+    if (addresses.size() > static_cast<std::size_t>(config_.nprocs) ||
+        addresses.size() <= static_cast<std::size_t>(config_.pid)) {
+      throw std::runtime_error(fmt::format("nic transport: {} addresses for a job of {} processes launched (pid {})",
+                                           addresses.size(), config_.nprocs, config_.pid));
     }
     std::vector<nic::NicAddress> parsed;
     for (std::size_t pid = 0; pid < addresses.size(); ++pid) {
