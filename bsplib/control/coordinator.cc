@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <map>
 #include <sstream>
 
 #include "bsplib/control/protocol.h"
+#include "bsplib/control/write_queue.h"
 
 namespace bsp::control {
 
@@ -45,8 +45,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     tcp::socket socket;
     asio::steady_timer proof_timer;
     std::string challenge;  // sent on accept; the first message must answer it
-    std::deque<std::string> outbox;  // messages not yet written, in order
-    bool writing = false;
+    WriteQueue<tcp::socket> writes;
     bool proven = false;
     int pid = -1;
     char header[kFrameHeader];
@@ -168,29 +167,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   // Queues a message; writes go out asynchronously in order, so a process that does not
   // read its control socket never stalls the coordinator.
   void send(const std::shared_ptr<Session>& session, const std::string& bytes) {
-    if (!session || !session->socket.is_open()) return;
-    session->outbox.push_back(bytes);
-    if (!session->writing) write_next(session);
+    if (session) session->writes.send(session->socket, bytes, session);
   }
-
-  void write_next(const std::shared_ptr<Session>& session) {
-    if (session->outbox.empty()) {
-      session->writing = false;
-      return;
-    }
-    session->writing = true;
-    asio::async_write(session->socket, asio::buffer(session->outbox.front()),
-                      [self = shared_from_this(), session](boost::system::error_code ec, std::size_t) {
-                        session->outbox.pop_front();
-                        if (ec) {
-                          session->outbox.clear();
-                          session->writing = false;
-                          return;
-                        }
-                        self->write_next(session);
-                      });
-  }
-
 
   void on_message(const std::shared_ptr<Session>& session) {
     auto type = static_cast<MessageType>(session->header[4]);

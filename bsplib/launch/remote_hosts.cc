@@ -2,6 +2,8 @@
 // on the coordinator's Boost.Asio loop.
 #include "bsplib/launch/remote_hosts.h"
 
+#include "bsplib/control/write_queue.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/close_range.h>
@@ -12,7 +14,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <thread>
 
@@ -49,8 +50,7 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
     int shell_status = 0;
     asio::posix::stream_descriptor to_agent;
     asio::posix::stream_descriptor from_agent;
-    std::deque<std::string> outbox;
-    bool writing = false;
+    control::WriteQueue<asio::posix::stream_descriptor> writes;
     FrameAssembler input;
     char buffer[65536];
     Clock::time_point started;
@@ -108,29 +108,8 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
     if (sessions.size() == 1) tick();
   }
 
-  // ---- writing to an agent ----
   void send(const std::shared_ptr<Session>& session, std::string bytes) {
-    if (!session->to_agent.is_open()) return;
-    session->outbox.push_back(std::move(bytes));
-    if (!session->writing) write_next(session);
-  }
-
-  void write_next(const std::shared_ptr<Session>& session) {
-    if (session->outbox.empty() || !session->to_agent.is_open()) {
-      session->writing = false;
-      return;
-    }
-    session->writing = true;
-    asio::async_write(session->to_agent, asio::buffer(session->outbox.front()),
-                      [self = shared_from_this(), session](boost::system::error_code ec, std::size_t) {
-                        session->outbox.pop_front();
-                        if (ec) {
-                          session->outbox.clear();
-                          session->writing = false;
-                          return;
-                        }
-                        self->write_next(session);
-                      });
+    session->writes.send(session->to_agent, std::move(bytes), session);
   }
 
   // ---- reading from an agent ----
