@@ -4,7 +4,9 @@
 // with --hostfile (2 slots per host: 8 processes) and --rsh="ssh -F <the test's config>".
 // The semantics cases and NAS CG class S run on tcp, udp and nic; a killed remote process,
 // a cut host link, a dropped ssh session and Ctrl-C stop the job naming the pid and host
-// and leave nothing behind. Needs root (namespaces, sshd): skipped with the reason
+// and leave nothing behind. Open MPI's mpirun, started in host 0 with the same hostfile
+// and its orted daemons started through the same ssh, runs the semantics cases with no
+// bsprun (PMIx), and a killed remote process ends it. Needs root (namespaces, sshd): skipped with the reason
 // otherwise. Runs outside Bazel's sandbox (no-sandbox).
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -146,6 +148,23 @@ class SshCluster : public ::testing::Test {
     argv.insert(argv.end(), program.begin(), program.end());
     return argv;
   }
+  // mpirun inside host 0 over the same 8 slots, its daemons started through the test's
+  // ssh, its own traffic on the cluster's network; the transport passed with -x.
+  static ProgramResult mpirun(const std::string& transport, const std::vector<std::string>& program,
+                              std::chrono::milliseconds deadline) {
+    std::vector<std::string> argv = {"ip", "netns", "exec", kPrefix + "0", "mpirun", "--allow-run-as-root",
+                                     "-n", "8", "--hostfile", dir_ + "/ssh/hostfile", "-x", "BSP_TRANSPORT"};
+    argv.insert(argv.end(), program.begin(), program.end());
+    return run_program(argv, deadline, "",
+                       {{"BSP_TRANSPORT", transport},
+                        {"OMPI_MCA_plm_rsh_agent", "ssh -F " + dir_ + "/ssh/ssh_config"},
+                        {"OMPI_MCA_oob_tcp_if_include", "10.77.0.0/24"},
+                        {"OMPI_MCA_btl_tcp_if_include", "10.77.0.0/24"}});
+  }
+  static bool mpirun_installed() {
+    static const bool installed = run_program({"mpirun", "--version"}, 30s).exit_code == 0;
+    return installed;
+  }
   static bool ready_;
   static std::string setup_error_;
   static std::string dir_;
@@ -180,6 +199,23 @@ TEST_P(SshClusterTransports, NasCgClassSVerifies) {
   EXPECT_NE(result.out.find("Total processes"), std::string::npos) << result.out;
 }
 
+// Open MPI's mpirun places 2 processes on each host (its daemons reach them through ssh);
+// the job runs with no bsprun, the processes meeting through PMIx.
+TEST_P(SshClusterTransports, MpirunRunsTheSemanticsAcrossTheHosts) {
+  if (!mpirun_installed()) GTEST_SKIP() << "mpirun (Open MPI) is not installed";
+  ProgramResult hosts = mpirun(GetParam(), {"hostname"}, 60s);
+  ASSERT_EQ(hosts.exit_code, 0) << describe(hosts);
+  for (int host = 1; host < 4; ++host) {  // host 0 shares the machine's host name
+    std::string name = kPrefix + std::to_string(host);
+    EXPECT_EQ(bsp::testing::count_occurrences(hosts.out, name + "\n"), 2) << name << "\n" << hosts.out;
+  }
+  for (const char* name : {"put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps"}) {
+    ProgramResult result = mpirun(GetParam(), {kCases, std::string("--case=") + name}, 120s);
+    ASSERT_EQ(result.exit_code, 0) << name << "\n" << describe(result);
+    EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, SshClusterTransports, ::testing::Values("tcp", "udp", "nic"));
 
 // pid 0 on a remote host (the hostfile lists host 1 first): bsprun's standard input
@@ -208,6 +244,16 @@ TEST_F(SshCluster, KilledRemoteProcessStopsTheJobNamingPidAndHost) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_NE(result.err.find("pid 7 on host 10.77.0.4"), std::string::npos) << describe(result);
   EXPECT_NE(result.err.find("signal 9"), std::string::npos) << describe(result);
+  EXPECT_LT(result.seconds, 5.0) << describe(result);
+}
+
+// Under mpirun the job ends non-zero within seconds, the killed pid named.
+TEST_F(SshCluster, MpirunKilledRemoteProcessEndsTheJob) {
+  if (!mpirun_installed()) GTEST_SKIP() << "mpirun (Open MPI) is not installed";
+  ProgramResult result = mpirun("udp", {kCases, "--case=killed_process"}, 60s);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("pid 7"), std::string::npos) << describe(result);
   EXPECT_LT(result.seconds, 5.0) << describe(result);
 }
 
