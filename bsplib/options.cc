@@ -122,7 +122,7 @@ const std::vector<OptionSpec>& option_table() {
       {"tx-ring", "transport", "nic default", "frames in nic's transmit ring (16 to 1048576)",
        transport_number("tx-ring", 16, 1L << 20)},
       {"connect-timeout-ms", "transport", "60000",
-       "milliseconds tcp's set-up may take before it names the pids still missing (1000 to 3600000)",
+       "milliseconds tcp's set-up, or nic's segment check (default 5000 there), may take before it names the pids still missing (1000 to 3600000)",
        transport_number("connect-timeout-ms", 1000, 3600000)},
       {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
        transport_text("trace")},

@@ -229,8 +229,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       return stop_failed(
           nprocs < 1 ? fmt::format("{}: bsp_begin({}) on pid 0: a job needs at least one process\n", config.who, nprocs)
                      : fmt::format("{}: bsp_begin({}) on pid 0 asks for more processes than the {} started; "
-                                   "start more (bsprun -n {}) or ask for at most {}\n",
-                                   config.who, nprocs, config.processes, nprocs, config.processes));
+                                   "start more ({} -n {}) or ask for at most {}\n",
+                                   config.who, nprocs, config.processes,
+                                   config.who == "bsprun" ? "bsprun" : "the launcher's", nprocs, config.processes));
     }
     job_size = nprocs;
     MessageWriter start(MessageType::start);

@@ -98,6 +98,19 @@ TEST_F(MpirunTest, BeginAsksForFewerThanLaunched) {
   EXPECT_NE(result.out.find("case fewer passed"), std::string::npos) << describe(result);
 }
 
+// More than mpirun started: stopped with a message naming the counts and the launcher's
+// own -n (there is no bsprun to name).
+TEST_F(MpirunTest, BeginAsksForMoreThanLaunched) {
+  ProgramResult result = mpirun(4, "tcp", {kPmixCases, "--case=more", "--expect=4"}, "", 30s);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("bsp_begin(5) on pid 0 asks for more processes than the 4 started; start more "
+                            "(the launcher's -n 5)"),
+            std::string::npos)
+      << describe(result);
+  EXPECT_EQ(result.err.find("bsprun"), std::string::npos) << describe(result);
+}
+
 TEST_F(MpirunTest, OneProcessAndEight) {
   for (int procs : {1, 8}) {
     ProgramResult result = mpirun(procs, "tcp", {kPmixCases, "--case=begin_sync_end", "--expect=" + std::to_string(procs)});

@@ -4,6 +4,7 @@
 // begin_sync_end     begin, one superstep, end (start-up time)
 // spmd_init          bsp_init: every rank but 0 goes straight into the SPMD function
 // fewer              bsp_begin(2) of the processes launched: the others leave with 0
+// more               bsp_begin(launched + 1): the job stops, naming the counts
 // pid0_killed        pid 0 (it hosts the coordinator) is killed while the others sync
 // abort_while_computing  the last pid aborts while pid 1 computes outside BSPlib for
 //                    60 s: the launcher must stop it, not wait for it
@@ -84,6 +85,9 @@ int main(int argc, char** argv) {
     bsp_begin(2);
     check(bsp_nprocs() == 2, "bsp_nprocs() == 2");
     ring();
+    bsp_end();
+  } else if (name == "more") {
+    bsp_begin(launched + 1);  // more than the launcher started: the job must stop, saying so
     bsp_end();
   } else if (name == "begin_sync_end") {
     bsp_begin(launched);
