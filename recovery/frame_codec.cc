@@ -58,7 +58,7 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key) {
   std::memcpy(frame.data(), &header, kHeaderSize);
   if (key.authenticate) header.mac = frame_mac(frame, key);
   std::memcpy(frame.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
-  header.crc32c = frame_crc(frame);
+  if (key.checksum) header.crc32c = frame_crc(frame);
   std::memcpy(frame.data() + offsetof(Header, crc32c), &header.crc32c, 4);
 }
 
@@ -72,7 +72,7 @@ Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::
     return Verdict::malformed;
   }
   if (header.length != frame.size() - kHeaderSize) return Verdict::malformed;
-  if (frame_crc(frame) != header.crc32c) return Verdict::corrupt;
+  if (key.checksum && frame_crc(frame) != header.crc32c) return Verdict::corrupt;
   if (header.job_id != job_id || header.dst != my_pid || header.src >= nprocs || header.src == my_pid) {
     return Verdict::foreign;
   }

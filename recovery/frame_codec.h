@@ -34,6 +34,9 @@ struct FrameKey {
   // false over links authenticated at set-up (Capabilities::authenticated_links): the
   // mac field is zero and not checked.
   bool authenticate = true;
+  // false over a transport that cannot damage a frame (Capabilities::intact: memory):
+  // the crc32c field is zero and not checked.
+  bool checksum = true;
 };
 FrameKey frame_key(const auth::Key& job_secret);
 

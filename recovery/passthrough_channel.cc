@@ -23,6 +23,8 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
         frame_(transport_->capabilities().mtu) {
     // A transport whose links were authenticated at set-up needs no MAC per frame.
     frame_key_.authenticate = !transport_->capabilities().authenticated_links;
+    // Nor a CRC when the frames cannot be damaged on their way (shared memory).
+    frame_key_.checksum = !transport_->capabilities().intact;
   }
 
   std::size_t max_payload() const override {
@@ -60,13 +62,10 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
     return delivered_;
   }
 
-  bool probe() override {
-    pollfd waiter{transport_->wait_fd(), POLLIN, 0};
-    return ::poll(&waiter, 1, 0) > 0;
-  }
+  bool probe() override { return transport_->ready(); }
 
   void wait(std::span<const int>, std::chrono::microseconds timeout) override {
-    spin_then_block(transport_->wait_fd(), config_.spin_us, timeout, [this] { return probe(); });
+    spin_then_block(*transport_, config_.spin_us, timeout);
   }
 
   int wait_fd() const override { return transport_->wait_fd(); }

@@ -58,6 +58,8 @@ struct Capabilities {
   // true: every link was authenticated with the job's secret when it was set up, and
   // nobody else can put frames into it (tcp's connections): frames need no MAC of their own.
   bool authenticated_links = false;
+  // true: frames cannot be damaged on their way (memory, not a wire): no checksum needed.
+  bool intact = false;
   // true: calls the transmit hook (below) on every frame just before it goes.
   bool transmit_hook = false;
 };
@@ -120,6 +122,17 @@ class Transport {
   // A descriptor (epoll/poll-able) that is readable when receive() may deliver frames
   // or flush() may progress. Valid after connect().
   virtual int wait_fd() const = 0;
+
+  // ---- Waiting (spin, then block on wait_fd()) ----
+  // True when receive() has frames now. The default asks poll(2); a transport that can
+  // tell without a system call (shm: compare ring indices) says so cheaply, since the
+  // waiting loop asks while it spins.
+  virtual bool ready();
+  // Called just before blocking on wait_fd(). A transport whose peers wake it only on
+  // request (shm) asks for a wake-up here; returns false when frames came meanwhile
+  // (do not block). after_block() follows every true answer, once the wait is over.
+  virtual bool before_block() { return true; }
+  virtual void after_block() {}
 
   // "Gathered send" (paper 001, §2.3): a transport that queues frames before handing
   // them to the kernel (nic's TX ring) calls the hook on each queued frame just before

@@ -63,6 +63,9 @@ class TraceTransport final : public Transport, private FrameSink {
   }
   bool flush() override { return inner_->flush(); }
   int wait_fd() const override { return inner_->wait_fd(); }
+  bool ready() override { return inner_->ready(); }
+  bool before_block() override { return inner_->before_block(); }
+  void after_block() override { inner_->after_block(); }
 
  private:
   void on_frame(int peer, std::span<const std::byte> frame) override {

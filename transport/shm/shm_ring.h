@@ -1,0 +1,99 @@
+// transport/shm/shm_ring.h: a single-producer single-consumer ring of frames in memory
+// shared by two processes (the shm transport's one link from a sender to a receiver).
+//
+// Layout in the shared mapping (RingLayout):
+//   [ head: u64, own cache line ][ tail: u64, own cache line ][ data: capacity bytes ]
+// head counts bytes the producer has written, tail bytes the consumer has taken; both
+// only grow. A frame is `u32 length | bytes`, padded to 8; a frame that would cross the
+// end of the data is preceded by a wrap marker and starts again at offset 0.
+//
+// The other process may be hostile or broken: each side keeps its own index privately
+// and only publishes it; what it reads of the other's (head for the consumer, tail for
+// the producer) and every length in the data is checked before use, so no value written
+// into the mapping can make this process read or write outside the ring. A check that
+// fails marks the ring broken (the caller reports the peer lost).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bsp::transport::shm {
+
+inline constexpr std::size_t kRingControlBytes = 128;  // head and tail, a cache line each
+inline constexpr std::uint32_t kWrapMarker = 0xFFFFFFFFu;
+
+// Bytes a frame of `size` takes in the ring.
+constexpr std::size_t ring_footprint(std::size_t size) { return (4 + size + 7) & ~std::size_t{7}; }
+
+// The shared words of one ring (placed at the start of its region).
+struct RingControl {
+  alignas(64) std::atomic<std::uint64_t> head;
+  alignas(64) std::atomic<std::uint64_t> tail;
+};
+static_assert(sizeof(RingControl) == kRingControlBytes);
+
+// The producer's side: frames go in, the consumer's tail says how much room is back.
+class RingWriter {
+ public:
+  RingWriter() = default;
+  // region: kRingControlBytes + capacity bytes of the mapping; capacity a power of two.
+  RingWriter(std::byte* region, std::size_t capacity);
+
+  // Space for a frame of `size` bytes (size <= max_frame()), or an empty span when the
+  // ring is full (or broken). Write the frame into it, then commit(size).
+  std::span<std::byte> reserve(std::size_t size);
+  void commit(std::size_t size);
+  // reserve + copy + commit; false when full.
+  bool write(std::span<const std::byte> frame);
+
+  std::size_t max_frame() const { return capacity_ / 4; }
+  // The consumer published a tail that cannot be (ahead of head, or more than a ring
+  // behind): the peer's memory is not to be trusted any more.
+  bool broken() const { return broken_; }
+
+ private:
+  bool room_for(std::size_t need);
+
+  RingControl* control_ = nullptr;
+  std::byte* data_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::uint64_t head_ = 0;       // private copy: never read back from the mapping
+  std::uint64_t tail_seen_ = 0;  // last tail read (and checked)
+  std::size_t reserved_at_ = 0;  // offset of the reserved frame's length word
+  bool broken_ = false;
+};
+
+// The consumer's side.
+class RingReader {
+ public:
+  RingReader() = default;
+  RingReader(std::byte* region, std::size_t capacity);
+
+  // True when the producer has published frames not yet taken (one acquire load).
+  bool has_frames() const {
+    return control_ && control_->head.load(std::memory_order_acquire) != tail_;
+  }
+  // The next frame, checked (its bytes stay valid until release()); empty when none, or
+  // when the ring is broken (see broken()).
+  std::span<const std::byte> peek();
+  // Gives the frame peek() returned back to the producer (published at once).
+  void release();
+
+  bool broken() const { return broken_; }
+  const char* broken_why() const { return why_; }
+
+ private:
+  bool fail(const char* why);
+
+  RingControl* control_ = nullptr;
+  const std::byte* data_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::uint64_t tail_ = 0;  // private copy: never read back from the mapping
+  std::size_t peeked_ = 0;  // footprint of the frame peek() returned (0: none)
+  bool broken_ = false;
+  const char* why_ = "";
+};
+
+}  // namespace bsp::transport::shm

@@ -1,0 +1,260 @@
+// transport/shm/shm_transport.cc: the shm transport (shm_transport.h).
+#include "transport/shm/shm_transport.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "transport/file_descriptor.h"
+#include "transport/registry.h"
+#include "transport/shm/host_identity.h"
+#include "transport/shm/shm_ring.h"
+#include "transport/shm/shm_segment.h"
+
+namespace bsp::transport {
+namespace {
+
+constexpr std::size_t kInboxBudget = 16u << 20;  // bytes of rings per process, split among senders
+constexpr std::size_t kSmallestRing = 64u << 10;
+constexpr std::size_t kLargestRing = 4u << 20;
+constexpr std::size_t kLargestFrame = 65535 + 40;  // the wire header's u16 length, plus the header
+
+struct ShmAddress {
+  std::string host;
+  int os_pid = 0, inbox_fd = -1, wake_fd = -1;
+  std::size_t capacity = 0;
+};
+
+std::optional<ShmAddress> parse_address(const std::string& text) {
+  if (text.rfind("shm:", 0) != 0) return std::nullopt;
+  std::vector<std::string> fields;
+  std::stringstream in(text.substr(4));
+  for (std::string field; std::getline(in, field, ':');) fields.push_back(field);
+  if (fields.size() != 5 || fields[0].empty()) return std::nullopt;
+  ShmAddress address;
+  address.host = fields[0];
+  try {
+    std::size_t used = 0;
+    auto number = [&](const std::string& field, long long low, long long high) {
+      long long value = std::stoll(field, &used);
+      if (used != field.size() || value < low || value > high) throw std::out_of_range(field);
+      return value;
+    };
+    address.os_pid = static_cast<int>(number(fields[1], 1, 1 << 30));
+    address.inbox_fd = static_cast<int>(number(fields[2], 0, 1 << 20));
+    address.wake_fd = static_cast<int>(number(fields[3], 0, 1 << 20));
+    address.capacity = static_cast<std::size_t>(number(fields[4], kSmallestRing / 16, 1ll << 30));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!std::has_single_bit(address.capacity)) return std::nullopt;
+  return address;
+}
+
+std::size_t ring_capacity(const TransportConfig& config) {
+  if (auto option = config.options.find("shm-ring"); option != config.options.end()) {
+    std::size_t bytes = 0;
+    try {
+      bytes = std::stoull(option->second);
+    } catch (const std::exception&) {
+    }
+    if (bytes < 4096 || bytes > (1u << 30) || !std::has_single_bit(bytes)) {
+      throw std::runtime_error(fmt::format(
+          "shm transport: shm-ring={} must be a power of two from 4096 to 1073741824 bytes", option->second));
+    }
+    return bytes;
+  }
+  std::size_t share = kInboxBudget / static_cast<std::size_t>(std::max(1, config.nprocs - 1));
+  return std::clamp<std::size_t>(std::bit_floor(share), kSmallestRing, kLargestRing);
+}
+
+class ShmTransport final : public Transport {
+ public:
+  explicit ShmTransport(const TransportConfig& config)
+      : config_(config), capacity_(ring_capacity(config)), host_(shm::host_key()) {
+    inbox_ = shm::InboxMapping::create(shape_of(config_.pid, capacity_), config_.secret);
+    int ends[2];
+    if (::pipe2(ends, O_NONBLOCK | O_CLOEXEC) != 0) {
+      throw std::runtime_error(fmt::format("shm transport: pipe2: {}", std::strerror(errno)));
+    }
+    wake_read_.reset(ends[0]);
+    wake_write_.reset(ends[1]);
+    peers_.resize(static_cast<std::size_t>(config_.nprocs));
+  }
+
+  std::string_view name() const override { return "shm"; }
+
+  Capabilities capabilities() const override {
+    Capabilities capabilities;
+    capabilities.mtu = std::min(capacity_ / 4, kLargestFrame);
+    capabilities.reliable = true;
+    capabilities.authenticated_links = true;
+    capabilities.intact = true;
+    return capabilities;
+  }
+
+  std::string local_address() override {
+    return fmt::format("shm:{}:{}:{}:{}:{}", host_, ::getpid(), inbox_.fd(), wake_write_.get(), capacity_);
+  }
+
+  void connect(const std::vector<std::string>& addresses) override {
+    for (int peer = 0; peer < static_cast<int>(addresses.size()) && peer < config_.nprocs; ++peer) {
+      if (peer == config_.pid || addresses[peer].empty()) continue;
+      std::optional<ShmAddress> address = parse_address(addresses[peer]);
+      if (!address) {
+        throw std::runtime_error(fmt::format("shm transport: pid {}'s address '{}' is not an shm address", peer,
+                                             addresses[peer]));
+      }
+      if (address->host != host_) {
+        throw std::runtime_error(fmt::format(
+            "shm transport: pid {} runs on another host (or network namespace) than pid {}: shared memory "
+            "reaches only this host's processes; use --transport=shm+tcp (or shm+udp, shm+nic) for a job "
+            "across hosts",
+            peer, config_.pid));
+      }
+      if (address->capacity != capacity_) {
+        throw std::runtime_error(fmt::format("shm transport: pid {} has {}-byte rings, pid {} {}: give every "
+                                             "process the same --shm-ring",
+                                             peer, address->capacity, config_.pid, capacity_));
+      }
+      Peer& link = peers_[static_cast<std::size_t>(peer)];
+      link.inbox = shm::InboxMapping::open_peer(address->os_pid, address->inbox_fd, shape_of(peer, capacity_),
+                                                config_.secret);
+      const std::string wake_path = fmt::format("/proc/{}/fd/{}", address->os_pid, address->wake_fd);
+      link.wake.reset(::open(wake_path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+      if (!link.wake) {
+        throw std::runtime_error(
+            fmt::format("shm transport: opening pid {}'s wake-up pipe {}: {}", peer, wake_path, std::strerror(errno)));
+      }
+      link.writer = shm::RingWriter(link.inbox.ring_region(config_.pid), capacity_);
+      link.reader = shm::RingReader(inbox_.ring_region(peer), capacity_);
+      link.connected = true;
+      connected_.push_back(peer);
+    }
+  }
+
+  SendStatus send(int peer, std::span<const std::byte> frame) override {
+    Peer& link = peers_[static_cast<std::size_t>(peer)];
+    if (!link.connected || link.lost) return SendStatus::sent;  // reported at the next receive()
+    if (!link.writer.write(frame)) {
+      if (!link.writer.broken()) return SendStatus::busy;
+      lose(link, "its inbox's ring index cannot be (its memory was overwritten)");
+      return SendStatus::sent;
+    }
+    wake(link);
+    return SendStatus::sent;
+  }
+
+  std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    std::size_t delivered = 0;
+    for (std::size_t turn = 0; turn < connected_.size() && delivered < max_frames; ++turn) {
+      next_ = next_ + 1 < connected_.size() ? next_ + 1 : 0;
+      const int peer = connected_[next_];
+      Peer& link = peers_[static_cast<std::size_t>(peer)];
+      while (delivered < max_frames && !link.lost) {
+        std::span<const std::byte> frame = link.reader.peek();
+        if (frame.data() == nullptr) {
+          if (link.reader.broken()) lose(link, link.reader.broken_why());
+          break;
+        }
+        sink.on_frame(peer, frame);
+        link.reader.release();
+        ++delivered;
+      }
+      if (link.lost && !link.reported) {
+        link.reported = true;
+        sink.on_peer_lost(peer, link.why);
+      }
+    }
+    return delivered;
+  }
+
+  bool flush() override { return true; }
+  int wait_fd() const override { return wake_read_.get(); }
+
+  bool ready() override {
+    for (int peer : connected_) {
+      const Peer& link = peers_[static_cast<std::size_t>(peer)];
+      if (link.reader.has_frames() || (link.lost && !link.reported)) return true;
+    }
+    return false;
+  }
+
+  bool before_block() override {
+    inbox_.sleeping().store(1, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!ready()) return true;
+    inbox_.sleeping().store(0, std::memory_order_relaxed);
+    return false;
+  }
+
+  void after_block() override {
+    inbox_.sleeping().store(0, std::memory_order_relaxed);
+    char drain[64];
+    while (::read(wake_read_.get(), drain, sizeof drain) > 0) {
+    }
+  }
+
+ private:
+  struct Peer {
+    shm::InboxMapping inbox;  // the peer's: this process writes into its ring for us
+    FileDescriptor wake;      // the peer's wake-up pipe (write end)
+    shm::RingWriter writer;
+    shm::RingReader reader;   // our inbox's ring for frames from the peer
+    bool connected = false, lost = false, reported = false;
+    std::string why;
+  };
+
+  shm::InboxShape shape_of(int owner, std::size_t capacity) const {
+    return {config_.job_id, owner, config_.nprocs, capacity};
+  }
+
+  void wake(Peer& link) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the head store before the flag's load
+    if (link.inbox.sleeping().load(std::memory_order_relaxed) != 0) {
+      const char byte = 1;
+      [[maybe_unused]] ssize_t written = ::write(link.wake.get(), &byte, 1);  // EAGAIN: a wake-up is pending
+    }
+  }
+
+  void lose(Peer& link, std::string_view why) {
+    link.lost = true;
+    link.why = fmt::format("shared memory with it is broken: {}", why);
+  }
+
+  TransportConfig config_;
+  std::size_t capacity_;
+  std::string host_;
+  shm::InboxMapping inbox_;
+  FileDescriptor wake_read_, wake_write_;
+  std::vector<Peer> peers_;
+  std::vector<int> connected_;
+  std::size_t next_ = 0;
+};
+
+TransportRegistration registration("shm", [](const TransportConfig& config) {
+  return std::make_unique<ShmTransport>(config);
+});
+
+}  // namespace
+
+std::unique_ptr<Transport> make_shm_transport(const TransportConfig& config) {
+  return std::make_unique<ShmTransport>(config);
+}
+
+std::string shm_address_host(const std::string& text) {
+  std::optional<ShmAddress> address = parse_address(text);
+  return address ? address->host : std::string();
+}
+
+}  // namespace bsp::transport

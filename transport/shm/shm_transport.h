@@ -1,0 +1,34 @@
+// transport/shm/shm_transport.h: the `shm` transport: the processes of one host exchange
+// frames through shared memory (paper 002's intra-node path). Each process owns an inbox
+// (shm_segment.h) with one ring per sender; a frame is copied into the receiver's ring
+// for its sender and delivered in place. Reliable and in order (memory does not drop),
+// and its links are authenticated at set-up (only processes that know the job's secret
+// could have made the inboxes they accept), so frames carry neither MAC nor CRC.
+//
+// Waiting: the layer above spins on ready() (a load per ring, no system call), then asks
+// before_block(): the process raises its inbox's `sleeping` flag and blocks on a pipe;
+// a sender that sees the flag writes a byte to it (it opened the pipe's write end
+// through /proc at set-up). A process that never sleeps costs its senders nothing.
+//
+// Address: "shm:<host key>:<OS pid>:<inbox fd>:<wake fd>:<ring capacity>". connect()
+// accepts "" for a peer served by another transport (hybrid jobs) and refuses a peer on
+// another host, saying to use a hybrid transport.
+//
+// Options: "shm-ring" (bytes of each ring, a power of two; default 16 MiB / (p - 1)
+// within 64 KiB .. 4 MiB).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "transport/transport.h"
+
+namespace bsp::transport {
+
+std::unique_ptr<Transport> make_shm_transport(const TransportConfig& config);
+
+// The host key in an shm address ("" when text is not one): processes whose keys are
+// equal can share memory (shm/host_identity.h).
+std::string shm_address_host(const std::string& text);
+
+}  // namespace bsp::transport
