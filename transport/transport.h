@@ -60,6 +60,9 @@ struct Capabilities {
   bool authenticated_links = false;
   // true: frames cannot be damaged on their way (memory, not a wire): no checksum needed.
   bool intact = false;
+  // true: ready() reads memory (no system call) and the peers have cores of their own:
+  // worth polling in a tight loop before yielding the core.
+  bool poll_without_yielding = false;
   // true: calls the transmit hook (below) on every frame just before it goes.
   bool transmit_hook = false;
 };

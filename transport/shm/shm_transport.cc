@@ -2,6 +2,7 @@
 #include "transport/shm/shm_transport.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -100,6 +101,7 @@ class ShmTransport final : public Transport {
     capabilities.reliable = true;
     capabilities.authenticated_links = true;
     capabilities.intact = true;
+    capabilities.poll_without_yielding = !oversubscribed_;
     return capabilities;
   }
 
@@ -141,6 +143,10 @@ class ShmTransport final : public Transport {
       link.connected = true;
       connected_.push_back(peer);
     }
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    int cores = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    oversubscribed_ = static_cast<int>(connected_.size()) + 1 > cores;
   }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
@@ -240,6 +246,7 @@ class ShmTransport final : public Transport {
   std::vector<Peer> peers_;
   std::vector<int> connected_;
   std::size_t next_ = 0;
+  bool oversubscribed_ = true;  // more of the job's processes on this host than cores
 };
 
 TransportRegistration registration("shm", [](const TransportConfig& config) {
