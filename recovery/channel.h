@@ -49,6 +49,7 @@ struct ChannelConfig {
   std::string ack_policy = "buffer";  // "buffer" (paper 001), "every", "pupa"
   int spin_us = 50;                // wait(): poll this long before blocking (0: block at once)
   auth::Key secret{};              // the job's secret (auth/job_secret.h): frames carry a MAC
+  int also_wait_fd = -1;           // wait() also ends when this descriptor is readable (hybrid)
 };
 
 class Channel {
@@ -87,7 +88,8 @@ class Channel {
 };
 
 // Builds the channel for a connected transport: a pass-through when the transport is
-// reliable, the recovery protocol otherwise.
+// reliable, the recovery protocol otherwise, and for a hybrid (transport/hybrid_transport.h)
+// one of those per path behind one channel (recovery/hybrid_channel.h).
 std::unique_ptr<Channel> make_channel(std::unique_ptr<transport::Transport> transport,
                                       const ChannelConfig& config);
 

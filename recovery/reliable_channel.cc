@@ -24,6 +24,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
   ReliableChannel(std::unique_ptr<transport::Transport> transport, const ChannelConfig& config)
       : transport_(std::move(transport)),
         spin_us_(config.spin_us),
+        also_wait_fd_(config.also_wait_fd),
         core_(CoreConfig{config.pid, config.nprocs, config.job_id, config.buffers,
                          transport_->capabilities().mtu, config.ack_policy, config.secret},
               clock_, *this) {
@@ -67,7 +68,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(due - now);
     if (left.count() <= 0) return;
     spin_then_block(transport_->wait_fd(), spin_us_, left,
-                    [this] { return readable(transport_->wait_fd()); });
+                    [this] { return readable(transport_->wait_fd()); }, also_wait_fd_);
   }
 
   int wait_fd() const override { return transport_->wait_fd(); }
@@ -91,6 +92,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
   SteadyClock clock_;
   std::unique_ptr<transport::Transport> transport_;
   int spin_us_;
+  int also_wait_fd_;
   ProtocolCore core_;
   PayloadSink* sink_ = nullptr;
   std::size_t delivered_ = 0;

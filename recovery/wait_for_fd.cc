@@ -21,10 +21,10 @@ inline void cpu_relax() {
 
 }  // namespace
 
-bool block_on_fd(int fd, std::chrono::microseconds timeout) {
-  pollfd waiter{fd, POLLIN, 0};
+bool block_on_fd(int fd, std::chrono::microseconds timeout, int also_fd) {
+  pollfd waiters[2] = {{fd, POLLIN, 0}, {also_fd, POLLIN, 0}};
   int ms = static_cast<int>((timeout.count() + 999) / 1000);
-  return ::poll(&waiter, 1, ms) > 0;
+  return ::poll(waiters, also_fd >= 0 ? 2 : 1, ms) > 0;
 }
 
 bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout) {

@@ -12,15 +12,16 @@ namespace bsp::recovery {
 
 // Returns when fd is readable (true) or timeout passed (false). ready() is polled during
 // the first spin_us microseconds (yielding the core between polls); then poll(2) blocks.
+// also_fd (>= 0): a second descriptor whose readiness ends the block too.
 template <typename ReadyCheck>
-bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, ReadyCheck&& ready);
+bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, ReadyCheck&& ready, int also_fd = -1);
 
 // The same over a transport: spins on its ready() (cheap where the transport can tell
 // without a system call), then blocks on its wait_fd() if before_block() agrees.
 bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout);
 
 // Blocks in poll(2) until fd is readable or timeout passes.
-bool block_on_fd(int fd, std::chrono::microseconds timeout);
+bool block_on_fd(int fd, std::chrono::microseconds timeout, int also_fd = -1);
 
 }  // namespace bsp::recovery
 

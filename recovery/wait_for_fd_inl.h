@@ -6,7 +6,7 @@
 namespace bsp::recovery {
 
 template <typename ReadyCheck>
-bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, ReadyCheck&& ready) {
+bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, ReadyCheck&& ready, int also_fd) {
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
   auto spin = std::min<std::chrono::microseconds>(std::chrono::microseconds(spin_us), timeout);
@@ -16,7 +16,7 @@ bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, Rea
   }
   auto left = timeout - std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - start);
   if (left.count() <= 0) return ready();
-  return block_on_fd(fd, left);
+  return block_on_fd(fd, left, also_fd);
 }
 
 }  // namespace bsp::recovery

@@ -3,10 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
 #include "transport/fault/fault_transport.h"
+#include "transport/hybrid_transport.h"
 
 namespace bsp::transport {
 namespace {
@@ -24,6 +26,16 @@ void register_transport(const std::string& name, TransportFactory factory) {
 
 std::unique_ptr<Transport> create_transport(const std::string& name,
                                             const TransportConfig& config) {
+  if (std::vector<std::string> parts = hybrid_parts(name); !parts.empty()) {
+    if (parts[0] != "shm" || parts[1].empty() || !hybrid_parts(parts[1]).empty() || parts[1] == "shm") {
+      throw std::runtime_error(fmt::format(
+          "unknown transport '{}': a hybrid is shm+NETWORK, with NETWORK one of tcp, udp, nic", name));
+    }
+    TransportConfig local_config = config;
+    local_config.options.erase("fault");  // faults are for the network path
+    return std::make_unique<HybridTransport>(create_transport(parts[0], local_config),
+                                             create_transport(parts[1], config), config.pid, config.nprocs);
+  }
   auto found = factories().find(name);
   if (found == factories().end()) {
     throw std::runtime_error(fmt::format("unknown transport '{}' (known: {})", name,
@@ -41,6 +53,12 @@ std::unique_ptr<Transport> create_transport(const std::string& name,
 std::vector<std::string> transport_names() {
   std::vector<std::string> names;
   for (const auto& [name, factory] : factories()) names.push_back(name);
+  if (factories().count("shm")) {  // and the hybrids: shm on this host, a network beyond
+    for (const auto& [name, factory] : factories()) {
+      if (name != "shm") names.push_back("shm+" + name);
+    }
+  }
+  std::sort(names.begin(), names.end());
   return names;
 }
 

@@ -25,7 +25,7 @@ void register_transport(const std::string& name, TransportFactory factory);
 std::unique_ptr<Transport> create_transport(const std::string& name,
                                             const TransportConfig& config);
 
-// Names of every registered transport, sorted.
+// Names of every registered transport and of the hybrids (shm+NETWORK), sorted.
 std::vector<std::string> transport_names();
 
 struct TransportRegistration {

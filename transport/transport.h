@@ -104,6 +104,10 @@ class Transport {
   // mesh is usable. Throws std::runtime_error on failure.
   virtual void connect(const std::vector<std::string>& addresses) = 0;
 
+  // Whether this transport can reach the process at `address` (a peer's local_address()).
+  // All of them, except for a transport limited to one host (shm), asked by a hybrid.
+  virtual bool reaches(const std::string& address) const { return !address.empty(); }
+
   // ---- Data path ----
   // Sends one frame of at most capabilities().mtu bytes to peer (peer != own pid). The
   // transport may hold frames back to send them in one batch: they leave at the latest

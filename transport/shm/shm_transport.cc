@@ -149,6 +149,11 @@ class ShmTransport final : public Transport {
     oversubscribed_ = static_cast<int>(connected_.size()) + 1 > cores;
   }
 
+  bool reaches(const std::string& address) const override {
+    std::optional<ShmAddress> parsed = parse_address(address);
+    return parsed && parsed->host == host_;
+  }
+
   SendStatus send(int peer, std::span<const std::byte> frame) override {
     Peer& link = peers_[static_cast<std::size_t>(peer)];
     if (!link.connected || link.lost) return SendStatus::sent;  // reported at the next receive()
