@@ -70,9 +70,12 @@ Setter transport_text(const char* name) {
 
 const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
-      {"transport", "job", "tcp",
-       "messaging layer: tcp (kernel TCP streams), udp (datagrams with our recovery), nic (raw Ethernet frames "
-       "through AF_PACKET rings; needs CAP_NET_RAW); `bsprun --help` lists what is built in",
+      {"transport", "job", "shm+tcp",
+       "messaging layer: shm (shared memory; one host), tcp (kernel TCP streams), udp (datagrams with our "
+       "recovery), nic (raw Ethernet frames through AF_PACKET rings; needs CAP_NET_RAW), or a hybrid shm+tcp, "
+       "shm+udp, shm+nic (shared memory between the processes of one host, the network between hosts). The "
+       "default, shm+tcp, is the fastest correct choice for any placement: shm alone on one host; tcp, udp and "
+       "nic alone mean exactly that, for comparisons. `bsprun --help` lists what is built in",
        [](RunOptions& o, const std::string&, const std::string& v) { o.transport = v; }},
       {"stats", "job", "0", "1: print each process's packet counters and communication time at the end",
        [](RunOptions& o, const std::string&, const std::string& v) { o.stats = v != "0"; }},
@@ -121,6 +124,10 @@ const std::vector<OptionSpec>& option_table() {
        transport_number("rx-ring", 16, 1L << 20)},
       {"tx-ring", "transport", "nic default", "frames in nic's transmit ring (16 to 1048576)",
        transport_number("tx-ring", 16, 1L << 20)},
+      {"shm-ring", "transport", "by p",
+       "bytes of each shm ring (one per sender in each process's inbox), a power of two (4096 to 1073741824; "
+       "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
+       transport_number("shm-ring", 4096, 1L << 30)},
       {"connect-timeout-ms", "transport", "60000",
        "milliseconds tcp's set-up, or nic's segment check (default 5000 there), may take before it names the pids still missing (1000 to 3600000)",
        transport_number("connect-timeout-ms", 1000, 3600000)},

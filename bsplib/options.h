@@ -16,7 +16,7 @@
 namespace bsp {
 
 struct RunOptions {
-  std::string transport = "tcp";     // BSP_TRANSPORT
+  std::string transport = "shm+tcp"; // BSP_TRANSPORT
   bool stats = false;                // BSP_STATS: report counters at the end (bsprun --stats)
   int spin_us = -1;                  // BSP_SPIN_US: spin before blocking (-1: the default)
   std::size_t buffers = 0;           // BSP_BUFFERS: reliable layer's buffer pool (0: default)

@@ -22,6 +22,7 @@
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
 #include "transport/fault/fault_transport.h"
+#include "transport/hybrid_transport.h"
 #include "transport/registry.h"
 #include "transport/tcp/tcp_transport.h"
 #include "transport/trace/trace_transport.h"
@@ -35,6 +36,21 @@ namespace {
 // Waiting polls (yielding the core) this long before blocking: measured on 2 cores, it
 // beats blocking at once both for 2 processes and for 4-8 processes sharing the cores.
 constexpr int kDefaultSpinMicroseconds = 100;
+
+// For --stats under a hybrid transport: how many peers each path serves, and which
+// (" shm_peers=1 net_peers=2 shm:1 udp:2,3"; the words without '=' are not summed).
+std::string describe_paths(transport::Transport& transport, int pid, int nprocs) {
+  auto* hybrid = dynamic_cast<transport::HybridTransport*>(&transport);
+  if (!hybrid) return {};
+  std::vector<int> local, network;
+  for (int peer = 0; peer < nprocs; ++peer) {
+    if (peer != pid) (hybrid->is_local(peer) ? local : network).push_back(peer);
+  }
+  std::string report = fmt::format(" shm_peers={} net_peers={}", local.size(), network.size());
+  if (!local.empty()) report += fmt::format(" {}:{}", hybrid->local().name(), fmt::join(local, ","));
+  if (!network.empty()) report += fmt::format(" {}:{}", hybrid->network().name(), fmt::join(network, ","));
+  return report;
+}
 
 // A failed job under a PMIx launcher: processes get this long to stop on the
 // coordinator's word before the launcher is asked to kill what is left.
@@ -285,6 +301,7 @@ void Runtime::begin(int maxprocs) {
   } catch (const std::exception& error) {
     abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
   }
+  path_report_ = describe_paths(*transport, pid, start.nprocs);
   recovery::ChannelConfig channel_config;
   channel_config.pid = pid;
   channel_config.nprocs = start.nprocs;
@@ -326,7 +343,8 @@ void Runtime::choose_data_address() {
 
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
-  std::string report = fmt::format("supersteps={} comm_s={:.6f}", engine_->supersteps(), engine_->communication_seconds());
+  std::string report = fmt::format("supersteps={} comm_s={:.6f}{}", engine_->supersteps(),
+                                   engine_->communication_seconds(), path_report_);
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });
   // What tcp's set-up refused (connections that did not prove the job's secret).

@@ -52,6 +52,7 @@ class Runtime final : public JobControl {
   RunOptions options_;
   std::unique_ptr<control::ControlClient> control_;
   std::unique_ptr<Engine> engine_;
+  std::string path_report_;  // hybrid transports: which path each peer takes (--stats)
   std::chrono::steady_clock::time_point started_;
   bool begun_ = false;
   bool launched_ = false;           // started by bsprun

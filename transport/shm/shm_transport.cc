@@ -63,7 +63,7 @@ std::optional<ShmAddress> parse_address(const std::string& text) {
 }
 
 std::size_t ring_capacity(const TransportConfig& config) {
-  if (auto option = config.options.find("shm-ring"); option != config.options.end()) {
+  if (auto option = config.options.find("shm_ring"); option != config.options.end()) {
     std::size_t bytes = 0;
     try {
       bytes = std::stoull(option->second);
@@ -71,7 +71,7 @@ std::size_t ring_capacity(const TransportConfig& config) {
     }
     if (bytes < 4096 || bytes > (1u << 30) || !std::has_single_bit(bytes)) {
       throw std::runtime_error(fmt::format(
-          "shm transport: shm-ring={} must be a power of two from 4096 to 1073741824 bytes", option->second));
+          "shm transport: --shm-ring={} must be a power of two from 4096 to 1073741824 bytes", option->second));
     }
     return bytes;
   }

@@ -14,7 +14,7 @@
 // accepts "" for a peer served by another transport (hybrid jobs) and refuses a peer on
 // another host, saying to use a hybrid transport.
 //
-// Options: "shm-ring" (bytes of each ring, a power of two; default 16 MiB / (p - 1)
+// Options: "shm_ring" (--shm-ring: bytes of each ring, a power of two; default 16 MiB / (p - 1)
 // within 64 KiB .. 4 MiB).
 #pragma once
 
