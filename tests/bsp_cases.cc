@@ -3,8 +3,10 @@
 // and several process counts. A failed check stops the job through bsp_abort with the
 // file and line, so the driver sees a non-zero exit and the message.
 #include <signal.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -460,6 +462,24 @@ void killed_process() {
   for (;;) bsp_sync();
 }
 
+// The last pid is killed by a timer 50 ms in, inside a superstep that moves 256 KiB to
+// the next process (the others are sending, receiving or waiting for it).
+void killed_mid_superstep() {
+  static std::vector<char> block(256 * 1024, 1);
+  bsp_push_reg(block.data(), static_cast<int>(block.size()));
+  bsp_sync();
+  if (me() == p() - 1) {
+    std::signal(SIGALRM, [](int) { raise(SIGKILL); });
+    itimerval in_50ms{};
+    in_50ms.it_value.tv_usec = 50000;
+    setitimer(ITIMER_REAL, &in_50ms, nullptr);
+  }
+  for (int step = 0; step < 100000; ++step) {
+    bsp_put((me() + 1) % p(), block.data(), block.data(), 0, static_cast<int>(block.size()));
+    bsp_sync();
+  }
+}
+
 // Supersteps until the job is stopped from outside (a cut link, a killed remote shell,
 // Ctrl-C); gives up after 60 s so a test can never leave it running.
 void sync_until_stopped() {
@@ -541,6 +561,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"many_to_one", many_to_one},
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
+      {"killed_mid_superstep", killed_mid_superstep},
       {"slow_process", slow_process},
       {"sync_until_stopped", sync_until_stopped},
       {"put_unregistered", put_unregistered},

@@ -55,7 +55,7 @@ const std::vector<std::string> kHoldingCases = {
     "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one"};
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 3, 4, 8),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8),
                                             ::testing::ValuesIn(kHoldingCases)),
                          [](const ::testing::TestParamInfo<Semantics>& info) {
                            return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param)) +
@@ -143,7 +143,7 @@ TEST_P(FailureTest, PidOutOfRange) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, FailureTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 4)),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 4)),
                          [](const ::testing::TestParamInfo<Failure>& info) {
                            return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param));
                          });
@@ -269,7 +269,7 @@ namespace {
 // Two jobs at once on the same host (for nic: the same interface, lo) never see each
 // other's frames: both finish with the right data.
 TEST(ConcurrentJobsTest, TwoJobsSideBySide) {
-  for (const std::string transport : {"tcp", "udp", "nic"}) {
+  for (const std::string transport : {"tcp", "udp", "nic", "shm"}) {
     if (!transport_available(transport)) continue;
     auto run_job = [&] {
       return run_program({kBsprun, "-n", "3", "--transport=" + transport, kCases, "--case=many_small_puts"}, 120s);

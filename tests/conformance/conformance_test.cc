@@ -46,7 +46,7 @@ const std::string kDir = "tests/conformance/";
 
 bool usable(const std::string& transport) { return bsp::testing::transport_usable(kBsprun, transport); }
 
-const std::vector<std::string> kTransports = {"tcp", "udp", "nic"};
+const std::vector<std::string> kTransports = {"tcp", "udp", "nic", "shm"};
 
 const std::vector<std::string> kPositive = {
     "pid_nprocs",          "end_only_pid0",       "time_nondecreasing",  "push_reg_by_order",

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -67,6 +68,12 @@ std::vector<int> processes_in(const std::string& ns, const std::string& needle, 
     if (cmdline.find(needle) != std::string::npos) found.push_back(pid);
   }
   return found;
+}
+
+// The start of pid's line in bsprun's --stats report.
+std::string fmt_pid(int pid) {
+  std::string text = "  pid " + std::to_string(pid);
+  return text + std::string(static_cast<std::size_t>(std::max(0, 4 - static_cast<int>(std::to_string(pid).size()))), ' ');
 }
 
 // A job run in the background, in its own process group, its output in files.
@@ -216,7 +223,23 @@ TEST_P(SshClusterTransports, MpirunRunsTheSemanticsAcrossTheHosts) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, SshClusterTransports, ::testing::Values("tcp", "udp", "nic"));
+INSTANTIATE_TEST_SUITE_P(Transports, SshClusterTransports,
+                         ::testing::Values("tcp", "udp", "nic", "shm+tcp", "shm+udp", "shm+nic"));
+
+// A hybrid transport takes shared memory to the other process of its host and the
+// network to the six elsewhere; --stats says so per process.
+TEST_F(SshCluster, HybridTakesSharedMemoryWithinAHostAndTheNetworkBetween) {
+  std::vector<std::string> argv = bsprun("shm+udp", {kCases, "--case=put_all_to_all"});
+  argv.insert(argv.begin() + 5, "--stats");
+  ProgramResult result = run_program(argv, 60s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  for (int pid = 0; pid < 8; ++pid) {
+    const std::string partner = std::to_string(pid ^ 1);
+    std::string line = result.err.substr(result.err.find(fmt_pid(pid)));
+    line = line.substr(0, line.find('\n'));
+    EXPECT_NE(line.find("shm_peers=1 net_peers=6 shm:" + partner + " udp:"), std::string::npos) << line;
+  }
+}
 
 // pid 0 on a remote host (the hostfile lists host 1 first): bsprun's standard input
 // reaches it through the agent, and its output comes back.

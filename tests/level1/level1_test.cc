@@ -51,7 +51,7 @@ TEST_P(Level1Test, MatchesSerialAnswers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, Level1Test,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 3, 4, 8)),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8)),
                          run_name);
 
 // ---- misuse ----

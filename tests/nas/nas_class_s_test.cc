@@ -37,7 +37,7 @@ std::string name_of(const ::testing::TestParamInfo<Params>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, NasClassS,
-                         ::testing::Combine(::testing::Values("ep", "cg", "is"), ::testing::Values("tcp", "udp", "nic"),
+                         ::testing::Combine(::testing::Values("ep", "cg", "is"), ::testing::Values("tcp", "udp", "nic", "shm"),
                                             ::testing::Values(1, 2, 4)),
                          name_of);
 

@@ -1,0 +1,78 @@
+// tests/shm/shm_job_test.cc: whole jobs over shared memory. A process SIGKILLed inside a
+// superstep that moves data stops the job within a second, naming it, and nothing is left
+// behind: no process, no mapping or descriptor of an inbox (memfds vanish with their last
+// holder). The default transport on one host is shm.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/run_program.h"
+
+namespace {
+
+using bsp::testing::describe;
+using bsp::testing::ProgramResult;
+using bsp::testing::run_program;
+using namespace std::chrono_literals;
+
+const std::string kBsprun = "bsplib/bsprun";
+const std::string kCases = "tests/bsp_cases";
+
+// Processes of this machine that hold or map a shm inbox, or run the test cases.
+std::vector<std::string> leftovers() {
+  std::vector<std::string> found;
+  DIR* proc = ::opendir("/proc");
+  for (dirent* entry; proc && (entry = ::readdir(proc));) {
+    std::string pid = entry->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == std::to_string(::getpid())) continue;
+    std::ifstream maps("/proc/" + pid + "/maps");
+    std::stringstream text;
+    text << maps.rdbuf();
+    if (text.str().find("bsplib-shm-inbox") != std::string::npos) found.push_back(pid + " maps an inbox");
+    std::ifstream cmdline("/proc/" + pid + "/cmdline");
+    std::string command;
+    std::getline(cmdline, command, '\0');
+    if (command.find("tests/bsp_cases") != std::string::npos) found.push_back(pid + " runs " + command);
+  }
+  if (proc) ::closedir(proc);
+  return found;
+}
+
+TEST(ShmJob, KilledInsideASuperstepStopsTheJobAndLeavesNothing) {
+  for (int procs : {2, 4}) {
+    ProgramResult result = run_program(
+        {kBsprun, "-n", std::to_string(procs), "--transport=shm", kCases, "--case=killed_mid_superstep"}, 30s);
+    EXPECT_FALSE(result.timed_out) << describe(result);
+    EXPECT_NE(result.exit_code, 0) << describe(result);
+    EXPECT_NE(result.err.find("pid " + std::to_string(procs - 1)), std::string::npos) << describe(result);
+    EXPECT_NE(result.err.find("signal 9"), std::string::npos) << describe(result);
+    // Killed 50 ms in; start-up and the others' leaving take the rest.
+    EXPECT_LT(result.seconds, 1.5) << describe(result);
+    std::vector<std::string> left = leftovers();
+    EXPECT_TRUE(left.empty()) << left.size() << " left, first: " << left.front();
+  }
+}
+
+TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {
+  ProgramResult result = run_program({kBsprun, "-n", "3", "--stats", kCases, "--case=put_all_to_all"}, 30s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  // Every peer on this host: shm alone, no network path.
+  EXPECT_NE(result.err.find("shm_peers=2 net_peers=0 shm:1,2"), std::string::npos) << describe(result);
+}
+
+TEST(ShmJob, ProcessesBeyondTheCoresStillSyncQuickly) {
+  // 8 processes on this machine's 2 cores: the waiting must yield and sleep, not spin
+  // a time slice away (2000 supersteps in seconds, not minutes).
+  ProgramResult result =
+      run_program({kBsprun, "-n", "8", "--transport=shm", kCases, "--case=many_supersteps"}, 60s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_LT(result.seconds, 20.0) << describe(result);
+}
+
+}  // namespace

@@ -1,0 +1,213 @@
+// tests/shm/shm_transport_test.cc: the shm transport on its own. Two transports of one
+// fake job live in this process (pids 0 and 1; each maps the other's inbox through
+// /proc/self/fd). Frames go both ways in order; bytes a hostile peer writes into shared
+// memory (ring positions, lengths) make the victim report that peer lost, never read or
+// write outside its rings; addresses of another job, another host or garbage are refused.
+#include <fcntl.h>
+#include <poll.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "auth/mac.h"
+#include "transport/registry.h"
+#include "transport/shm/shm_ring.h"
+#include "transport/shm/shm_transport.h"
+#include "transport/transport.h"
+
+namespace {
+
+using bsp::transport::TransportConfig;
+
+struct Collected : bsp::transport::FrameSink {
+  std::vector<std::pair<int, std::string>> frames;
+  std::vector<std::pair<int, std::string>> lost;
+  void on_frame(int peer, std::span<const std::byte> frame) override {
+    frames.emplace_back(peer, std::string(reinterpret_cast<const char*>(frame.data()), frame.size()));
+  }
+  void on_peer_lost(int peer, std::string_view why) override { lost.emplace_back(peer, std::string(why)); }
+};
+
+TransportConfig config_of(int pid, std::uint32_t job = 7, std::uint8_t key_byte = 1, std::size_t ring = 65536) {
+  TransportConfig config;
+  config.pid = pid;
+  config.nprocs = 2;
+  config.job_id = job;
+  config.secret.fill(key_byte);
+  config.options["shm_ring"] = std::to_string(ring);
+  return config;
+}
+
+std::span<const std::byte> bytes_of(const std::string& text) {
+  return std::as_bytes(std::span(text.data(), text.size()));
+}
+
+// The two ends of a job, connected.
+struct Pair {
+  std::unique_ptr<bsp::transport::Transport> a = bsp::transport::make_shm_transport(config_of(0));
+  std::unique_ptr<bsp::transport::Transport> b = bsp::transport::make_shm_transport(config_of(1));
+  Pair() {
+    std::vector<std::string> addresses = {a->local_address(), b->local_address()};
+    a->connect(addresses);
+    b->connect(addresses);
+  }
+};
+
+// Maps the inbox named in an shm address (fd field) for scribbling, as a hostile peer would.
+struct Scribbler {
+  std::byte* base = nullptr;
+  std::size_t size = 0;
+  explicit Scribbler(const std::string& address) {
+    // shm:<host>:<os pid>:<inbox fd>:<wake fd>:<capacity>
+    std::vector<std::string> fields;
+    std::size_t from = 4;
+    for (std::size_t colon; (colon = address.find(':', from)) != std::string::npos; from = colon + 1) {
+      fields.push_back(address.substr(from, colon - from));
+    }
+    fields.push_back(address.substr(from));
+    int fd = std::stoi(fields[2]);
+    size = static_cast<std::size_t>(::lseek(fd, 0, SEEK_END));
+    base = static_cast<std::byte*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  }
+  ~Scribbler() { ::munmap(base, size); }
+  // The ring region of `sender` in this inbox (128-byte header, rings of 128 + capacity).
+  std::byte* ring(int sender, std::size_t capacity) { return base + 128 + sender * (128 + capacity); }
+};
+
+TEST(ShmTransport, FramesGoBothWaysInOrder) {
+  Pair pair;
+  EXPECT_TRUE(pair.a->capabilities().reliable);
+  EXPECT_TRUE(pair.a->capabilities().intact);
+  for (int i = 0; i < 1000; ++i) {
+    std::string text = "frame " + std::to_string(i) + std::string(static_cast<std::size_t>(i % 300), 'x');
+    ASSERT_EQ(pair.a->send(1, bytes_of(text)), bsp::transport::SendStatus::sent);
+    Collected got;
+    ASSERT_TRUE(pair.b->ready());
+    ASSERT_EQ(pair.b->receive(got, 64), 1u);
+    ASSERT_EQ(got.frames.at(0), std::make_pair(0, text));
+    ASSERT_EQ(pair.b->send(0, bytes_of(text)), bsp::transport::SendStatus::sent);
+    Collected back;
+    ASSERT_EQ(pair.a->receive(back, 64), 1u);
+    ASSERT_EQ(back.frames.at(0).second, text);
+  }
+  EXPECT_FALSE(pair.a->ready());
+}
+
+TEST(ShmTransport, AFullRingSaysBusyUntilTheReceiverTakes) {
+  Pair pair;
+  std::string big(8000, 'z');
+  int sent = 0;
+  while (pair.a->send(1, bytes_of(big)) == bsp::transport::SendStatus::sent) ASSERT_LT(++sent, 100);
+  EXPECT_GE(sent, 7);  // 64 KiB ring
+  Collected got;
+  EXPECT_EQ(pair.b->receive(got, 1000), static_cast<std::size_t>(sent));
+  EXPECT_EQ(pair.a->send(1, bytes_of(big)), bsp::transport::SendStatus::sent);
+}
+
+TEST(ShmTransport, SleepingReceiverIsWokenThroughItsPipe) {
+  Pair pair;
+  ASSERT_TRUE(pair.b->before_block());  // nothing there: b may sleep, and says so
+  pair.a->send(1, bytes_of("wake up"));
+  pollfd waiter{pair.b->wait_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&waiter, 1, 1000), 1);  // the sender saw the flag and wrote the pipe
+  pair.b->after_block();
+  Collected got;
+  EXPECT_EQ(pair.b->receive(got, 8), 1u);
+  // Not sleeping: a send writes nothing to the pipe.
+  pair.a->send(1, bytes_of("again"));
+  EXPECT_EQ(::poll(&waiter, 1, 0), 0);
+  // Frames already there: before_block refuses to sleep.
+  EXPECT_FALSE(pair.b->before_block());
+}
+
+TEST(ShmTransport, GarbageRingPositionFromAPeerIsAReportedLossNotACrash) {
+  for (std::uint64_t garbage : {std::uint64_t{1} << 40, std::uint64_t{12345}, std::uint64_t{3}}) {
+    Pair pair;
+    pair.a->send(1, bytes_of("honest"));
+    Scribbler inbox_of_b(pair.b->local_address());
+    auto* control = reinterpret_cast<bsp::transport::shm::RingControl*>(inbox_of_b.ring(0, 65536));
+    control->head.store(garbage);  // pid 0 (hostile) claims to have written this much
+    Collected got;
+    pair.b->receive(got, 64);
+    ASSERT_EQ(got.lost.size(), 1u) << garbage;
+    EXPECT_EQ(got.lost[0].first, 0);
+    EXPECT_NE(got.lost[0].second.find("shared memory with it is broken"), std::string::npos) << got.lost[0].second;
+    Collected again;
+    pair.b->receive(again, 64);  // reported once
+    EXPECT_TRUE(again.lost.empty());
+  }
+}
+
+TEST(ShmTransport, GarbageFrameLengthIsRefused) {
+  Pair pair;
+  pair.a->send(1, bytes_of("honest frame"));
+  Scribbler inbox_of_b(pair.b->local_address());
+  std::byte* data = inbox_of_b.ring(0, 65536) + bsp::transport::shm::kRingControlBytes;
+  const std::uint32_t huge = 0x7FFFFFF0;
+  std::memcpy(data, &huge, 4);
+  Collected got;
+  pair.b->receive(got, 64);
+  EXPECT_TRUE(got.frames.empty());
+  ASSERT_EQ(got.lost.size(), 1u);
+  EXPECT_NE(got.lost[0].second.find("length"), std::string::npos) << got.lost[0].second;
+}
+
+TEST(ShmTransport, GarbageConsumerPositionStopsTheSender) {
+  Pair pair;
+  Scribbler inbox_of_b(pair.b->local_address());
+  auto* control = reinterpret_cast<bsp::transport::shm::RingControl*>(inbox_of_b.ring(0, 65536));
+  std::string big(8000, 'q');
+  while (pair.a->send(1, bytes_of(big)) == bsp::transport::SendStatus::sent) {
+  }
+  control->tail.store(std::uint64_t{1} << 50);  // b (hostile) claims to have read what was never written
+  EXPECT_EQ(pair.a->send(1, bytes_of(big)), bsp::transport::SendStatus::sent);  // dropped: the job stops
+  Collected got;
+  pair.a->receive(got, 8);
+  ASSERT_EQ(got.lost.size(), 1u);
+  EXPECT_EQ(got.lost[0].first, 1);
+}
+
+TEST(ShmTransport, AnotherJobsOrAnotherHostsInboxIsRefused) {
+  auto a = bsp::transport::make_shm_transport(config_of(0));
+  auto other_job = bsp::transport::make_shm_transport(config_of(1, 8));
+  auto other_secret = bsp::transport::make_shm_transport(config_of(1, 7, 2));
+  auto other_ring = bsp::transport::make_shm_transport(config_of(1, 7, 1, 131072));
+  for (auto* peer : {other_job.get(), other_secret.get()}) {
+    try {
+      a->connect({a->local_address(), peer->local_address()});
+      FAIL() << "connected to an inbox of another job";
+    } catch (const std::runtime_error& error) {
+      EXPECT_NE(std::string(error.what()).find("is not pid 1's inbox of this job"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_THROW(a->connect({a->local_address(), other_ring->local_address()}), std::runtime_error);
+  std::string address = other_job->local_address();
+  std::string elsewhere = "shm:0123456789abcdef" + address.substr(address.find(':', 4));
+  try {
+    a->connect({a->local_address(), elsewhere});
+    FAIL() << "connected to a process of another host";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("use --transport=shm+tcp"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(a->reaches(elsewhere));
+  EXPECT_TRUE(a->reaches(address));
+  for (const std::string& garbage : {std::string("shm:"), std::string("shm:x:1:2"), std::string("tcp:1.2.3.4:5"),
+                                     std::string("shm:h:-1:3:4:65536"), std::string("shm:h:1:3:4:65537")}) {
+    EXPECT_THROW(a->connect({a->local_address(), garbage}), std::runtime_error) << garbage;
+    EXPECT_FALSE(a->reaches(garbage)) << garbage;
+  }
+}
+
+TEST(ShmTransport, HybridNamesAreBuiltAndBadOnesRefused) {
+  TransportConfig config = config_of(0);
+  for (const char* bad : {"shm+shm", "udp+shm", "shm+", "shm+bogus", "shm+udp+nic"}) {
+    EXPECT_THROW(bsp::transport::create_transport(bad, config), std::runtime_error) << bad;
+  }
+}
+
+}  // namespace
