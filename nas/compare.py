@@ -60,7 +60,7 @@ def available_transports(bsprun):
 
 def usable(transport):
     """A transport that can run here, or the reason it cannot."""
-    if transport == "nic" and os.geteuid() != 0:
+    if transport.endswith("nic") and os.geteuid() != 0:
         return "raw Ethernet frames need CAP_NET_RAW (run as root)"
     return None
 
