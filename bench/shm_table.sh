@@ -1,0 +1,39 @@
+#!/bin/sh
+# bench/shm_table.sh: issue 13's table in one run: the bare floors of this machine
+# (memcpy bandwidth, a shared-memory ping-pong, the cost of waking a process by futex and
+# by pipe; bench/shm_floors) next to what BSPlib over shm does (empty bsp_sync and a
+# 4-byte put superstep at p = 2 and 4, one 8 MiB bsp_put at p = 2), with nic on lo beside
+# it. Prints a markdown table. Run from the workspace root after
+#   bazel build //bench:shm_floors //bench:sync_time //bench:bsp_bandwidth //bsplib:bsprun
+# Usage: bench/shm_table.sh [--repetitions=N]   (supersteps per sync figure, default 20000)
+set -eu
+cd "$(dirname "$0")/.."
+reps=20000
+for arg in "$@"; do
+  case $arg in
+    --repetitions=*) reps=${arg#*=} ;;
+    *) echo "usage: bench/shm_table.sh [--repetitions=N]" >&2; exit 2 ;;
+  esac
+done
+bin=bazel-bin
+bsprun=$bin/bsplib/bsprun
+
+floors=$($bin/bench/shm_floors --csv)
+sync_row() {  # transport procs -> "empty_median empty_min put_median put_min"
+  $bsprun -n "$2" --transport="$1" $bin/bench/sync_time "$reps" 2>&1 |
+    awk '/no communication/ {e=$5" / "$8} /4-byte/ {p=$6" / "$9} END {print e "|" p}'
+}
+bandwidth() {  # transport -> best / median MB/s of one 8 MiB put per superstep
+  $bsprun -n 2 --transport="$1" $bin/bench/bsp_bandwidth --sizes=8388608 --bytes=8388608 --repetitions=20 2>&1 |
+    awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
+}
+shm2=$(sync_row shm 2)
+shm4=$(sync_row shm 4)
+nic2=$(sync_row nic 2 2>/dev/null || echo "n/a|n/a")
+
+echo "| figure (medians / minimum) | shm | nic on lo | floor, same run |"
+echo "|---|---|---|---|"
+echo "| p=2 empty bsp_sync, µs | ${shm2%%|*} | ${nic2%%|*} | shm ping-pong $(echo "$floors" | awk -F, '$1=="pingpong_spin_us" {print $2" / "$3}') |"
+echo "| p=2 4-byte put + sync, µs | ${shm2#*|} | ${nic2#*|} | |"
+echo "| p=4 empty bsp_sync (2 cores), µs | ${shm4%%|*} | | futex wake-up $(echo "$floors" | awk -F, '$1=="pingpong_futex_us" {print $2" / "$3}'), pipe $(echo "$floors" | awk -F, '$1=="pingpong_pipe_us" {print $2" / "$3}') |"
+echo "| p=2 one 8 MiB bsp_put, GB/s (best / median) | $(bandwidth shm) | $(bandwidth nic 2>/dev/null || echo n/a) | memcpy $(echo "$floors" | awk -F, '$1=="memcpy_8mib_gbps" {print $2" / "$3}') |"
