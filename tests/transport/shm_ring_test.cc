@@ -209,12 +209,8 @@ TEST(ShmRing, AFullRingRefusesAndAcceptsAgainAfterRelease) {
   }
 }
 
-// BUG (transport/shm/shm_ring.cc:61, RingWriter::write): it calls
-// std::memcpy(space.data(), frame.data(), frame.size()) also for an empty frame, and an
-// empty span's data() may be nullptr: undefined behaviour (UBSan: "null pointer passed as
-// argument 2, which is declared to never be null"), and the compiler may assume
-// frame.data() != nullptr afterwards. Fix: copy only when !frame.empty(). Without
-// sanitizers this case passes; under -fsanitize=undefined it reports the call.
+// An empty frame whose span has no storage (data() == nullptr) is written without
+// handing memcpy a null pointer (undefined behaviour; UBSan reported it before the fix).
 TEST(ShmRing, AnEmptyFrameWithoutStorageIsWritten) {
   GuardedRing ring(4096);
   RingWriter writer(ring.region(), ring.capacity());
@@ -653,14 +649,18 @@ TEST(ShmInbox, OpenPeerRefusesWhatIsNotAnInbox) {
     ::close(fd);
   }
   {
-    SCOPED_TRACE("the right header in a memory file of the right size is accepted (control)");
+    SCOPED_TRACE("the right header in a memory file of the right size, unsealed: a peer could shrink it");
     InboxMapping own = InboxMapping::create(kShape, key(1));
-    const int fd = ::memfd_create("copied-inbox", MFD_CLOEXEC);
+    const int fd = ::memfd_create("copied-inbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     ASSERT_GE(fd, 0);
     std::vector<char> header(128);
     ASSERT_EQ(::pread(own.fd(), header.data(), header.size(), 0), 128);
     ASSERT_EQ(::pwrite(fd, header.data(), header.size(), 0), 128);
     ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);
+    const std::string error = open_error(pid, fd, kShape, key(1));
+    EXPECT_NE(error.find("not sealed"), std::string::npos) << error;
+    SCOPED_TRACE("the same with its size sealed is accepted (control)");
+    ASSERT_EQ(::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
     EXPECT_EQ(open_error(pid, fd, kShape, key(1)), "");
     ::close(fd);
   }

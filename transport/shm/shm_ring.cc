@@ -58,7 +58,7 @@ void RingWriter::commit(std::size_t size) {
 bool RingWriter::write(std::span<const std::byte> frame) {
   std::span<std::byte> space = reserve(frame.size());
   if (space.data() == nullptr) return false;  // full (a reserved empty frame has a place)
-  std::memcpy(space.data(), frame.data(), frame.size());
+  if (!frame.empty()) std::memcpy(space.data(), frame.data(), frame.size());
   commit(frame.size());
   return true;
 }

@@ -18,6 +18,7 @@ namespace {
 constexpr std::uint64_t kMagic = 0x31304d4853505342ull;  // "BSPSHM01"
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kHeaderBytes = 128;
+constexpr int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
 struct Header {
   std::uint64_t magic;
@@ -73,11 +74,14 @@ InboxMapping InboxMapping::create(const InboxShape& shape, const auth::Key& secr
   InboxMapping inbox;
   inbox.shape_ = shape;
   inbox.size_ = inbox_bytes(shape);
-  inbox.fd_.reset(::memfd_create("bsplib-shm-inbox", MFD_CLOEXEC));
+  inbox.fd_.reset(::memfd_create("bsplib-shm-inbox", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!inbox.fd_) throw failure("memfd_create");
   if (::ftruncate(inbox.fd_.get(), static_cast<off_t>(inbox.size_)) != 0) {
     throw failure(fmt::format("sizing the inbox to {} bytes", inbox.size_));
   }
+  // Its size is fixed for good: a peer holding it cannot shrink it under the others'
+  // mappings (their next access would be SIGBUS).
+  if (::fcntl(inbox.fd_.get(), F_ADD_SEALS, kSeals) != 0) throw failure("sealing the inbox's size");
   void* base = ::mmap(nullptr, inbox.size_, PROT_READ | PROT_WRITE, MAP_SHARED, inbox.fd_.get(), 0);
   if (base == MAP_FAILED) throw failure("mapping the inbox");
   inbox.base_ = static_cast<std::byte*>(base);
@@ -99,6 +103,11 @@ InboxMapping InboxMapping::open_peer(int os_pid, int fd, const InboxShape& shape
   const std::string path = fmt::format("/proc/{}/fd/{}", os_pid, fd);
   inbox.fd_.reset(::open(path.c_str(), O_RDWR | O_CLOEXEC));
   if (!inbox.fd_) throw failure(fmt::format("opening pid {}'s inbox {}", shape.owner, path));
+  const int seals = ::fcntl(inbox.fd_.get(), F_GET_SEALS);
+  if (seals < 0 || (seals & kSeals) != kSeals) {
+    throw std::runtime_error(fmt::format("shm transport: {} is not pid {}'s inbox (its size is not sealed)", path,
+                                         shape.owner));
+  }
   struct stat info {};
   if (::fstat(inbox.fd_.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
       static_cast<std::size_t>(info.st_size) != inbox.size_) {

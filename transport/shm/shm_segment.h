@@ -3,7 +3,8 @@
 // raises before it sleeps so that senders know to wake it.
 //
 // The owner creates it as an unlinked memory file (memfd_create): nothing has a name,
-// and the memory goes when the last process holding it ends, even by SIGKILL. A peer
+// and the memory goes when the last process holding it ends, even by SIGKILL. Its size
+// is sealed (a peer cannot shrink it under the others' mappings). A peer
 // maps it through /proc/<owner's OS pid>/fd/<descriptor> (the kernel lets only processes
 // that may trace the owner open it: the same user), and accepts it only if its header
 // carries the job id, the owner's pid and a MAC made with the job's secret: a recycled
