@@ -14,6 +14,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr auto kWaitSlice = 20ms;        // longest single block before re-checking the job
+constexpr auto kAbortCheckEvery = 1ms;   // how often an idle superstep asks the coordinator
 constexpr auto kDrainLimit = 5s;         // bsp_end: longest wait for the last acknowledgements
 constexpr int kMaxTagSize = 1 << 20;     // a sanity bound on bsp_set_tagsize
 }  // namespace
@@ -378,7 +379,13 @@ void Engine::pump() {
   bool moved = send_pending();
   moved |= channel_->progress(*this) > 0;
   if (moved) return;
-  job_.check_for_abort();
+  // The coordinator's news (a system call) at most every kAbortCheckEvery while idle: a
+  // superstep that waits a microsecond for its peers must not pay one each time.
+  auto now = Clock::now();
+  if (now >= next_abort_check_) {
+    job_.check_for_abort();
+    next_abort_check_ = now + kAbortCheckEvery;
+  }
   awaited_.clear();
   for (int peer = 0; peer < nprocs_; ++peer) {
     const Outgoing& out = outgoing_[peer];
@@ -388,7 +395,6 @@ void Engine::pump() {
   }
   // Idle: note which links moved since the last look (counted on the busy path, timed
   // only here, at least every wait slice).
-  auto now = Clock::now();
   for (PeerProgress& peer : progress_) {
     if (peer.events != peer.seen) {
       peer.seen = peer.events;

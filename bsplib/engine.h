@@ -180,7 +180,7 @@ class Engine : private recovery::PayloadSink {
 
   int library_level_ = 1;
   std::chrono::milliseconds stall_warn_{10000};
-  std::chrono::steady_clock::time_point sync_started_, next_stall_report_;
+  std::chrono::steady_clock::time_point sync_started_, next_stall_report_, next_abort_check_;
   bool stall_reported_ = false;
   long superstep_ = 0;
   double communication_seconds_ = 0;
