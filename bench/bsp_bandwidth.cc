@@ -6,7 +6,7 @@
 // row per size (powers of two from 4 B to 64 KiB, and 1400 B, by default): best and median over the repetitions, in MB/s (10^6 bytes per second).
 // Other processes (p > 2) only sync.
 // Run: bsprun -n 2 --transport=tcp bazel-bin/bench/bsp_bandwidth [--bytes=16777216]
-//      [--max-count=100000] [--per-superstep=0] [--repetitions=3] [--sizes=1400]
+//      [--max-count=100000] [--per-superstep=0] [--repetitions=3] [--sizes=1400] [--via=put|hpput|get]
 #include <cstdio>
 #include <vector>
 
@@ -20,6 +20,12 @@ int main(int argc, char** argv) {
   const long max_count = flags.number("max-count", 100000);  // ...and at most this many puts
   const long per_superstep = flags.number("per-superstep", 0);  // 0: all puts in one superstep
   const long repetitions = flags.number("repetitions", 3);
+  // put (buffered), hpput (unbuffered: read at the sync), or get (pid 1 fetches from pid 0)
+  const std::string via = flags.text("via", "put");
+  if (via != "put" && via != "hpput" && via != "get") {
+    std::fprintf(stderr, "bsp_bandwidth: --via must be put, hpput or get\n");
+    return 2;
+  }
   const std::vector<long> sizes = flags.numbers(
       "sizes", bench::with_size(bench::powers_of_two(4, flags.number("max-size", 65536)), 1400));
   const long window_limit = 4L << 20;  // the destination area puts cycle through
@@ -35,7 +41,7 @@ int main(int argc, char** argv) {
   bsp_push_reg(window.data(), static_cast<int>(window.size()));
   bsp_push_reg(&reply_area, sizeof reply_area);
   bsp_sync();
-  if (pid == 0) std::printf("transport,p,size,count,per_superstep,best_MBps,median_MBps\n");
+  if (pid == 0) std::printf("transport,p,size,count,per_superstep,best_MBps,median_MBps,via\n");
   for (long size : sizes) {
     const long count = std::max(1L, std::min(max_count, bytes / size));
     const long slots = std::max(1L, static_cast<long>(window.size()) / size);
@@ -43,13 +49,16 @@ int main(int argc, char** argv) {
     for (long rep = -1; rep < repetitions; ++rep) {  // rep -1 warms up
       bsp_sync();  // start together
       double start = bsp_time();
-      if (pid == 0) {
+      if (pid == (via == "get" ? 1 : 0)) {
         for (long k = 0; k < count; ++k) {
-          bsp_put(1, source.data(), window.data(), static_cast<int>((k % slots) * size), static_cast<int>(size));
+          const int offset = static_cast<int>((k % slots) * size);
+          if (via == "put") bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
+          if (via == "hpput") bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
+          if (via == "get") bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));
           if (per_superstep > 0 && (k + 1) % per_superstep == 0 && k + 1 < count) bsp_sync();
         }
       }
-      if (pid != 0 && per_superstep > 0) {  // match pid 0's intermediate supersteps
+      if (pid != (via == "get" ? 1 : 0) && per_superstep > 0) {  // match the intermediate supersteps
         for (long k = per_superstep; k < count; k += per_superstep) bsp_sync();
       }
       bsp_sync();  // the last puts land
@@ -62,8 +71,8 @@ int main(int argc, char** argv) {
     }
     if (pid == 0) {
       bench::Summary rate = bench::summarize(rates);
-      std::printf("%s,%d,%ld,%ld,%ld,%.2f,%.2f\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), size, count,
-                  per_superstep, rates.back(), rate.median);
+      std::printf("%s,%d,%ld,%ld,%ld,%.2f,%.2f,%s\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), size,
+                  count, per_superstep, rates.back(), rate.median, via.c_str());
       std::fflush(stdout);
     }
   }

@@ -102,12 +102,35 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
   check_remote_area(call, "into", pid, registration, offset, nbytes);
   if (nbytes == 0) return;
   if (buffered) {
-    records::Writer(outgoing_[pid].stream)
-        .put(registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
+    write_put(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
   } else {
     hpputs_.push_back(HpPut{pid, src, registration, static_cast<std::uint32_t>(offset),
                             static_cast<std::uint32_t>(nbytes)});
   }
+}
+
+// A put's data: staged for the receiver to pull when large and the path allows, else in
+// the record stream.
+void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
+                       std::uint32_t size) {
+  std::uint64_t token = 0;
+  std::byte* staged = size >= pull_threshold_ && pid != pid_ ? channel_->stage(pid, size, token) : nullptr;
+  if (staged) {
+    std::memcpy(staged, src, size);
+    records::Writer(outgoing_[pid].stream).put_pulled(registration, offset, size, token);
+  } else {
+    records::Writer(outgoing_[pid].stream).put(registration, offset, src, size);
+  }
+}
+
+// Data a pulled record names in src's staging memory, or the job stops.
+const std::byte* Engine::pulled_data(int src, std::uint64_t token, std::uint32_t size) {
+  std::span<const std::byte> data = channel_->staged(src, token, size);
+  if (data.size() != size) {
+    job_.abort_job(fmt::format("bsplib: pid {} names {} bytes at {} of its staging memory to pid {}: outside it",
+                               src, size, token, pid_));
+  }
+  return data.data();
 }
 
 void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) {
@@ -223,6 +246,9 @@ void Engine::parse(int src) {
         case records::Kind::put:
           in.puts.push_back(records::read_put(at, in.parsed));
           break;
+        case records::Kind::put_pulled:
+          in.puts.push_back(records::read_put_pulled(at));
+          break;
         case records::Kind::get_request:
           in.get_requests.push_back(records::read_get_request(at));
           break;
@@ -243,15 +269,17 @@ void Engine::parse(int src) {
           ++ended_;
           break;
         case records::Kind::get_reply:
+        case records::Kind::get_reply_pulled:
           job_.abort_job(fmt::format("bsplib: pid {} got an unexpected get reply from pid {}", pid_, src));
       }
     } else {
-      if (kind != records::Kind::get_reply) {
+      if (kind != records::Kind::get_reply && kind != records::Kind::get_reply_pulled) {
         job_.abort_job(fmt::format("bsplib: pid {} expected get replies from pid {}", pid_, src));
       }
       // Kept, not written: a reply may arrive before this process has served the gets
       // aimed at it, which must read its memory as the superstep left it.
-      records::GetReply reply = records::read_get_reply(at, in.parsed);
+      records::GetReply reply = kind == records::Kind::get_reply ? records::read_get_reply(at, in.parsed)
+                                                                 : records::read_get_reply_pulled(at);
       check_reply(src, reply);
       in.replies.push_back(reply);
       in.reply_bytes_missing -= std::min<std::uint64_t>(reply.size, in.reply_bytes_missing);
@@ -296,8 +324,8 @@ void Engine::apply_replies() {
   for (int src = 0; src < nprocs_; ++src) {
     const Incoming& in = incoming_[src];
     for (const records::GetReply& reply : in.replies) {
-      std::memcpy(pending_gets_[reply.request_id].dst + reply.piece_offset, in.stream.data() + reply.data_at,
-                  reply.size);
+      const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size) : in.stream.data() + reply.data_at;
+      std::memcpy(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
     }
   }
 }
@@ -322,6 +350,14 @@ void Engine::serve_gets() {
     for (const records::GetRequest& request : incoming_[src].get_requests) {
       const std::byte* from =
           target_area("bsp_get", "from", src, request.registration, request.offset, request.size);
+      std::uint64_t token = 0;
+      std::byte* staged =
+          request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token) : nullptr;
+      if (staged) {  // the requester pulls it: one copy here, one there
+        std::memcpy(staged, from, request.size);
+        records::Writer(outgoing_[src].stream).get_reply_pulled(request.request_id, 0, request.size, token);
+        continue;
+      }
       // Large replies go out in pieces no bigger than a payload, so they pack and flow.
       std::uint32_t piece = static_cast<std::uint32_t>(std::max<std::size_t>(max_payload_, 4096));
       for (std::uint32_t done = 0; done < request.size; done += piece) {
@@ -336,8 +372,8 @@ void Engine::apply_puts() {
   for (int src = 0; src < nprocs_; ++src) {
     const Incoming& in = incoming_[src];
     for (const records::Put& put : in.puts) {
-      std::memcpy(target_area("bsp_put", "into", src, put.registration, put.offset, put.size),
-                  in.stream.data() + put.data_at, put.size);
+      std::byte* into = target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
+      std::memcpy(into, put.pulled ? pulled_data(src, put.token, put.size) : in.stream.data() + put.data_at, put.size);
     }
   }
 }
@@ -465,9 +501,7 @@ void Engine::superstep(bool final) {
   next_stall_report_ = started + stall_warn_;
   in_sync_ = true;
   // 1. Unbuffered puts read their source now; every stream gets its `end`.
-  for (const HpPut& hp : hpputs_) {
-    records::Writer(outgoing_[hp.pid].stream).put(hp.registration, hp.offset, hp.src, hp.size);
-  }
+  for (const HpPut& hp : hpputs_) write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
   hpputs_.clear();
   records::End end;
   end.superstep = static_cast<std::uint32_t>(superstep_);
@@ -530,6 +564,7 @@ void Engine::superstep(bool final) {
     stall_reported_ = false;
   }
   ++superstep_;
+  channel_->next_superstep();  // staging written two supersteps ago may be reused
   channel_->progress(*this);  // push out anything the transport still queues
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
 }

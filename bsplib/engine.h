@@ -62,6 +62,9 @@ class Engine : private recovery::PayloadSink {
   // Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote
   // registration at the call, 2 only where they land.
   void set_library_level(int level) { library_level_ = level; }
+  // Push-Pull: transfers of at least this many bytes to a peer whose path shares memory
+  // are staged and pulled by the receiver (0: never).
+  void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
   void set_stall_warning(std::chrono::milliseconds after) { stall_warn_ = after; }
   int nprocs() const { return nprocs_; }
@@ -136,6 +139,8 @@ class Engine : private recovery::PayloadSink {
   void check_tag_size(int src, const records::Message& message);
   void check_reply(int src, const records::GetReply& reply);
   void apply_replies();
+  void write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
+  const std::byte* pulled_data(int src, std::uint64_t token, std::uint32_t size);
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
                          std::uint32_t offset, std::uint32_t size);
   void serve_gets();
@@ -179,6 +184,7 @@ class Engine : private recovery::PayloadSink {
   bool finishing_ = false;
 
   int library_level_ = 1;
+  std::uint64_t pull_threshold_ = 256;
   std::chrono::milliseconds stall_warn_{10000};
   std::chrono::steady_clock::time_point sync_started_, next_stall_report_, next_abort_check_;
   bool stall_reported_ = false;

@@ -88,6 +88,12 @@ const std::vector<OptionSpec>& option_table() {
       {"stall-warn", "engine", "10",
        "seconds a process may wait in bsp_sync before the job says whom it waits for (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.stall_warn_seconds = seconds(var, v); }},
+      {"pull-threshold", "engine", "256",
+       "bytes from which a put, hp-put or get reply to a peer reached through shm is staged and pulled by the "
+       "receiver (two copies) instead of pushed through the ring (four); 0: never pull (0 to 2147483647)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.pull_threshold = bounded(var, v, 0, 2147483647L);
+       }},
       {"link-timeout", "job", "30",
        "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},

@@ -8,6 +8,8 @@
 //   get_request  u8 kind, u32 registration, u32 offset, u32 size, u32 request id
 //   get_reply    u8 kind, u32 request id, u32 piece offset, u32 size, size bytes
 //   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
+//   put_pulled   u8 kind, u32 registration, u32 offset, u32 size, u64 token
+//   get_reply_pulled  u8 kind, u32 request id, u32 piece offset, u32 size, u64 token
 //   end          u8 kind, u32 superstep, u8 flags (bit 0: the sender is in bsp_end),
 //                u32 next tag size, u32 get requests sent to this peer,
 //                u32 pushes, pushes x u64 size, u32 pops, pops x (u32 registration, u8 ambiguous)
@@ -16,6 +18,10 @@
 // were (bsp_sync or bsp_end, bsp_set_tagsize, the registrations pushed and popped), so
 // every process can check that all made the same ones; get replies for that superstep
 // follow it (the server answers once it has every peer's `end`).
+//
+// The *_pulled forms carry no data: it waits in the sender's staging memory (shm's
+// Push-Pull path, recovery::Channel::stage), and the receiver copies it from there,
+// straight into the destination, by the token.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +32,15 @@
 
 namespace bsp::records {
 
-enum class Kind : std::uint8_t { put = 1, get_request = 2, get_reply = 3, message = 4, end = 5 };
+enum class Kind : std::uint8_t {
+  put = 1,
+  get_request = 2,
+  get_reply = 3,
+  message = 4,
+  end = 5,
+  put_pulled = 6,
+  get_reply_pulled = 7
+};
 
 inline constexpr std::size_t kPutHeader = 13;
 inline constexpr std::size_t kGetRequestSize = 17;
@@ -35,6 +49,7 @@ inline constexpr std::size_t kMessageHeader = 9;
 inline constexpr std::size_t kEndHeader = 18;  // up to the push sizes
 inline constexpr std::size_t kEndPush = 8;
 inline constexpr std::size_t kEndPop = 5;
+inline constexpr std::size_t kPulledSize = 21;  // both pulled forms
 // More pushes or pops in one superstep than any program makes: a record announcing more
 // is damaged.
 inline constexpr std::uint32_t kMaxRegistrationChanges = 1u << 20;
@@ -46,6 +61,8 @@ inline constexpr std::uint8_t kEndFlagFinal = 1;  // the sender is in bsp_end
 struct Put {
   std::uint32_t registration, offset, size;
   std::size_t data_at;  // position of the data in the stream
+  std::uint64_t token = 0;  // pulled: where the sender staged it
+  bool pulled = false;
 };
 struct GetRequest {
   std::uint32_t registration, offset, size, request_id;
@@ -53,6 +70,8 @@ struct GetRequest {
 struct GetReply {
   std::uint32_t request_id, piece_offset, size;
   std::size_t data_at;
+  std::uint64_t token = 0;
+  bool pulled = false;
 };
 struct Message {
   std::uint32_t tag_size, payload_size;
@@ -79,6 +98,13 @@ class Writer {
   explicit Writer(std::vector<std::byte>& out) : out_(out) {}
   void put(std::uint32_t registration, std::uint32_t offset, const void* data, std::uint32_t size) {
     head(Kind::put).u32(registration).u32(offset).u32(size).bytes(data, size);
+  }
+  void put_pulled(std::uint32_t registration, std::uint32_t offset, std::uint32_t size, std::uint64_t token) {
+    head(Kind::put_pulled).u32(registration).u32(offset).u32(size).u64(token);
+  }
+  void get_reply_pulled(std::uint32_t request_id, std::uint32_t piece_offset, std::uint32_t size,
+                        std::uint64_t token) {
+    head(Kind::get_reply_pulled).u32(request_id).u32(piece_offset).u32(size).u64(token);
   }
   void get_request(std::uint32_t registration, std::uint32_t offset, std::uint32_t size,
                    std::uint32_t request_id) {
@@ -142,6 +168,9 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
     }
     case Kind::get_request:
       return available < kGetRequestSize ? 0 : kGetRequestSize;
+    case Kind::put_pulled:
+    case Kind::get_reply_pulled:
+      return available < kPulledSize ? 0 : kPulledSize;
     case Kind::message: {
       if (available < kMessageHeader) return 0;
       std::size_t total = kMessageHeader + std::size_t{read_u32(at + 1)} + read_u32(at + 5);
@@ -165,6 +194,12 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
 
 inline Put read_put(const std::byte* at, std::size_t pos) {
   return Put{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), pos + kPutHeader};
+}
+inline Put read_put_pulled(const std::byte* at) {
+  return Put{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), 0, read_u64(at + 13), true};
+}
+inline GetReply read_get_reply_pulled(const std::byte* at) {
+  return GetReply{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), 0, read_u64(at + 13), true};
 }
 inline GetRequest read_get_request(const std::byte* at) {
   return GetRequest{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), read_u32(at + 13)};

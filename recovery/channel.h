@@ -84,6 +84,14 @@ class Channel {
 
   virtual const ChannelStats& stats() const = 0;
 
+  // Push-Pull's pulled path, where the transport to peer shares memory (transport.h's
+  // stage / staged / next_superstep); by default there is none.
+  virtual std::byte* stage(int /*peer*/, std::size_t /*size*/, std::uint64_t& /*token*/) { return nullptr; }
+  virtual std::span<const std::byte> staged(int /*peer*/, std::uint64_t /*token*/, std::size_t /*size*/) {
+    return {};
+  }
+  virtual void next_superstep() {}
+
   virtual const transport::Transport& transport() const = 0;
 };
 

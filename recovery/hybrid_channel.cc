@@ -61,6 +61,14 @@ class HybridChannel final : public Channel {
 
   int wait_fd() const override { return network_->wait_fd(); }
 
+  std::byte* stage(int peer, std::size_t size, std::uint64_t& token) override {
+    return path(peer).stage(peer, size, token);
+  }
+  std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) override {
+    return path(peer).staged(peer, token, size);
+  }
+  void next_superstep() override { local_->next_superstep(); }
+
   bool all_acknowledged() const override { return local_->all_acknowledged() && network_->all_acknowledged(); }
 
   const ChannelStats& stats() const override {

@@ -141,6 +141,19 @@ class Transport {
   virtual bool before_block() { return true; }
   virtual void after_block() {}
 
+  // ---- Pulled transfers (Push-Pull, paper 002): transports sharing memory (shm) ----
+  // `size` bytes of this process's staging memory that `peer` can copy from directly, and
+  // the token naming them; nullptr when there is none for this peer, or no room (send the
+  // data instead). What is staged in one superstep stays until the end of the next
+  // (next_superstep() is called at each superstep's end: staging is reused every other).
+  virtual std::byte* stage(int /*peer*/, std::size_t /*size*/, std::uint64_t& /*token*/) { return nullptr; }
+  // The `size` bytes peer staged under `token`, checked against its staging memory;
+  // empty when they cannot be there (a broken or hostile peer).
+  virtual std::span<const std::byte> staged(int /*peer*/, std::uint64_t /*token*/, std::size_t /*size*/) {
+    return {};
+  }
+  virtual void next_superstep() {}
+
   // "Gathered send" (paper 001, §2.3): a transport that queues frames before handing
   // them to the kernel (nic's TX ring) calls the hook on each queued frame just before
   // it goes, so the layer above can write fresh protocol fields (piggy-backed ack) and

@@ -96,6 +96,20 @@ std::vector<Parsed> walk(std::span<const std::byte> stream, bool& stopped_bad) {
         FUZZ_CHECK(size == kEndHeader + end.pushes.size() * kEndPush + 4 + end.pops.size() * kEndPop);
         break;
       }
+      case Kind::put_pulled: {
+        FUZZ_CHECK(size == kPulledSize);
+        Put put = read_put_pulled(at);
+        FUZZ_CHECK(put.pulled);
+        g_sink = put.registration ^ put.offset ^ put.size ^ static_cast<std::uint32_t>(put.token);
+        break;
+      }
+      case Kind::get_reply_pulled: {
+        FUZZ_CHECK(size == kPulledSize);
+        GetReply reply = read_get_reply_pulled(at);
+        FUZZ_CHECK(reply.pulled);
+        g_sink = reply.request_id ^ reply.piece_offset ^ reply.size ^ static_cast<std::uint32_t>(reply.token);
+        break;
+      }
       default:
         FUZZ_CHECK(!"record_size accepted an unknown kind");
     }
@@ -133,6 +147,7 @@ void round_trip(Input input) {
   struct Expected {
     Kind kind;
     std::uint32_t a = 0, b = 0, c = 0, d = 0;
+    std::uint64_t token = 0;
     std::vector<std::uint8_t> data, data2;
     End end;
   };
@@ -141,7 +156,7 @@ void round_trip(Input input) {
   std::vector<Expected> expected;
   while (input.left() > 0 && expected.size() < 64) {
     Expected e;
-    e.kind = static_cast<Kind>(1 + input.u8() % 5);
+    e.kind = static_cast<Kind>(1 + input.u8() % 7);
     switch (e.kind) {
       case Kind::put:
         e.a = input.u32(), e.b = input.u32();
@@ -162,6 +177,14 @@ void round_trip(Input input) {
         e.data2 = input.take(input.u8());
         writer.message(e.data.data(), static_cast<std::uint32_t>(e.data.size()), e.data2.data(),
                        static_cast<std::uint32_t>(e.data2.size()));
+        break;
+      case Kind::put_pulled:
+        e.a = input.u32(), e.b = input.u32(), e.c = input.u32(), e.token = input.u32() * 0x100000003ull;
+        writer.put_pulled(e.a, e.b, e.c, e.token);
+        break;
+      case Kind::get_reply_pulled:
+        e.a = input.u32(), e.b = input.u32(), e.c = input.u32(), e.token = input.u32() * 0x100000007ull;
+        writer.get_reply_pulled(e.a, e.b, e.c, e.token);
         break;
       case Kind::end: {
         e.end.superstep = input.u32();
@@ -212,6 +235,18 @@ void round_trip(Input input) {
         Message message = read_message(at, records[i].pos);
         FUZZ_CHECK(message.tag_size == e.data.size() && message.payload_size == e.data2.size());
         FUZZ_CHECK(same(message.tag_at, e.data) && same(message.tag_at + message.tag_size, e.data2));
+        break;
+      }
+      case Kind::put_pulled: {
+        Put put = read_put_pulled(at);
+        FUZZ_CHECK(put.pulled && put.registration == e.a && put.offset == e.b && put.size == e.c &&
+                   put.token == e.token);
+        break;
+      }
+      case Kind::get_reply_pulled: {
+        GetReply reply = read_get_reply_pulled(at);
+        FUZZ_CHECK(reply.pulled && reply.request_id == e.a && reply.piece_offset == e.b && reply.size == e.c &&
+                   reply.token == e.token);
         break;
       }
       case Kind::end: {

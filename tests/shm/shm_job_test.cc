@@ -59,6 +59,24 @@ TEST(ShmJob, KilledInsideASuperstepStopsTheJobAndLeavesNothing) {
   }
 }
 
+// Push-Pull: the semantics hold whether every transfer is pushed through the rings
+// (--pull-threshold=0), every one is staged and pulled (1), or as by default; at p = 3,
+// where one process's staging memory serves two readers.
+TEST(ShmJob, SemanticsHoldPushedAndPulled) {
+  for (const char* threshold : {"0", "1", "256"}) {
+    for (const char* name : {"put_all_to_all", "get_before_put", "overlapping_puts", "put_copies_source",
+                             "hp_variants", "large_transfers", "all_to_all_bulk", "many_small_puts", "many_to_one",
+                             "many_supersteps"}) {
+      ProgramResult result = run_program({kBsprun, "-n", "3", "--transport=shm",
+                                          std::string("--pull-threshold=") + threshold, kCases,
+                                          std::string("--case=") + name},
+                                         60s);
+      EXPECT_EQ(result.exit_code, 0) << name << " threshold " << threshold << "\n" << describe(result);
+      EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+    }
+  }
+}
+
 TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {
   ProgramResult result = run_program({kBsprun, "-n", "3", "--stats", kCases, "--case=put_all_to_all"}, 30s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);

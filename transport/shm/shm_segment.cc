@@ -130,6 +130,55 @@ InboxMapping InboxMapping::open_peer(int os_pid, int fd, const InboxShape& shape
   return inbox;
 }
 
+StagingMapping::StagingMapping(StagingMapping&& other) noexcept
+    : fd_(std::move(other.fd_)), base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+StagingMapping& StagingMapping::operator=(StagingMapping&& other) noexcept {
+  if (this != &other) {
+    if (base_) ::munmap(base_, size_);
+    fd_ = std::move(other.fd_);
+    base_ = std::exchange(other.base_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+StagingMapping::~StagingMapping() {
+  if (base_) ::munmap(base_, size_);
+}
+
+StagingMapping StagingMapping::create(std::size_t bytes) {
+  StagingMapping staging;
+  staging.size_ = bytes;
+  staging.fd_.reset(::memfd_create("bsplib-shm-staging", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!staging.fd_) throw failure("memfd_create (staging)");
+  if (::ftruncate(staging.fd_.get(), static_cast<off_t>(bytes)) != 0) throw failure("sizing the staging area");
+  if (::fcntl(staging.fd_.get(), F_ADD_SEALS, kSeals) != 0) throw failure("sealing the staging area's size");
+  void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, staging.fd_.get(), 0);
+  if (base == MAP_FAILED) throw failure("mapping the staging area");
+  staging.base_ = static_cast<std::byte*>(base);
+  return staging;
+}
+
+StagingMapping StagingMapping::open_peer(int os_pid, int fd, int owner, std::size_t bytes) {
+  StagingMapping staging;
+  staging.size_ = bytes;
+  const std::string path = fmt::format("/proc/{}/fd/{}", os_pid, fd);
+  staging.fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!staging.fd_) throw failure(fmt::format("opening pid {}'s staging area {}", owner, path));
+  const int seals = ::fcntl(staging.fd_.get(), F_GET_SEALS);
+  struct stat info {};
+  if (seals < 0 || (seals & kSeals) != kSeals || ::fstat(staging.fd_.get(), &info) != 0 ||
+      static_cast<std::size_t>(info.st_size) != bytes) {
+    throw std::runtime_error(
+        fmt::format("shm transport: {} is not pid {}'s staging area (not sealed at {} bytes)", path, owner, bytes));
+  }
+  void* base = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, staging.fd_.get(), 0);
+  if (base == MAP_FAILED) throw failure(fmt::format("mapping pid {}'s staging area", owner));
+  staging.base_ = static_cast<std::byte*>(base);
+  return staging;
+}
+
 std::byte* InboxMapping::ring_region(int sender) const {
   return base_ + kHeaderBytes + static_cast<std::size_t>(sender) * (kRingControlBytes + shape_.capacity);
 }

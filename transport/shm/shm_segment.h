@@ -60,6 +60,31 @@ class InboxMapping {
   InboxShape shape_;
 };
 
+// A process's staging memory for pulled transfers (Push-Pull): written by its owner,
+// read by the peers of its host, which map it read-only. A sealed memfd of fixed size;
+// pages cost memory only once written.
+class StagingMapping {
+ public:
+  StagingMapping() = default;
+  StagingMapping(StagingMapping&& other) noexcept;
+  StagingMapping& operator=(StagingMapping&& other) noexcept;
+  ~StagingMapping();
+
+  static StagingMapping create(std::size_t bytes);
+  // Peer `owner`'s staging area, descriptor `fd` of OS process `os_pid`: a sealed memory
+  // file of exactly `bytes`, mapped read-only. Throws with the reason.
+  static StagingMapping open_peer(int os_pid, int fd, int owner, std::size_t bytes);
+
+  int fd() const { return fd_.get(); }
+  std::byte* data() const { return base_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  FileDescriptor fd_;
+  std::byte* base_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 // Bytes of an inbox of this shape.
 std::size_t inbox_bytes(const InboxShape& shape);
 

@@ -29,11 +29,17 @@ constexpr std::size_t kInboxBudget = 16u << 20;  // bytes of rings per process, 
 constexpr std::size_t kSmallestRing = 64u << 10;
 constexpr std::size_t kLargestRing = 4u << 20;
 constexpr std::size_t kLargestFrame = 65535 + 40;  // the wire header's u16 length, plus the header
+// Staging for pulled transfers: two halves used in alternate supersteps. Only the pages
+// written cost memory; a transfer that does not fit is pushed through the ring instead.
+constexpr std::size_t kStagingBytes = 512u << 20;
+constexpr std::size_t kStagingAlignment = 64;
 
 struct ShmAddress {
   std::string host;
   int os_pid = 0, inbox_fd = -1, wake_fd = -1;
   std::size_t capacity = 0;
+  int staging_fd = -1;
+  std::size_t staging_bytes = 0;
 };
 
 std::optional<ShmAddress> parse_address(const std::string& text) {
@@ -41,7 +47,7 @@ std::optional<ShmAddress> parse_address(const std::string& text) {
   std::vector<std::string> fields;
   std::stringstream in(text.substr(4));
   for (std::string field; std::getline(in, field, ':');) fields.push_back(field);
-  if (fields.size() != 5 || fields[0].empty()) return std::nullopt;
+  if (fields.size() != 7 || fields[0].empty()) return std::nullopt;
   ShmAddress address;
   address.host = fields[0];
   try {
@@ -55,6 +61,8 @@ std::optional<ShmAddress> parse_address(const std::string& text) {
     address.inbox_fd = static_cast<int>(number(fields[2], 0, 1 << 20));
     address.wake_fd = static_cast<int>(number(fields[3], 0, 1 << 20));
     address.capacity = static_cast<std::size_t>(number(fields[4], kSmallestRing / 16, 1ll << 30));
+    address.staging_fd = static_cast<int>(number(fields[5], 0, 1 << 20));
+    address.staging_bytes = static_cast<std::size_t>(number(fields[6], 0, 1ll << 40));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -84,6 +92,7 @@ class ShmTransport final : public Transport {
   explicit ShmTransport(const TransportConfig& config)
       : config_(config), capacity_(ring_capacity(config)), host_(shm::host_key()) {
     inbox_ = shm::InboxMapping::create(shape_of(config_.pid, capacity_), config_.secret);
+    staging_ = shm::StagingMapping::create(kStagingBytes);
     int ends[2];
     if (::pipe2(ends, O_NONBLOCK | O_CLOEXEC) != 0) {
       throw std::runtime_error(fmt::format("shm transport: pipe2: {}", std::strerror(errno)));
@@ -106,7 +115,8 @@ class ShmTransport final : public Transport {
   }
 
   std::string local_address() override {
-    return fmt::format("shm:{}:{}:{}:{}:{}", host_, ::getpid(), inbox_.fd(), wake_write_.get(), capacity_);
+    return fmt::format("shm:{}:{}:{}:{}:{}:{}:{}", host_, ::getpid(), inbox_.fd(), wake_write_.get(), capacity_,
+                       staging_.fd(), staging_.size());
   }
 
   void connect(const std::vector<std::string>& addresses) override {
@@ -138,6 +148,7 @@ class ShmTransport final : public Transport {
         throw std::runtime_error(
             fmt::format("shm transport: opening pid {}'s wake-up pipe {}: {}", peer, wake_path, std::strerror(errno)));
       }
+      link.staging = shm::StagingMapping::open_peer(address->os_pid, address->staging_fd, peer, address->staging_bytes);
       link.writer = shm::RingWriter(link.inbox.ring_region(config_.pid), capacity_);
       link.reader = shm::RingReader(inbox_.ring_region(peer), capacity_);
       link.connected = true;
@@ -190,6 +201,29 @@ class ShmTransport final : public Transport {
     return delivered;
   }
 
+  std::byte* stage(int peer, std::size_t size, std::uint64_t& token) override {
+    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return nullptr;
+    const std::size_t half = staging_.size() / 2;
+    std::size_t& used = staging_used_[staging_half_];
+    if (size > half - used) return nullptr;
+    token = staging_half_ * half + used;
+    used += (size + kStagingAlignment - 1) & ~(kStagingAlignment - 1);
+    used = std::min(used, half);
+    return staging_.data() + token;
+  }
+
+  std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) override {
+    if (peer < 0 || peer >= config_.nprocs) return {};
+    const Peer& link = peers_[static_cast<std::size_t>(peer)];
+    if (!link.connected || token > link.staging.size() || size > link.staging.size() - token) return {};
+    return {link.staging.data() + token, size};
+  }
+
+  void next_superstep() override {
+    staging_half_ ^= 1;
+    staging_used_[staging_half_] = 0;  // its transfers were taken a whole superstep ago
+  }
+
   bool flush() override { return true; }
   int wait_fd() const override { return wake_read_.get(); }
 
@@ -219,6 +253,7 @@ class ShmTransport final : public Transport {
  private:
   struct Peer {
     shm::InboxMapping inbox;  // the peer's: this process writes into its ring for us
+    shm::StagingMapping staging;  // the peer's, read-only: pulled transfers come from here
     FileDescriptor wake;      // the peer's wake-up pipe (write end)
     shm::RingWriter writer;
     shm::RingReader reader;   // our inbox's ring for frames from the peer
@@ -247,6 +282,9 @@ class ShmTransport final : public Transport {
   std::size_t capacity_;
   std::string host_;
   shm::InboxMapping inbox_;
+  shm::StagingMapping staging_;
+  std::size_t staging_half_ = 0;
+  std::size_t staging_used_[2] = {0, 0};
   FileDescriptor wake_read_, wake_write_;
   std::vector<Peer> peers_;
   std::vector<int> connected_;

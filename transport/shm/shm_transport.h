@@ -10,7 +10,12 @@
 // a sender that sees the flag writes a byte to it (it opened the pipe's write end
 // through /proc at set-up). A process that never sleeps costs its senders nothing.
 //
-// Address: "shm:<host key>:<OS pid>:<inbox fd>:<wake fd>:<ring capacity>". connect()
+// Pulled transfers (Push-Pull): stage() hands out this process's staging memory (a sealed
+// memfd of 512 MiB, its pages allocated when written; halves used in alternate
+// supersteps), which the peers map read-only and copy from by token (staged()).
+//
+// Address: "shm:<host key>:<OS pid>:<inbox fd>:<wake fd>:<ring capacity>:<staging fd>:
+// <staging bytes>". connect()
 // accepts "" for a peer served by another transport (hybrid jobs) and refuses a peer on
 // another host, saying to use a hybrid transport.
 //

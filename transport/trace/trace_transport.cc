@@ -63,6 +63,7 @@ class TraceTransport final : public Transport, private FrameSink {
   }
   bool flush() override { return inner_->flush(); }
   int wait_fd() const override { return inner_->wait_fd(); }
+  // Not stage(): a traced job sends all its data through frames, so the trace holds it.
   bool ready() override { return inner_->ready(); }
   bool before_block() override { return inner_->before_block(); }
   void after_block() override { inner_->after_block(); }
