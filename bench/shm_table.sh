@@ -23,8 +23,9 @@ sync_row() {  # transport procs -> "empty_median empty_min put_median put_min"
   $bsprun -n "$2" --transport="$1" $bin/bench/sync_time "$reps" 2>&1 |
     awk '/no communication/ {e=$5" / "$8} /4-byte/ {p=$6" / "$9} END {print e "|" p}'
 }
-bandwidth() {  # transport -> best / median MB/s of one 8 MiB put per superstep
-  $bsprun -n 2 --transport="$1" $bin/bench/bsp_bandwidth --sizes=8388608 --bytes=8388608 --repetitions=20 2>&1 |
+bandwidth() {  # transport [via] [bsprun options] -> best / median GB/s of one 8 MiB transfer per superstep
+  $bsprun -n 2 --transport="$1" ${3:-} $bin/bench/bsp_bandwidth --sizes=8388608 --bytes=8388608 --repetitions=20 \
+      --via="${2:-put}" 2>&1 |
     awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
 }
 shm2=$(sync_row shm 2)
@@ -36,4 +37,8 @@ echo "|---|---|---|---|"
 echo "| p=2 empty bsp_sync, µs | ${shm2%%|*} | ${nic2%%|*} | shm ping-pong $(echo "$floors" | awk -F, '$1=="pingpong_spin_us" {print $2" / "$3}') |"
 echo "| p=2 4-byte put + sync, µs | ${shm2#*|} | ${nic2#*|} | |"
 echo "| p=4 empty bsp_sync (2 cores), µs | ${shm4%%|*} | | futex wake-up $(echo "$floors" | awk -F, '$1=="pingpong_futex_us" {print $2" / "$3}'), pipe $(echo "$floors" | awk -F, '$1=="pingpong_pipe_us" {print $2" / "$3}') |"
-echo "| p=2 one 8 MiB bsp_put, GB/s (best / median) | $(bandwidth shm) | $(bandwidth nic 2>/dev/null || echo n/a) | memcpy $(echo "$floors" | awk -F, '$1=="memcpy_8mib_gbps" {print $3" / "$2}') |"
+memcpy=$(echo "$floors" | awk -F, '$1=="memcpy_8mib_gbps" {print $3" / "$2}')
+echo "| p=2 one 8 MiB bsp_put, GB/s (best / median) | $(bandwidth shm) | $(bandwidth nic 2>/dev/null || echo n/a) | memcpy $memcpy |"
+echo "| the same, pushed through the rings (--pull-threshold=0) | $(bandwidth shm put --pull-threshold=0) | | |"
+echo "| p=2 one 8 MiB bsp_hpput, GB/s | $(bandwidth shm hpput) | $(bandwidth nic hpput 2>/dev/null || echo n/a) | |"
+echo "| p=2 one 8 MiB bsp_get, GB/s | $(bandwidth shm get) | $(bandwidth nic get 2>/dev/null || echo n/a) | |"
