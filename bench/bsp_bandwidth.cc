@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bsp_bandwidth: --via must be put, hpput or get\n");
     return 2;
   }
+  enum class Via { put, hpput, get };
+  const Via how = via == "put" ? Via::put : via == "hpput" ? Via::hpput : Via::get;  // not a string compare per put
   const std::vector<long> sizes = flags.numbers(
       "sizes", bench::with_size(bench::powers_of_two(4, flags.number("max-size", 65536)), 1400));
   const long window_limit = 4L << 20;  // the destination area puts cycle through
@@ -49,16 +51,16 @@ int main(int argc, char** argv) {
     for (long rep = -1; rep < repetitions; ++rep) {  // rep -1 warms up
       bsp_sync();  // start together
       double start = bsp_time();
-      if (pid == (via == "get" ? 1 : 0)) {
+      if (pid == (how == Via::get ? 1 : 0)) {
         for (long k = 0; k < count; ++k) {
           const int offset = static_cast<int>((k % slots) * size);
-          if (via == "put") bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
-          if (via == "hpput") bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
-          if (via == "get") bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));
+          if (how == Via::put) bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
+          if (how == Via::hpput) bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
+          if (how == Via::get) bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));
           if (per_superstep > 0 && (k + 1) % per_superstep == 0 && k + 1 < count) bsp_sync();
         }
       }
-      if (pid != (via == "get" ? 1 : 0) && per_superstep > 0) {  // match the intermediate supersteps
+      if (pid != (how == Via::get ? 1 : 0) && per_superstep > 0) {  // match the intermediate supersteps
         for (long k = per_superstep; k < count; k += per_superstep) bsp_sync();
       }
       bsp_sync();  // the last puts land

@@ -42,14 +42,6 @@ std::vector<std::uint64_t> RegistrationTable::pushes_this_superstep() const {
   return sizes;
 }
 
-std::optional<std::uint64_t> RegistrationTable::remote_size(int pid, std::uint32_t index) const {
-  if (!get(index) || pid < 0 || static_cast<std::size_t>(pid) >= remote_sizes_.size() ||
-      index >= remote_sizes_[static_cast<std::size_t>(pid)].size()) {
-    return std::nullopt;
-  }
-  return remote_sizes_[static_cast<std::size_t>(pid)][index];
-}
-
 std::vector<records::Pop> RegistrationTable::pops_this_superstep() const {
   std::vector<records::Pop> pops;
   for (const PendingPop& pop : pops_) pops.push_back(records::Pop{pop.index, pop.ambiguous});
@@ -84,18 +76,17 @@ std::string RegistrationTable::resolve_pops(std::span<const std::vector<records:
   return {};
 }
 
-std::optional<std::uint32_t> RegistrationTable::find(const void* address) const {
+std::optional<std::uint32_t> RegistrationTable::find_slow(const void* address) const {
   auto found = by_address_.find(address);
   if (found == by_address_.end() || found->second.empty()) return std::nullopt;
-  return found->second.back();
-}
-
-const Registration* RegistrationTable::get(std::uint32_t index) const {
-  if (index >= entries_.size() || !entries_[index].active) return nullptr;
-  return &entries_[index];
+  last_found_address_ = address;
+  last_found_index_ = found->second.back();
+  last_found_valid_ = true;
+  return last_found_index_;
 }
 
 void RegistrationTable::commit(std::span<const std::vector<std::uint64_t>> pushes_by_pid) {
+  last_found_valid_ = false;
   if (!pushes_by_pid.empty()) remote_sizes_.resize(pushes_by_pid.size());
   for (std::size_t pid = 0; pid < pushes_by_pid.size(); ++pid) {
     std::vector<std::uint64_t>& sizes = remote_sizes_[pid];

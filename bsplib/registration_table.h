@@ -37,10 +37,17 @@ class RegistrationTable {
   // address has no live registration left to pop.
   bool pop(const void* address);
 
-  // The registration index of address in effect now (the most recent one), if any.
-  std::optional<std::uint32_t> find(const void* address) const;
+  // The registration index of address in effect now (the most recent one), if any. The
+  // last address found is remembered (a loop of puts names one area again and again).
+  std::optional<std::uint32_t> find(const void* address) const {
+    if (address == last_found_address_ && last_found_valid_) return last_found_index_;
+    return find_slow(address);
+  }
   // The registration with index, or nullptr when there is no active one.
-  const Registration* get(std::uint32_t index) const;
+  const Registration* get(std::uint32_t index) const {
+    if (index >= entries_.size() || !entries_[index].active) return nullptr;
+    return &entries_[index];
+  }
 
   // The sizes pushed this superstep, in call order.
   std::vector<std::uint64_t> pushes_this_superstep() const;
@@ -59,7 +66,13 @@ class RegistrationTable {
 
   // The size of registration index on process pid (as that process registered it), or
   // nullopt when the registration is not active.
-  std::optional<std::uint64_t> remote_size(int pid, std::uint32_t index) const;
+  std::optional<std::uint64_t> remote_size(int pid, std::uint32_t index) const {
+    if (!get(index) || pid < 0 || static_cast<std::size_t>(pid) >= remote_sizes_.size() ||
+        index >= remote_sizes_[static_cast<std::size_t>(pid)].size()) {
+      return std::nullopt;
+    }
+    return remote_sizes_[static_cast<std::size_t>(pid)][index];
+  }
 
  private:
   // Live registrations of address (committed and pushed this superstep) that the first
@@ -76,6 +89,12 @@ class RegistrationTable {
   };
   std::vector<PendingPop> pops_;
   std::vector<std::vector<std::uint64_t>> remote_sizes_;  // [pid][index]
+
+  std::optional<std::uint32_t> find_slow(const void* address) const;
+  // find()'s memory of its last answer; forgotten when the table changes (commit).
+  mutable const void* last_found_address_ = nullptr;
+  mutable std::uint32_t last_found_index_ = 0;
+  mutable bool last_found_valid_ = false;
 };
 
 }  // namespace bsp

@@ -138,6 +138,30 @@ TEST(ShmTransport, AFullRingSaysBusyUntilTheReceiverTakes) {
   EXPECT_EQ(pair.a->send(1, bytes_of(big)), bsp::transport::SendStatus::sent);
 }
 
+// A sender that found the ring full and went to sleep is woken when the receiver makes
+// room (it used to sleep out its whole wait slice, 20 ms per ring-full of data).
+TEST(ShmTransport, ASenderWaitingForRoomIsWokenWhenTheReceiverTakes) {
+  Pair pair;
+  std::string big(8000, 'w');
+  while (pair.a->send(1, bytes_of(big)) == bsp::transport::SendStatus::sent) {
+  }
+  EXPECT_FALSE(pair.a->ready());        // nothing for it, no room yet
+  ASSERT_TRUE(pair.a->before_block());  // so it sleeps
+  pollfd waiter{pair.a->wait_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&waiter, 1, 0), 0);
+  Collected got;
+  EXPECT_GT(pair.b->receive(got, 1000), 0u);
+  EXPECT_EQ(::poll(&waiter, 1, 1000), 1);  // the receiver wrote the sender's pipe
+  pair.a->after_block();
+  EXPECT_EQ(pair.a->send(1, bytes_of(big)), bsp::transport::SendStatus::sent);
+  // Spinning sees the room too, without the pipe.
+  while (pair.a->send(1, bytes_of(big)) == bsp::transport::SendStatus::sent) {
+  }
+  EXPECT_FALSE(pair.a->ready());
+  pair.b->receive(got, 1000);
+  EXPECT_TRUE(pair.a->ready());
+}
+
 TEST(ShmTransport, SleepingReceiverIsWokenThroughItsPipe) {
   Pair pair;
   ASSERT_TRUE(pair.b->before_block());  // nothing there: b may sleep, and says so

@@ -55,6 +55,13 @@ void RingWriter::commit(std::size_t size) {
   control_->head.store(head_, std::memory_order_release);
 }
 
+bool RingWriter::want_space() {
+  if (!control_) return false;
+  control_->space_wanted.store(1, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // the flag before the tail's load
+  return consumer_moved();
+}
+
 bool RingWriter::write(std::span<const std::byte> frame) {
   std::span<std::byte> space = reserve(frame.size());
   if (space.data() == nullptr) return false;  // full (a reserved empty frame has a place)
@@ -109,7 +116,7 @@ void RingReader::release() {
   if (peeked_ == 0) return;
   tail_ += peeked_;
   peeked_ = 0;
-  control_->tail.store(tail_, std::memory_order_release);
+  control_->tail.store(tail_, std::memory_order_seq_cst);  // before take_space_request's load
 }
 
 }  // namespace bsp::transport::shm

@@ -2,7 +2,7 @@
 // shared by two processes (the shm transport's one link from a sender to a receiver).
 //
 // Layout in the shared mapping (RingLayout):
-//   [ head: u64, own cache line ][ tail: u64, own cache line ][ data: capacity bytes ]
+//   [ head: u64, space wanted: u32 (the producer's line) ][ tail: u64, own line ][ data ]
 // head counts bytes the producer has written, tail bytes the consumer has taken; both
 // only grow. A frame is `u32 length | bytes`, padded to 8; a frame that would cross the
 // end of the data is preceded by a wrap marker and starts again at offset 0.
@@ -30,6 +30,9 @@ constexpr std::size_t ring_footprint(std::size_t size) { return (4 + size + 7) &
 // The shared words of one ring (placed at the start of its region).
 struct RingControl {
   alignas(64) std::atomic<std::uint64_t> head;
+  // Set by a producer that found the ring full: the consumer, having made room, clears it
+  // and wakes the producer (a full ring must not leave its writer asleep).
+  std::atomic<std::uint32_t> space_wanted;
   alignas(64) std::atomic<std::uint64_t> tail;
 };
 static_assert(sizeof(RingControl) == kRingControlBytes);
@@ -49,6 +52,11 @@ class RingWriter {
   bool write(std::span<const std::byte> frame);
 
   std::size_t max_frame() const { return capacity_ / 4; }
+  // After a full ring: asks the consumer for a wake-up once it makes room, and says
+  // whether it already has (then retry at once).
+  bool want_space();
+  // True when the consumer has taken frames since the ring was last found full.
+  bool consumer_moved() const { return control_ && control_->tail.load(std::memory_order_acquire) != tail_seen_; }
   // The consumer published a tail that cannot be (ahead of head, or more than a ring
   // behind): the peer's memory is not to be trusted any more.
   bool broken() const { return broken_; }
@@ -80,6 +88,11 @@ class RingReader {
   std::span<const std::byte> peek();
   // Gives the frame peek() returned back to the producer (published at once).
   void release();
+  // True (once) when the producer asked to be woken when room is made (after release()).
+  bool take_space_request() {
+    if (!control_ || control_->space_wanted.load(std::memory_order_relaxed) == 0) return false;
+    return control_->space_wanted.exchange(0, std::memory_order_acq_rel) != 0;
+  }
 
   bool broken() const { return broken_; }
   const char* broken_why() const { return why_; }

@@ -169,10 +169,16 @@ class ShmTransport final : public Transport {
     Peer& link = peers_[static_cast<std::size_t>(peer)];
     if (!link.connected || link.lost) return SendStatus::sent;  // reported at the next receive()
     if (!link.writer.write(frame)) {
-      if (!link.writer.broken()) return SendStatus::busy;
-      lose(link, "its inbox's ring index cannot be (its memory was overwritten)");
-      return SendStatus::sent;
+      if (link.writer.broken()) {
+        lose(link, "its inbox's ring index cannot be (its memory was overwritten)");
+        return SendStatus::sent;
+      }
+      // Full: the receiver wakes us when it has made room (ready() notices it earlier).
+      link.wants_space = true;
+      link.writer.want_space();
+      return SendStatus::busy;
     }
+    link.wants_space = false;
     wake(link);
     return SendStatus::sent;
   }
@@ -193,6 +199,7 @@ class ShmTransport final : public Transport {
         link.reader.release();
         ++delivered;
       }
+      if (link.reader.take_space_request()) poke(link);  // its sender waits for room
       if (link.lost && !link.reported) {
         link.reported = true;
         sink.on_peer_lost(peer, link.why);
@@ -231,6 +238,7 @@ class ShmTransport final : public Transport {
     for (int peer : connected_) {
       const Peer& link = peers_[static_cast<std::size_t>(peer)];
       if (link.reader.has_frames() || (link.lost && !link.reported)) return true;
+      if (link.wants_space && link.writer.consumer_moved()) return true;  // room to send again
     }
     return false;
   }
@@ -258,6 +266,7 @@ class ShmTransport final : public Transport {
     shm::RingWriter writer;
     shm::RingReader reader;   // our inbox's ring for frames from the peer
     bool connected = false, lost = false, reported = false;
+    bool wants_space = false;  // our last frame to it found its ring full
     std::string why;
   };
 
@@ -267,10 +276,12 @@ class ShmTransport final : public Transport {
 
   void wake(Peer& link) {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the head store before the flag's load
-    if (link.inbox.sleeping().load(std::memory_order_relaxed) != 0) {
-      const char byte = 1;
-      [[maybe_unused]] ssize_t written = ::write(link.wake.get(), &byte, 1);  // EAGAIN: a wake-up is pending
-    }
+    if (link.inbox.sleeping().load(std::memory_order_relaxed) != 0) poke(link);
+  }
+
+  void poke(Peer& link) {
+    const char byte = 1;
+    [[maybe_unused]] ssize_t written = ::write(link.wake.get(), &byte, 1);  // EAGAIN: a wake-up is pending
   }
 
   void lose(Peer& link, std::string_view why) {
