@@ -12,7 +12,9 @@
 #                         or Oxford's device names (MPASS_TCPIP -> tcp, MPASS_UDPIP -> udp,
 #                         NIC -> nic)
 #   -stat                 print the statistics at the end by default (BSP_STATS=1)
-#   -fcombine-puts, -fcombine-puts-buffer X, -bspfifo N, -bspbuffer N, -bspnobuffers N,
+#   -fcombine-puts        adjacent puts travel as one record (BSP_COMBINE_PUTS=1; on by
+#                         default anyway)
+#   -fcombine-puts-buffer X, -bspfifo N, -bspbuffer N, -bspnobuffers N,
 #   -bspslotsize N, -bsproundtrip N, -bspsendlatency N, -bspbuffer-stalls N,
 #   -fcontention-resolve N, -fthrottle-procs N, -fcheck-syncs, -fno-check-syncs,
 #   -prof, -cgprof, -fprofile, -overridechecks
@@ -56,7 +58,7 @@ while [ $# -gt 0 ]; do
     -device=*) device "${arg#*=}"; continue ;;
     -device) device "${1:-}"; shift; continue ;;
     -stat) default BSP_STATS 1; continue ;;
-    -fcombine-puts) ignored "$arg" "puts to one process are always packed into frames"; continue ;;
+    -fcombine-puts) default BSP_COMBINE_PUTS 1; continue ;;
     -fcombine-puts-buffer=*) ignored "$arg" "buffers grow as needed"; continue ;;
     -fcombine-puts-buffer|-bspfifo|-bspbuffer|-bspnobuffers|-bspslotsize|-bsproundtrip|-bspsendlatency|\
     -bspbuffer-stalls|-fcontention-resolve|-fthrottle-procs)

@@ -38,31 +38,36 @@ void Engine::usage_error(std::string_view call, const std::string& what) {
   __builtin_unreachable();
 }
 
-void Engine::check_pid(std::string_view call, int pid) {
-  if (pid < 0 || pid >= nprocs_) {
-    usage_error(call, fmt::format("pid {} is out of range (there are {} processes, pids 0..{})",
-                                  pid, nprocs_, nprocs_ - 1));
-  }
+void Engine::bad_pid(std::string_view call, int pid) {
+  usage_error(call, fmt::format("pid {} is out of range (there are {} processes, pids 0..{})", pid, nprocs_,
+                                nprocs_ - 1));
 }
 
-// A pointer the call reads or writes nbytes through must not be NULL.
-void Engine::check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes) {
-  if (pointer == nullptr && nbytes > 0) usage_error(call, fmt::format("{} is NULL (for {} bytes)", what, nbytes));
+void Engine::null_pointer(std::string_view call, const char* what, long nbytes) {
+  usage_error(call, fmt::format("{} is NULL (for {} bytes)", what, nbytes));
 }
 
-std::uint32_t Engine::registration_of(std::string_view call, int pid, const void* address,
-                                      long offset, long nbytes) {
-  check_pid(call, pid);
-  if (offset < 0 || nbytes < 0) {
-    usage_error(call, fmt::format("negative offset {} or size {}", offset, nbytes));
-  }
-  auto index = registrations_.find(address);
-  if (!index) {
-    usage_error(call, fmt::format("address {} (offset {}, {} bytes, pid {}) is not registered; "
-                                  "bsp_push_reg takes effect at the next bsp_sync",
-                                  address, offset, nbytes, pid));
-  }
-  return *index;
+void Engine::bad_area(std::string_view call, int pid, const void* address, long offset, long nbytes) {
+  if (offset < 0 || nbytes < 0) usage_error(call, fmt::format("negative offset {} or size {}", offset, nbytes));
+  usage_error(call, fmt::format("address {} (offset {}, {} bytes, pid {}) is not registered; "
+                                "bsp_push_reg takes effect at the next bsp_sync",
+                                address, offset, nbytes, pid));
+}
+
+void Engine::outside_remote(const char* call, const char* direction, int pid, std::uint32_t registration,
+                            long offset, long nbytes, std::uint64_t size) {
+  usage_error(call, fmt::format("{} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on "
+                                "pid {})",
+                                call, pid_, direction, pid, offset, nbytes, registration, size, pid));
+}
+
+void Engine::outside_local(const char* call, const char* direction, int src, std::uint32_t registration,
+                           std::uint32_t offset, std::uint32_t size) {
+  const Registration* area = registrations_.get(registration);
+  job_.abort_job(fmt::format(
+      "bsplib: {} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on pid {})", call,
+      src, direction, pid_, offset, size, registration, area ? area->size : 0, pid_));
+  __builtin_unreachable();
 }
 
 // ---------------------------------------------------------------- DRMA
@@ -81,20 +86,6 @@ void Engine::pop_reg(const void* address) {
   }
 }
 
-// Library levels 0 and 1: a put or get outside the remote registration is reported at
-// the call (so a debugger stops at the offending line); level 2 leaves it to the
-// destination, which checks every arriving record whatever the level.
-void Engine::check_remote_area(const char* call, const char* direction, int pid, std::uint32_t registration,
-                               long offset, long nbytes) {
-  if (library_level_ >= 2) return;
-  std::optional<std::uint64_t> size = registrations_.remote_size(pid, registration);
-  if (size && static_cast<std::uint64_t>(offset) + static_cast<std::uint64_t>(nbytes) > *size) {
-    usage_error(call, fmt::format("{} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on "
-                                  "pid {})",
-                                  call, pid_, direction, pid, offset, nbytes, registration, *size, pid));
-  }
-}
-
 void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
   const char* call = buffered ? "bsp_put" : "bsp_hpput";
   std::uint32_t registration = registration_of(call, pid, dst, offset, nbytes);
@@ -110,17 +101,31 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
 }
 
 // A put's data: staged for the receiver to pull when large and the path allows, else in
-// the record stream.
+// the record stream, where it extends the previous put when that one ends where this
+// one begins (same registration, unsent, nothing written after it).
 void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
                        std::uint32_t size) {
-  std::uint64_t token = 0;
-  std::byte* staged = size >= pull_threshold_ && pid != pid_ ? channel_->stage(pid, size, token) : nullptr;
-  if (staged) {
-    std::memcpy(staged, src, size);
-    records::Writer(outgoing_[pid].stream).put_pulled(registration, offset, size, token);
-  } else {
-    records::Writer(outgoing_[pid].stream).put(registration, offset, src, size);
+  Outgoing& out = outgoing_[pid];
+  if (size >= pull_threshold_ && pid != pid_) {
+    std::uint64_t token = 0;
+    if (std::byte* staged = channel_->stage(pid, size, token)) {
+      std::memcpy(staged, src, size);
+      records::Writer(out.stream).put_pulled(registration, offset, size, token);
+      return;
+    }
   }
+  constexpr std::uint32_t kLargestCombined = 1u << 30;
+  if (out.last_put_end == out.stream.size() && out.last_put_reaches == offset &&
+      out.last_put_registration == registration && out.last_put >= out.sent && combine_puts_ &&
+      records::read_u32(out.stream.data() + out.last_put + 9) + std::uint64_t{size} <= kLargestCombined) {
+    records::extend_put(out.stream, out.last_put, src, size);
+  } else {
+    out.last_put = out.stream.size();
+    out.last_put_registration = registration;
+    records::Writer(out.stream).put(registration, offset, src, size);
+  }
+  out.last_put_end = out.stream.size();
+  out.last_put_reaches = offset + size;
 }
 
 // Data a pulled record names in src's staging memory, or the job stops.
@@ -214,7 +219,7 @@ int Engine::hpmove(void** tag_ptr, void** payload_ptr) {
 void Engine::on_payload(int peer, std::span<const std::byte> payload) {
   ++progress_[static_cast<std::size_t>(peer)].events;
   Incoming& in = incoming_[peer];
-  in.stream.insert(in.stream.end(), payload.begin(), payload.end());
+  in.stream.append(payload.data(), payload.size());
   if (in_sync_) parse(peer);
 }
 
@@ -233,7 +238,7 @@ void Engine::parse(int src) {
   Incoming& in = incoming_[src];
   while (in.phase != Phase::complete) {
     bool bad = false;
-    std::size_t size = records::record_size(in.stream, in.parsed, bad);
+    std::size_t size = records::record_size({in.stream.data(), in.stream.size()}, in.parsed, bad);
     if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
     if (size == 0) {
       if (in.parsed < in.stream.size()) screen_record(src, in);
@@ -244,11 +249,13 @@ void Engine::parse(int src) {
     if (in.phase == Phase::records) {
       switch (kind) {
         case records::Kind::put:
-          in.puts.push_back(records::read_put(at, in.parsed));
+        case records::Kind::put_pulled: {
+          // Checked now (registrations change only when the superstep ends); applied from
+          // the stream by apply_puts.
+          records::Put put = records::read_put(at, in.parsed);
+          target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
           break;
-        case records::Kind::put_pulled:
-          in.puts.push_back(records::read_put_pulled(at));
-          break;
+        }
         case records::Kind::get_request:
           in.get_requests.push_back(records::read_get_request(at));
           break;
@@ -261,6 +268,7 @@ void Engine::parse(int src) {
         }
         case records::Kind::end:
           in.end = records::read_end(at);
+          in.end_at = in.parsed;
           if (in.end->superstep != static_cast<std::uint32_t>(superstep_)) {
             job_.abort_job(fmt::format("bsplib: pid {} is in superstep {} but pid {} ended superstep {}", pid_,
                                        superstep_, src, in.end->superstep));
@@ -332,19 +340,6 @@ void Engine::apply_replies() {
 
 // ---------------------------------------------------------------- the end of a superstep
 
-// The memory a put from src (or a get by src) touches, checked against the registration
-// as it is on this process; outside it, the job stops with the call, pids and sizes.
-std::byte* Engine::target_area(const char* call, const char* direction, int src, std::uint32_t registration,
-                               std::uint32_t offset, std::uint32_t size) {
-  const Registration* area = registrations_.get(registration);
-  if (!area || std::uint64_t{offset} + size > area->size) {
-    job_.abort_job(fmt::format(
-        "bsplib: {} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on pid {})", call,
-        src, direction, pid_, offset, size, registration, area ? area->size : 0, pid_));
-  }
-  return static_cast<std::byte*>(const_cast<void*>(area->address)) + offset;
-}
-
 void Engine::serve_gets() {
   for (int src = 0; src < nprocs_; ++src) {
     for (const records::GetRequest& request : incoming_[src].get_requests) {
@@ -368,12 +363,28 @@ void Engine::serve_gets() {
   }
 }
 
+// The puts of the superstep, from each source in call order: a walk over its records up
+// to its `end` (every record there was complete and checked when parsed).
 void Engine::apply_puts() {
   for (int src = 0; src < nprocs_; ++src) {
     const Incoming& in = incoming_[src];
-    for (const records::Put& put : in.puts) {
-      std::byte* into = target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
-      std::memcpy(into, put.pulled ? pulled_data(src, put.token, put.size) : in.stream.data() + put.data_at, put.size);
+    const std::byte* stream = in.stream.data();
+    for (std::size_t pos = 0; pos < in.end_at;) {
+      const std::byte* at = stream + pos;
+      auto kind = static_cast<records::Kind>(at[0]);
+      bool bad = false;
+      std::size_t size = records::record_size({stream, in.end_at}, pos, bad);
+      if (size == 0) break;  // cannot happen: parse() saw every record here complete
+      if (kind == records::Kind::put || kind == records::Kind::put_pulled) {
+        records::Put put = records::read_put(at, pos);
+        std::byte* into = target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
+        if (kind == records::Kind::put) {
+          records::Writer::copy_small(into, stream + put.data_at, put.size);
+        } else {
+          std::memcpy(into, pulled_data(src, records::read_u64(at + records::kPutHeader), put.size), put.size);
+        }
+      }
+      pos += size;
     }
   }
 }
@@ -383,7 +394,7 @@ void Engine::deliver_local() {
   Outgoing& out = outgoing_[pid_];
   if (out.sent == out.stream.size()) return;
   Incoming& in = incoming_[pid_];
-  in.stream.insert(in.stream.end(), out.stream.begin() + static_cast<std::ptrdiff_t>(out.sent), out.stream.end());
+  in.stream.append(out.stream.data() + out.sent, out.stream.size() - out.sent);
   out.sent = out.stream.size();
   parse(pid_);
 }
@@ -549,10 +560,10 @@ void Engine::superstep(bool final) {
     out.reply_bytes_expected = 0;
   }
   for (Incoming& in : incoming_) {
-    in.stream.erase(in.stream.begin(), in.stream.begin() + static_cast<std::ptrdiff_t>(in.parsed));
+    in.stream.erase_front(in.parsed);
     in.parsed = 0;
     in.phase = Phase::records;
-    in.puts.clear();
+    in.end_at = 0;
     in.get_requests.clear();
     in.replies.clear();
     in.end.reset();

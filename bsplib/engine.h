@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bsplib/byte_stream.h"
 #include "bsplib/message_queue.h"
 #include "bsplib/registration_table.h"
 #include "bsplib/superstep_records.h"
@@ -64,6 +65,9 @@ class Engine : private recovery::PayloadSink {
   void set_library_level(int level) { library_level_ = level; }
   // Push-Pull: transfers of at least this many bytes to a peer whose path shares memory
   // are staged and pulled by the receiver (0: never).
+  // Oxford's -fcombine-puts: a put into the bytes right after the previous put's, in the
+  // same registration on the same process, extends that put's record.
+  void set_combine_puts(bool on) { combine_puts_ = on; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
   void set_stall_warning(std::chrono::milliseconds after) { stall_warn_ = after; }
@@ -99,17 +103,21 @@ class Engine : private recovery::PayloadSink {
 
  private:
   struct Outgoing {
-    std::vector<std::byte> stream;  // records of the superstep (then get replies)
+    ByteStream stream;              // records of the superstep (then get replies)
     std::size_t sent = 0;           // bytes handed to the channel
+    // The last put record (for combining the next one with it): where it starts, and the
+    // stream's size and the registration and offset its data reaches when it was written.
+    std::size_t last_put = 0, last_put_end = SIZE_MAX;
+    std::uint32_t last_put_registration = 0, last_put_reaches = 0;
     std::uint32_t get_requests = 0;
     std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
   };
   enum class Phase { records, replies, complete };
   struct Incoming {
-    std::vector<std::byte> stream;
+    ByteStream stream;
     std::size_t parsed = 0;
     Phase phase = Phase::records;
-    std::vector<records::Put> puts;
+    std::size_t end_at = 0;  // where this superstep's `end` record starts: puts lie before it
     std::vector<records::GetRequest> get_requests;
     std::vector<records::GetReply> replies;  // written only once every get is served
     std::optional<records::End> end;
@@ -141,8 +149,16 @@ class Engine : private recovery::PayloadSink {
   void apply_replies();
   void write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
   const std::byte* pulled_data(int src, std::uint64_t token, std::uint32_t size);
+  // The memory a put from src (or a get by src) touches, checked against the registration
+  // as it is on this process; outside it, the job stops with the call, pids and sizes.
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
-                         std::uint32_t offset, std::uint32_t size);
+                         std::uint32_t offset, std::uint32_t size) {
+    const Registration* area = registrations_.get(registration);
+    if (!area || std::uint64_t{offset} + size > area->size) [[unlikely]] {
+      outside_local(call, direction, src, registration, offset, size);
+    }
+    return static_cast<std::byte*>(const_cast<void*>(area->address)) + offset;
+  }
   void serve_gets();
   void apply_puts();
   void deliver_local();
@@ -150,11 +166,39 @@ class Engine : private recovery::PayloadSink {
   // One round of progress; blocks (spin, then wait) when nothing moved.
   void pump();
   bool all_sent() const;
-  std::uint32_t registration_of(std::string_view call, int pid, const void* address, long offset, long nbytes);
-  void check_pid(std::string_view call, int pid);
-  void check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes);
+  // The registration a call names by address, after checking its pid and sizes.
+  std::uint32_t registration_of(std::string_view call, int pid, const void* address, long offset, long nbytes) {
+    check_pid(call, pid);
+    auto index = registrations_.find(address);
+    if ((offset | nbytes) < 0 || !index) [[unlikely]] bad_area(call, pid, address, offset, nbytes);
+    return *index;
+  }
+  [[gnu::cold, noreturn]] void bad_pid(std::string_view call, int pid);
+  [[gnu::cold, noreturn]] void bad_area(std::string_view call, int pid, const void* address, long offset, long nbytes);
+  [[gnu::cold, noreturn]] void null_pointer(std::string_view call, const char* what, long nbytes);
+  [[gnu::cold, noreturn]] void outside_remote(const char* call, const char* direction, int pid,
+                                              std::uint32_t registration, long offset, long nbytes,
+                                              std::uint64_t size);
+  [[gnu::cold, noreturn]] void outside_local(const char* call, const char* direction, int src,
+                                             std::uint32_t registration, std::uint32_t offset, std::uint32_t size);
+  void check_pid(std::string_view call, int pid) {
+    if (static_cast<unsigned>(pid) >= static_cast<unsigned>(nprocs_)) [[unlikely]] bad_pid(call, pid);
+  }
+  // A pointer the call reads or writes nbytes through must not be NULL.
+  void check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes) {
+    if (pointer == nullptr && nbytes > 0) [[unlikely]] null_pointer(call, what, nbytes);
+  }
+  // Library levels 0 and 1: a put or get outside the remote registration is reported at
+  // the call (so a debugger stops at the offending line); level 2 leaves it to the
+  // destination, which checks every arriving record whatever the level.
   void check_remote_area(const char* call, const char* direction, int pid, std::uint32_t registration, long offset,
-                         long nbytes);
+                         long nbytes) {
+    if (library_level_ >= 2) return;
+    std::optional<std::uint64_t> size = registrations_.remote_size(pid, registration);
+    if (size && static_cast<std::uint64_t>(offset) + static_cast<std::uint64_t>(nbytes) > *size) [[unlikely]] {
+      outside_remote(call, direction, pid, registration, offset, nbytes, *size);
+    }
+  }
 
   const int pid_;
   const int nprocs_;
@@ -185,6 +229,7 @@ class Engine : private recovery::PayloadSink {
 
   int library_level_ = 1;
   std::uint64_t pull_threshold_ = 256;
+  bool combine_puts_ = true;
   std::chrono::milliseconds stall_warn_{10000};
   std::chrono::steady_clock::time_point sync_started_, next_stall_report_, next_abort_check_;
   bool stall_reported_ = false;

@@ -94,6 +94,10 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.pull_threshold = bounded(var, v, 0, 2147483647L);
        }},
+      {"combine-puts", "engine", "1",
+       "1: consecutive bsp_puts into adjacent bytes of one registration on one process travel as one record "
+       "(Oxford's -fcombine-puts); 0: one record per put",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.combine_puts = v != "0"; }},
       {"link-timeout", "job", "30",
        "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},

@@ -30,6 +30,8 @@
 #include <span>
 #include <vector>
 
+#include "bsplib/byte_stream.h"
+
 namespace bsp::records {
 
 enum class Kind : std::uint8_t {
@@ -95,15 +97,15 @@ struct End {
 // ---- writing ----
 class Writer {
  public:
-  explicit Writer(std::vector<std::byte>& out) : out_(out) {}
+  explicit Writer(ByteStream& out) : out_(out) {}
   void put(std::uint32_t registration, std::uint32_t offset, const void* data, std::uint32_t size) {
-    // The header in one piece, then the data: the cost of the many small puts of a program.
-    std::byte header[kPutHeader];
-    header[0] = static_cast<std::byte>(Kind::put);
-    std::memcpy(header + 1, &registration, 4);
-    std::memcpy(header + 5, &offset, 4);
-    std::memcpy(header + 9, &size, 4);
-    bytes(header, kPutHeader).bytes(data, size);
+    // One extend for header and data: the cost of the many small puts of a program.
+    std::byte* at = out_.extend(kPutHeader + size);
+    at[0] = static_cast<std::byte>(Kind::put);
+    std::memcpy(at + 1, &registration, 4);
+    std::memcpy(at + 5, &offset, 4);
+    std::memcpy(at + 9, &size, 4);
+    copy_small(at + kPutHeader, data, size);
   }
   void put_pulled(std::uint32_t registration, std::uint32_t offset, std::uint32_t size, std::uint64_t token) {
     head(Kind::put_pulled).u32(registration).u32(offset).u32(size).u64(token);
@@ -131,21 +133,48 @@ class Writer {
     for (const Pop& pop : end.pops) u32(pop.registration).u8(pop.ambiguous ? 1 : 0);
   }
 
+  // Copies size bytes; the common word sizes of a put without a call into memcpy.
+  static void copy_small(std::byte* to, const void* from, std::size_t size) {
+    switch (size) {
+      case 4:
+        std::memcpy(to, from, 4);
+        return;
+      case 8:
+        std::memcpy(to, from, 8);
+        return;
+      case 16:
+        std::memcpy(to, from, 16);
+        return;
+      default:
+        if (size) std::memcpy(to, from, size);
+    }
+  }
+
  private:
   Writer& head(Kind kind) {
-    out_.push_back(static_cast<std::byte>(kind));
+    *out_.extend(1) = static_cast<std::byte>(kind);
     return *this;
   }
   Writer& u8(std::uint8_t value) { return bytes(&value, 1); }
   Writer& u32(std::uint32_t value) { return bytes(&value, 4); }
   Writer& u64(std::uint64_t value) { return bytes(&value, 8); }
   Writer& bytes(const void* data, std::size_t size) {
-    const auto* p = static_cast<const std::byte*>(data);
-    out_.insert(out_.end(), p, p + size);
+    out_.append(data, size);
     return *this;
   }
-  std::vector<std::byte>& out_;
+  ByteStream& out_;
 };
+
+// Extends the put record at stream[at] (the stream's last record) by size bytes of data:
+// two puts to adjacent areas of one registration become one record (Oxford's
+// -fcombine-puts). The caller checked that the record is the last and still unsent.
+inline void extend_put(ByteStream& stream, std::size_t at, const void* data, std::uint32_t size) {
+  std::uint32_t total;
+  std::memcpy(&total, stream.data() + at + 9, 4);
+  total += size;
+  Writer::copy_small(stream.extend(size), data, size);
+  std::memcpy(stream.data() + at + 9, &total, 4);
+}
 
 // ---- reading ----
 inline std::uint32_t read_u32(const std::byte* at) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bsplib/bsp.h"
+#include "bsplib/bsp_stats.h"
 
 #define CHECK(condition)                                                                     \
   do {                                                                                       \
@@ -334,6 +335,64 @@ void many_small_puts() {
   bsp_sync();
 }
 
+// Adjacent puts into one registration travel as one record (Oxford's -fcombine-puts, on
+// unless BSP_COMBINE_PUTS=0), and nothing else merges or reorders: a put into another
+// registration between two runs, a put back over an earlier offset (the later call
+// wins), a get between two adjacent puts (it reads the value before the superstep),
+// sources changed after the call (buffered), and an hp-put (read at the sync). The bytes
+// sent show whether the runs were combined.
+void combined_puts() {
+  const int n = 4000;
+  std::vector<std::int32_t> a(n + 8, -1), b(4, -1);
+  bsp_push_reg(a.data(), static_cast<int>(a.size() * sizeof(std::int32_t)));
+  bsp_push_reg(b.data(), static_cast<int>(b.size() * sizeof(std::int32_t)));
+  bsp_sync();
+  const int right = (me() + 1) % p(), left = (me() + p() - 1) % p();
+  const int word = sizeof(std::int32_t);
+  std::uint64_t bytes_before = bsp::stats::packets().bytes_sent;
+  for (int i = 0; i < n / 2; ++i) {
+    std::int32_t v = me() * 100000 + i;
+    bsp_put(right, &v, a.data(), i * word, word);
+  }
+  std::int32_t in_b = 7 + me();
+  bsp_put(right, &in_b, b.data(), (n / 2 % 4) * word, word);  // another registration, same offset as a's run reaches
+  for (int i = n / 2; i < n; ++i) {
+    std::int32_t v = me() * 100000 + i;
+    bsp_put(right, &v, a.data(), i * word, word);
+  }
+  std::int32_t over[2] = {-5, -6};
+  bsp_put(right, &over[0], a.data(), 0, word);     // back over the run's start
+  bsp_put(right, &over[1], a.data(), word, word);  // adjacent to that one
+  std::int32_t before_get = 30, after_get = 31, got = 0;
+  bsp_put(right, &before_get, a.data(), n * word, word);
+  bsp_get(right, a.data(), (n + 1) * word, &got, word);
+  bsp_put(right, &after_get, a.data(), (n + 1) * word, word);
+  std::int32_t source = 11;
+  bsp_put(right, &source, a.data(), (n + 2) * word, word);
+  source = 12;
+  bsp_put(right, &source, a.data(), (n + 3) * word, word);
+  std::int32_t hp = 0;
+  bsp_hpput(right, &hp, a.data(), (n + 4) * word, word);
+  hp = 44;
+  bsp_sync();
+  std::uint64_t bytes = bsp::stats::packets().bytes_sent - bytes_before;
+  CHECK(a[0] == -5 && a[1] == -6);
+  for (int i = 2; i < n; ++i) CHECK(a[i] == left * 100000 + i);
+  CHECK(b[n / 2 % 4] == 7 + left);
+  CHECK(got == -1);  // a[n + 1] before this superstep's puts
+  CHECK(a[n] == 30 && a[n + 1] == 31 && a[n + 2] == 11 && a[n + 3] == 12 && a[n + 4] == 44);
+  if (right != me() && bsp::stats::packets().data_sent > 0) {
+    const char* combine = std::getenv("BSP_COMBINE_PUTS");
+    bool combining = !(combine && std::string(combine) == "0");
+    // Combined: the data plus a few record headers. Not: a 13-byte header per word.
+    if (combining) CHECK(bytes < static_cast<std::uint64_t>(n * word + 1000));
+    if (!combining) CHECK(bytes > static_cast<std::uint64_t>(n * (word + 13)));
+  }
+  bsp_pop_reg(b.data());
+  bsp_pop_reg(a.data());
+  bsp_sync();
+}
+
 // Zero-length puts, gets and messages are legal and do nothing.
 void zero_length() {
   int x = 5;
@@ -555,6 +614,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"large_transfers", large_transfers},
       {"all_to_all_bulk", all_to_all_bulk},
       {"many_small_puts", many_small_puts},
+      {"combined_puts", combined_puts},
       {"zero_length", zero_length},
       {"enquiry", enquiry},
       {"stdin_to_pid0", stdin_to_pid0},

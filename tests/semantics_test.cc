@@ -52,7 +52,8 @@ const std::vector<std::string> kHoldingCases = {
     "put_all_to_all", "get_before_put",    "overlapping_puts",  "put_copies_source",
     "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
     "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
-    "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one"};
+    "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one",
+    "combined_puts"};
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
                          ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8),
@@ -61,6 +62,21 @@ INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
                            return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param)) +
                                   "_" + std::get<2>(info.param);
                          });
+
+// The same case with put combining off (bsprun --combine-puts=0): one record per put,
+// and the same results.
+TEST(CombinePutsOff, OneRecordPerPutSameResults) {
+  for (const char* transport : {"tcp", "udp", "shm"}) {
+    if (!transport_available(transport)) continue;
+    for (int procs : {2, 3}) {
+      ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs), std::string("--transport=") + transport,
+                                          "--combine-puts=0", kCases, "--case=combined_puts"},
+                                         60s);
+      EXPECT_EQ(result.exit_code, 0) << transport << " p=" << procs << ": " << describe(result);
+      EXPECT_NE(result.out.find("case combined_puts passed"), std::string::npos) << describe(result);
+    }
+  }
+}
 
 // ---- failures that must stop the job with a clear message ----
 using Failure = std::tuple<std::string, int>;  // transport, procs

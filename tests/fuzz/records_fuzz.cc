@@ -151,18 +151,26 @@ void round_trip(Input input) {
     std::vector<std::uint8_t> data, data2;
     End end;
   };
-  std::vector<std::byte> out;
+  bsp::ByteStream out;
   Writer writer(out);
   std::vector<Expected> expected;
   while (input.left() > 0 && expected.size() < 64) {
     Expected e;
     e.kind = static_cast<Kind>(1 + input.u8() % 7);
     switch (e.kind) {
-      case Kind::put:
+      case Kind::put: {
         e.a = input.u32(), e.b = input.u32();
         e.data = input.take(input.u8());
         writer.put(e.a, e.b, e.data.data(), static_cast<std::uint32_t>(e.data.size()));
+        // Combined puts (-fcombine-puts): more data appended to the record just written.
+        for (int more = input.u8() % 4; more > 0 && input.left() > 0; --more) {
+          std::size_t at = out.size() - kPutHeader - e.data.size();
+          std::vector<std::uint8_t> extra = input.take(input.u8());
+          extend_put(out, at, extra.data(), static_cast<std::uint32_t>(extra.size()));
+          e.data.insert(e.data.end(), extra.begin(), extra.end());
+        }
         break;
+      }
       case Kind::get_request:
         e.a = input.u32(), e.b = input.u32(), e.c = input.u32(), e.d = input.u32();
         writer.get_request(e.a, e.b, e.c, e.d);
@@ -283,11 +291,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
   std::vector<std::vector<std::uint8_t>> seeds;
   auto stream_seed = [&](std::uint8_t mode, auto&& write) {
-    std::vector<std::byte> out;
+    bsp::ByteStream out;
     Writer writer(out);
     write(writer);
     std::vector<std::uint8_t> seed{mode};
-    for (std::byte b : out) seed.push_back(static_cast<std::uint8_t>(b));
+    for (std::size_t i = 0; i < out.size(); ++i) seed.push_back(static_cast<std::uint8_t>(out.data()[i]));
     seeds.push_back(std::move(seed));
   };
   const char text[] = "0123456789abcdefghijklmnopqrstuvwxyz";
