@@ -11,22 +11,25 @@
 namespace bsp::wire {
 namespace {
 
-std::uint32_t frame_crc(std::span<const std::byte> frame) {
-  // CRC over the header with its crc32c field taken as zero, then the rest.
+// head: the kHeaderSize bytes of the header; payload: what follows it (in place, or
+// elsewhere for a gathered send).
+std::uint32_t frame_crc(std::span<const std::byte> head, std::span<const std::byte> payload) {
+  // CRC over the header with its crc32c field taken as zero, then the payload.
   constexpr std::size_t crc_at = offsetof(Header, crc32c);
   static constexpr std::byte zeros[4] = {};
-  std::uint32_t crc = crc32c(frame.first(crc_at));
+  std::uint32_t crc = crc32c(head.first(crc_at));
   crc = crc32c(std::span<const std::byte>(zeros, 4), crc);
-  return crc32c(frame.subspan(crc_at + 4), crc);
+  crc = crc32c(head.subspan(crc_at + 4, kHeaderSize - crc_at - 4), crc);
+  return crc32c(payload, crc);
 }
 
 // The nested MAC (frame_codec.h): one pass over the payload in place, one over a copy of
 // the header.
-std::uint64_t frame_mac(std::span<const std::byte> frame, const FrameKey& key) {
+std::uint64_t frame_mac(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key) {
   Header header;
-  std::memcpy(&header, frame.data(), kHeaderSize);
+  std::memcpy(&header, head.data(), kHeaderSize);
   header.crc32c = 0;
-  header.mac = auth::mac(key.payload, {frame.subspan(kHeaderSize)});
+  header.mac = auth::mac(key.payload, {payload});
   return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
 }
 
@@ -48,18 +51,22 @@ std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_p
 }
 
 void seal_frame(std::span<std::byte> frame, const FrameKey& key) {
+  seal_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key);
+}
+
+void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, const FrameKey& key) {
   Header header;
-  std::memcpy(&header, frame.data(), kHeaderSize);
+  std::memcpy(&header, head.data(), kHeaderSize);
   header.magic = kMagic;
   header.version = kVersion;
-  header.length = static_cast<std::uint16_t>(frame.size() - kHeaderSize);
+  header.length = static_cast<std::uint16_t>(payload.size());
   header.crc32c = 0;
   header.mac = 0;
-  std::memcpy(frame.data(), &header, kHeaderSize);
-  if (key.authenticate) header.mac = frame_mac(frame, key);
-  std::memcpy(frame.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
-  if (key.checksum) header.crc32c = frame_crc(frame);
-  std::memcpy(frame.data() + offsetof(Header, crc32c), &header.crc32c, 4);
+  std::memcpy(head.data(), &header, kHeaderSize);
+  if (key.authenticate) header.mac = frame_mac(head, payload, key);
+  std::memcpy(head.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
+  if (key.checksum) header.crc32c = frame_crc(head, payload);
+  std::memcpy(head.data() + offsetof(Header, crc32c), &header.crc32c, 4);
 }
 
 Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
@@ -72,11 +79,16 @@ Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::
     return Verdict::malformed;
   }
   if (header.length != frame.size() - kHeaderSize) return Verdict::malformed;
-  if (key.checksum && frame_crc(frame) != header.crc32c) return Verdict::corrupt;
+  if (key.checksum && frame_crc(frame.first(kHeaderSize), frame.subspan(kHeaderSize)) != header.crc32c) {
+    return Verdict::corrupt;
+  }
   if (header.job_id != job_id || header.dst != my_pid || header.src >= nprocs || header.src == my_pid) {
     return Verdict::foreign;
   }
-  if (key.authenticate && !auth::same_tag(frame_mac(frame, key), header.mac)) return Verdict::foreign;
+  if (key.authenticate &&
+      !auth::same_tag(frame_mac(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key), header.mac)) {
+    return Verdict::foreign;
+  }
   return Verdict::ok;
 }
 

@@ -45,6 +45,9 @@ FrameKey frame_key(const auth::Key& job_secret);
 // sets every other field first. Use seal_frame() again after changing any field (e.g. a
 // piggy-backed ack written at transmit time).
 void seal_frame(std::span<std::byte> frame, const FrameKey& key);
+// The same for a header whose payload lies elsewhere (a gathered send: the payload goes
+// from where it is, after this header, without being copied next to it first).
+void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, const FrameKey& key);
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
 // is frame.subspan(kHeaderSize, header.length).

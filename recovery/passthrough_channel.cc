@@ -19,8 +19,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
         config_(config),
         frame_key_(wire::frame_key(config.secret)),
         next_seq_(static_cast<std::size_t>(config.nprocs), 0),
-        expected_seq_(static_cast<std::size_t>(config.nprocs), 0),
-        frame_(transport_->capabilities().mtu) {
+        expected_seq_(static_cast<std::size_t>(config.nprocs), 0) {
     // A transport whose links were authenticated at set-up needs no MAC per frame.
     frame_key_.authenticate = !transport_->capabilities().authenticated_links;
     // Nor a CRC when the frames cannot be damaged on their way (shared memory).
@@ -32,6 +31,8 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
     return std::min<std::size_t>(limit, 0xFFFF);
   }
 
+  // The header is sealed here and the payload goes from where the caller keeps it
+  // (the transport gathers both): no copy of the payload in this layer.
   SendResult send(int peer, std::span<const std::byte> payload) override {
     wire::Header header{};
     header.type = static_cast<std::uint8_t>(wire::FrameType::data);
@@ -39,11 +40,10 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
     header.src = static_cast<std::uint16_t>(config_.pid);
     header.dst = static_cast<std::uint16_t>(peer);
     header.seq = next_seq_[static_cast<std::size_t>(peer)];
-    std::memcpy(frame_.data(), &header, wire::kHeaderSize);
-    std::memcpy(frame_.data() + wire::kHeaderSize, payload.data(), payload.size());
-    std::span<std::byte> frame(frame_.data(), wire::kHeaderSize + payload.size());
-    wire::seal_frame(frame, frame_key_);
-    if (transport_->send(peer, frame) != transport::SendStatus::sent) {
+    std::byte head[wire::kHeaderSize];
+    std::memcpy(head, &header, wire::kHeaderSize);
+    wire::seal_parts(head, payload, frame_key_);
+    if (transport_->send_gathered(peer, head, payload) != transport::SendStatus::sent) {
       ++stats_.send_buffer_waits;
       return SendResult::no_buffer;
     }
@@ -117,7 +117,6 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
   wire::FrameKey frame_key_;
   std::vector<std::uint32_t> next_seq_;
   std::vector<std::uint32_t> expected_seq_;
-  std::vector<std::byte> frame_;
   ChannelStats stats_;
   PayloadSink* sink_ = nullptr;
   std::size_t delivered_ = 0;

@@ -79,6 +79,10 @@ SendStatus HybridTransport::send(int peer, std::span<const std::byte> frame) {
   return is_local(peer) ? local_->send(peer, frame) : network_->send(peer, frame);
 }
 
+SendStatus HybridTransport::send_gathered(int peer, std::span<const std::byte> head, std::span<const std::byte> body) {
+  return is_local(peer) ? local_->send_gathered(peer, head, body) : network_->send_gathered(peer, head, body);
+}
+
 std::size_t HybridTransport::receive(FrameSink& sink, std::size_t max_frames) {
   std::size_t delivered = has_local_peers() ? local_->receive(sink, max_frames) : 0;
   if (has_network_peers() && delivered < max_frames) delivered += network_->receive(sink, max_frames - delivered);

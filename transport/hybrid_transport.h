@@ -27,6 +27,7 @@ class HybridTransport final : public Transport {
   std::string local_address() override;
   void connect(const std::vector<std::string>& addresses) override;
   SendStatus send(int peer, std::span<const std::byte> frame) override;
+  SendStatus send_gathered(int peer, std::span<const std::byte> head, std::span<const std::byte> body) override;
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override;
   bool flush() override;
   int wait_fd() const override;

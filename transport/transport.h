@@ -113,6 +113,10 @@ class Transport {
   // transport may hold frames back to send them in one batch: they leave at the latest
   // at the next flush() or receive().
   virtual SendStatus send(int peer, std::span<const std::byte> frame) = 0;
+  // The same for a frame given in two pieces, [head][body], sent as one frame: a
+  // transport that can gather (tcp's sendmsg, shm's reserve-then-copy) sends the body
+  // from where it lies instead of the caller copying it next to the head first.
+  virtual SendStatus send_gathered(int peer, std::span<const std::byte> head, std::span<const std::byte> body);
   // Sends frames from the front until one is refused; returns how many were sent.
   virtual std::size_t send_batch(std::span<const OutFrame> frames) {
     std::size_t sent = 0;

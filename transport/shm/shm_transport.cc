@@ -165,10 +165,14 @@ class ShmTransport final : public Transport {
     return parsed && parsed->host == host_;
   }
 
-  SendStatus send(int peer, std::span<const std::byte> frame) override {
+  SendStatus send(int peer, std::span<const std::byte> frame) override { return send_gathered(peer, frame, {}); }
+
+  // Both pieces are copied straight into the ring (reserve, copy, commit).
+  SendStatus send_gathered(int peer, std::span<const std::byte> head, std::span<const std::byte> body) override {
     Peer& link = peers_[static_cast<std::size_t>(peer)];
     if (!link.connected || link.lost) return SendStatus::sent;  // reported at the next receive()
-    if (!link.writer.write(frame)) {
+    std::span<std::byte> room = link.writer.reserve(head.size() + body.size());
+    if (room.data() == nullptr) {
       if (link.writer.broken()) {
         lose(link, "its inbox's ring index cannot be (its memory was overwritten)");
         return SendStatus::sent;
@@ -178,6 +182,9 @@ class ShmTransport final : public Transport {
       link.writer.want_space();
       return SendStatus::busy;
     }
+    std::memcpy(room.data(), head.data(), head.size());
+    if (!body.empty()) std::memcpy(room.data() + head.size(), body.data(), body.size());
+    link.writer.commit(head.size() + body.size());
     link.wants_space = false;
     wake(link);
     return SendStatus::sent;

@@ -219,6 +219,10 @@ class TcpTransport final : public Transport {
   Capabilities capabilities() const override {
     Capabilities capabilities{kTcpMtu, true};
     capabilities.authenticated_links = true;
+    // TCP's own checksum (and the link's CRC under it) guards the bytes of a connection
+    // nobody else can write into: a CRC32C of ours over every frame would cost as much as
+    // a copy of the data (9 GB/s against a 4.7 GB/s stream on loopback) and find nothing.
+    capabilities.intact = true;
     return capabilities;
   }
 
@@ -268,15 +272,22 @@ class TcpTransport final : public Transport {
   }
 
   SendStatus send(int peer_pid, std::span<const std::byte> frame) override {
+    return send_gathered(peer_pid, frame, {});
+  }
+
+  // [u32 length][head][body] in one sendmsg, the body from where the caller keeps it.
+  SendStatus send_gathered(int peer_pid, std::span<const std::byte> head, std::span<const std::byte> body) override {
     Peer& peer = peers_[static_cast<std::size_t>(peer_pid)];
     if (peer.lost) return SendStatus::sent;  // reported by receive(); drop quietly
     if (!peer.queued.empty() && !flush_peer(peer_pid)) return SendStatus::busy;
     if (peer.lost) return SendStatus::sent;
-    std::uint32_t length = static_cast<std::uint32_t>(frame.size());
-    iovec parts[2] = {{&length, 4}, {const_cast<std::byte*>(frame.data()), frame.size()}};
+    std::uint32_t length = static_cast<std::uint32_t>(head.size() + body.size());
+    iovec parts[3] = {{&length, 4},
+                      {const_cast<std::byte*>(head.data()), head.size()},
+                      {const_cast<std::byte*>(body.data()), body.size()}};
     msghdr message{};
     message.msg_iov = parts;
-    message.msg_iovlen = 2;
+    message.msg_iovlen = body.empty() ? 2 : 3;
     // MSG_NOSIGNAL: a peer that is gone is an EPIPE to report, not a SIGPIPE that kills us.
     ssize_t sent = ::sendmsg(peer.fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0) {
@@ -286,13 +297,16 @@ class TcpTransport final : public Transport {
       }
       sent = 0;
     }
-    std::size_t total = 4 + frame.size();
+    std::size_t total = 4 + length;
     if (static_cast<std::size_t>(sent) < total) {
-      // Keep the unsent tail; the frame is ours now, the caller may reuse its buffer.
-      const auto* header = reinterpret_cast<const std::byte*>(&length);
-      for (std::size_t i = static_cast<std::size_t>(sent); i < 4; ++i) peer.queued.push_back(header[i]);
-      std::size_t body_from = sent > 4 ? static_cast<std::size_t>(sent) - 4 : 0;
-      peer.queued.insert(peer.queued.end(), frame.begin() + static_cast<std::ptrdiff_t>(body_from), frame.end());
+      // Keep the unsent tail; the frame is ours now, the caller may reuse its buffers.
+      std::size_t skip = static_cast<std::size_t>(sent);
+      for (const iovec& part : parts) {
+        const auto* bytes = static_cast<const std::byte*>(part.iov_base);
+        std::size_t from = std::min(skip, part.iov_len);
+        peer.queued.insert(peer.queued.end(), bytes + from, bytes + part.iov_len);
+        skip -= from;
+      }
       watch_writable(peer_pid, true);
     }
     return SendStatus::sent;
