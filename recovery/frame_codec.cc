@@ -29,7 +29,7 @@ std::uint64_t frame_mac(std::span<const std::byte> head, std::span<const std::by
   Header header;
   std::memcpy(&header, head.data(), kHeaderSize);
   header.crc32c = 0;
-  header.mac = auth::mac(key.payload, {payload});
+  header.mac = auth::bulk_mac(key.payload, payload);
   return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
 }
 
@@ -43,7 +43,8 @@ auth::Key derive(const auth::Key& secret, std::string_view purpose) {
 }  // namespace
 
 FrameKey frame_key(const auth::Key& job_secret) {
-  return FrameKey{derive(job_secret, "bsplib frame header"), derive(job_secret, "bsplib frame payload")};
+  return FrameKey{derive(job_secret, "bsplib frame header"),
+                  auth::bulk_key(derive(job_secret, "bsplib frame payload"))};
 }
 
 std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_pid) {

@@ -5,8 +5,10 @@
 // Two checks guard a frame: CRC32C finds damage (counted as corrupt), and a MAC keyed by
 // the job's secret proves it comes from a process of the job (a frame that fails it is
 // counted as foreign). The MAC is nested so that a received frame needs no copy:
-//   mac = SipHash(K_header, header with crc32c = 0 and mac = SipHash(K_payload, payload))
-// with K_header and K_payload derived from the secret for these two purposes only.
+//   mac = SipHash(K_header, header with crc32c = 0 and mac = BulkMac(K_payload, payload))
+// with K_header and K_payload derived from the secret for these two purposes only;
+// BulkMac (auth/bulk_mac.h) is SipHash-2-4 on short payloads and 8 SipHash lanes joined
+// by SipHash on long ones (four times the speed).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +16,7 @@
 #include <span>
 #include <vector>
 
+#include "auth/bulk_mac.h"
 #include "auth/mac.h"
 #include "recovery/wire.h"
 #include "transport/transport.h"
@@ -30,7 +33,7 @@ enum class Verdict {
 // The keys frames are sealed with, derived from the job's secret.
 struct FrameKey {
   auth::Key header{};
-  auth::Key payload{};
+  auth::BulkKey payload{};  // the payload's MAC: 8 SipHash lanes on long payloads
   // false over links authenticated at set-up (Capabilities::authenticated_links): the
   // mac field is zero and not checked.
   bool authenticate = true;

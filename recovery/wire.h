@@ -14,7 +14,7 @@ namespace bsp::wire {
 static_assert(std::endian::native == std::endian::little, "wire format is little-endian");
 
 inline constexpr std::uint16_t kMagic = 0xB5B5;  // first two bytes of every frame
-inline constexpr std::uint8_t kVersion = 2;
+inline constexpr std::uint8_t kVersion = 3;  // 3: the payload MAC in lanes (auth/bulk_mac.h)
 
 // What a frame is for.
 enum class FrameType : std::uint8_t {

@@ -994,7 +994,7 @@ void run_observe(Context& context) {
       context.report["secret"] = hex(secret.data(), secret.size());
       wire::FrameKey keys = wire::frame_key(secret);
       context.report["frame_key_header"] = hex(keys.header.data(), keys.header.size());
-      context.report["frame_key_payload"] = hex(keys.payload.data(), keys.payload.size());
+      context.report["frame_key_payload"] = hex(keys.payload.short_input.data(), keys.payload.short_input.size());
     }
     if (fd >= 0) ::close(fd);
   }
