@@ -1,0 +1,118 @@
+#!/bin/sh
+# bench/bulk_table.sh: issue 14's table in one run: the bare floors of each transport (a
+# TCP stream of 64 KiB writes, with and without MSG_ZEROCOPY; the best udp and nic streams
+# of our bare transports, delivered bytes only), next to what BSPlib does with them at
+# p = 2: one 8 MiB bsp_put per superstep (best / median GB/s) and g by bspbench's method
+# (ns per 8-byte word). With --before=DIR (a directory holding bsprun, bench/ and nas/ of
+# an earlier build, e.g. copied from bazel-bin) every BSPlib figure is measured for both
+# builds, interleaved; --nas adds NAS CG, IS and FT class A at p = 4 on every transport
+# (best of --nas-runs, seconds), before and after, interleaved. Prints markdown.
+# Run from the workspace root after
+#   bazel build //bench/... //nas/... //bsplib:bsprun
+# Usage: bench/bulk_table.sh [--before=DIR] [--transports=tcp,udp,nic,shm] [--nas] [--nas-runs=3]
+set -eu
+cd "$(dirname "$0")/.."
+before=""
+transports="tcp,udp,nic,shm"
+nas=0
+nas_runs=3
+for arg in "$@"; do
+  case $arg in
+    --before=*) before=${arg#*=} ;;
+    --transports=*) transports=${arg#*=} ;;
+    --nas) nas=1 ;;
+    --nas-runs=*) nas_runs=${arg#*=} ;;
+    *) echo "usage: bench/bulk_table.sh [--before=DIR] [--transports=LIST] [--nas] [--nas-runs=N]" >&2; exit 2 ;;
+  esac
+done
+after=bazel-bin
+builds="$after"
+[ -n "$before" ] && builds="$before $after"
+list=$(echo "$transports" | tr ',' ' ')
+
+# The launcher of a build: bazel-bin/bsplib/bsprun, or DIR/bsprun for a copied one.
+bsprun_of() { if [ "$1" = bazel-bin ]; then echo "$1/bsplib/bsprun"; else echo "$1/bsprun"; fi; }
+# One 8 MiB put per superstep at p=2: "best / median" GB/s.
+put_8mib() {  # build transport
+  "$(bsprun_of "$1")" -n 2 --transport="$2" "$1/bench/bsp_bandwidth" --sizes=8388608 --bytes=8388608 \
+      --repetitions=20 2>/dev/null | awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
+}
+# g at p=2 in ns per word (bspbench's fit over h = 0..2048).
+g_ns() {  # build transport
+  "$(bsprun_of "$1")" -n 2 --transport="$2" "$1/bench/bsp_params" --h-max=2048 --iterations=10 2>/dev/null |
+    awk -F, 'NF == 9 && $2 == 2 {printf "%.0f", $6 * 1000}'
+}
+# The best delivered MB/s of our bare transport over frame sizes (layer_pingpong).
+bare_stream() {  # transport sizes...
+  t=$1
+  shift
+  best=0
+  for size in "$@"; do
+    rate=$(bazel-bin/bench/layer_pingpong --transport="$t" --layer=transport --test=bandwidth --size="$size" \
+        --count=20000 --batch=32 2>/dev/null |
+      sed -n 's/.*delivered_MBps=\([0-9.]*\).*/\1/p; t; s/.*bandwidth_MBps=\([0-9.]*\).*/\1/p' | tail -1)
+    best=$(awk -v a="$best" -v b="${rate:-0}" 'BEGIN {print (b > a) ? b : a}')
+  done
+  awk -v r="$best" 'BEGIN {printf "%.2f", r / 1000}'
+}
+
+echo "Floors (same run):"
+echo
+echo "| floor | GB/s best / median |"
+echo "|---|---|"
+for z in 0 1; do
+  bazel-bin/bench/tcp_stream_floor --csv=1 --zerocopy=$z |
+    awk -F, -v z=$z '{printf "| bare TCP stream on lo, 64 KiB writes%s | %.2f / %.2f |\n", z ? ", MSG_ZEROCOPY" : "", $4, $5}'
+done
+case ",$transports," in *,udp,*) echo "| our bare udp transport, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream udp 8192 16384 65000) |" ;; esac
+case ",$transports," in *,nic,*) echo "| our bare nic transport on lo, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream nic 8192 16384 65000) |" ;; esac
+echo
+
+header="| figure, p = 2 |"
+rule="|---|"
+for t in $list; do
+  for b in $builds; do
+    if [ "$b" = "$after" ] && [ -n "$before" ]; then header="$header $t after |"; elif [ -n "$before" ]; then header="$header $t before |"; else header="$header $t |"; fi
+    rule="$rule---|"
+  done
+done
+echo "$header"
+echo "$rule"
+row="| one 8 MiB bsp_put, GB/s best / median |"
+for t in $list; do
+  for b in $builds; do
+    row="$row $(put_8mib "$b" "$t") |"
+  done
+done
+echo "$row"
+row="| g, ns per 8-byte word (bsp_params) |"
+for t in $list; do
+  for b in $builds; do
+    row="$row $(g_ns "$b" "$t") |"
+  done
+done
+echo "$row"
+
+[ "$nas" = 1 ] || exit 0
+echo
+echo "NAS class A, p = 4, seconds (best of $nas_runs, runs interleaved):"
+echo
+echo "$header" | sed 's/figure, p = 2/benchmark/'
+echo "$rule"
+for bench in cg is ft; do
+  row="| $(echo $bench | tr a-z A-Z) |"
+  for t in $list; do
+    for b in $builds; do
+      run=$(bsprun_of "$b")
+      best=""
+      i=0
+      while [ $i -lt "$nas_runs" ]; do
+        s=$("$run" -n 4 --transport="$t" "$b/nas/$bench" --class=A 2>/dev/null | awk '/Time in seconds/ {print $5}')
+        best=$(awk -v a="$best" -v b="$s" 'BEGIN {if (a == "" || (b != "" && b + 0 < a + 0)) print b; else print a}')
+        i=$((i + 1))
+      done
+      row="$row ${best:-n/a} |"
+    done
+  done
+  echo "$row"
+done
