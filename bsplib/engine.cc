@@ -119,6 +119,18 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
       out.last_put_registration == registration && out.last_put >= out.sent && combine_puts_ &&
       records::read_u32(out.stream.data() + out.last_put + 9) + std::uint64_t{size} <= kLargestCombined) {
     records::extend_put(out.stream, out.last_put, src, size);
+  } else if (size >= 4 * max_payload_ && pid != pid_) {
+    // Large: copied in pieces, each full payload sent as soon as it is there (below).
+    out.last_put = out.stream.size();
+    out.last_put_registration = registration;
+    records::Writer(out.stream).put_header(registration, offset, size);
+    const auto* from = static_cast<const std::byte*>(src);
+    for (std::uint32_t done = 0; done < size;) {
+      std::uint32_t piece = std::min<std::uint32_t>(size - done, static_cast<std::uint32_t>(4 * max_payload_));
+      out.stream.append(from + done, piece);
+      done += piece;
+      if (done < size) send_early(pid);
+    }
   } else {
     out.last_put = out.stream.size();
     out.last_put_registration = registration;
@@ -126,6 +138,22 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
   }
   out.last_put_end = out.stream.size();
   out.last_put_reaches = offset + size;
+  if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) send_early(pid);
+}
+
+// Full payloads of pid's stream go now, during the superstep: the receiver keeps them
+// until its bsp_sync, and the data flows while this process goes on putting or
+// computing. Never blocks: what the channel cannot take now waits for the sync.
+void Engine::send_early(int pid) {
+  Outgoing& out = outgoing_[pid];
+  bool sent = false;
+  while (out.stream.size() - out.sent >= max_payload_) {
+    if (channel_->send(pid, {out.stream.data() + out.sent, max_payload_}) != recovery::SendResult::ok) break;
+    out.sent += max_payload_;
+    sent = true;
+    ++progress_[static_cast<std::size_t>(pid)].events;
+  }
+  if (sent) channel_->progress(*this);  // hands queued frames to the kernel; arrivals are kept
 }
 
 // Data a pulled record names in src's staging memory, or the job stops.

@@ -163,6 +163,7 @@ class Engine : private recovery::PayloadSink {
   void apply_puts();
   void deliver_local();
   bool send_pending();
+  void send_early(int pid);
   // One round of progress; blocks (spin, then wait) when nothing moved.
   void pump();
   bool all_sent() const;

@@ -107,6 +107,14 @@ class Writer {
     std::memcpy(at + 9, &size, 4);
     copy_small(at + kPutHeader, data, size);
   }
+  // A put's header alone: its size bytes of data are appended after it by the caller.
+  void put_header(std::uint32_t registration, std::uint32_t offset, std::uint32_t size) {
+    std::byte* at = out_.extend(kPutHeader);
+    at[0] = static_cast<std::byte>(Kind::put);
+    std::memcpy(at + 1, &registration, 4);
+    std::memcpy(at + 5, &offset, 4);
+    std::memcpy(at + 9, &size, 4);
+  }
   void put_pulled(std::uint32_t registration, std::uint32_t offset, std::uint32_t size, std::uint64_t token) {
     head(Kind::put_pulled).u32(registration).u32(offset).u32(size).u64(token);
   }
