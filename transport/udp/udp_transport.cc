@@ -114,8 +114,9 @@ class UdpTransport final : public Transport {
       throw std::runtime_error("udp transport: options mtu, rcvbuf and sndbuf must be numbers");
     }
     pace_ = parse_pace(option("pace", "0"));
-    gso_ = option("gso", "1") != "0";
-    gro_ = option("gro", "1") != "0";
+    const std::string offload = option("udp_offload", "1");
+    gso_ = option("gso", offload.c_str()) != "0";
+    gro_ = option("gro", offload.c_str()) != "0";
     if (mtu_ < 64 || mtu_ > kLargestMtu) {
       throw std::runtime_error(fmt::format("udp transport: mtu {} outside 64..{}", mtu_, kLargestMtu));
     }
