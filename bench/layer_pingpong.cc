@@ -139,10 +139,11 @@ int bandwidth(int pid, const Options& options, Send& send, SendMany& send_many, 
         delivery.last_arrival_ns > 0
             ? std::chrono::duration<double>(Clock::time_point(std::chrono::nanoseconds(delivery.last_arrival_ns)) - start).count()
             : seconds;
-    fmt::print("layer={} transport={} size={} count={} batch={} bandwidth_MBps={:.1f} delivered={} lost={} "
+    fmt::print("layer={} transport={} size={} count={} bandwidth_MBps={:.1f} batch={} delivered={} lost={} "
                "delivered_MBps={:.1f}\n",
-               options.layer, options.transport, options.size, options.count, options.batch,
-               options.size * double(options.count) / seconds / 1e6, delivery.frames, options.count - delivery.frames,
+               options.layer, options.transport, options.size, options.count,
+               options.size * double(options.count) / seconds / 1e6, options.batch, delivery.frames,
+               options.count - delivery.frames,
                options.size * double(delivery.frames) / std::max(delivered_seconds, 1e-9) / 1e6);
   } else {
     auto quiet_since = Clock::now();
