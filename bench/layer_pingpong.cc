@@ -4,6 +4,10 @@
 // of the stack, busy-polling, to give the floor each higher layer is compared with:
 //   --layer=transport  bare frames through the transport (no header, no recovery)
 //   --layer=channel    payloads through the reliable channel (wire header, CRC, recovery)
+// The bare transport's stream counts frames sent; the receiver answers with how many
+// arrived and when the last one did, so the line also gives the delivered rate (what a
+// lossy stream really moved) and the loss. --batch=N hands N frames per send_batch() call
+// (udp segments runs of them: GSO), the best the bare transport can stream.
 // The BSPlib superstep on top is bench/sync_time. Two processes are forked here and
 // exchange addresses over a pipe: no launcher, no control plane. With --netns=PREFIX
 // process i first moves into network namespace PREFIX<i> (tools/cluster.sh; root) and
@@ -41,6 +45,7 @@ struct Options {
   int repetitions = 20000;
   std::string test = "pingpong";
   int count = 100000;  // bandwidth: messages sent
+  int batch = 1;       // bandwidth, transport layer: frames per send_batch() call
   std::string netns;   // "": both on this host's lo
   bool stats = false;  // print the reliable channel's packet counters at the end
 };
@@ -80,8 +85,15 @@ std::string enter_namespace(const std::string& name) {
 struct OneFrame : bsp::transport::FrameSink, bsp::recovery::PayloadSink {
   bool got = false;
   long received = 0;
-  void on_frame(int, std::span<const std::byte>) override { got = true; ++received; }
-  void on_payload(int, std::span<const std::byte>) override { got = true; ++received; }
+  bool keep = false;             // copy what arrives into `last` (the bandwidth reply)
+  std::vector<std::byte> last;
+  void on_frame(int, std::span<const std::byte> frame) override { take(frame); }
+  void on_payload(int, std::span<const std::byte> payload) override { take(payload); }
+  void take(std::span<const std::byte> bytes) {
+    got = true;
+    ++received;
+    if (keep) last.assign(bytes.begin(), bytes.end());
+  }
   void on_peer_lost(int peer, std::string_view why) override {
     fmt::print(stderr, "peer {} lost: {}\n", peer, why);
     std::exit(1);
@@ -95,34 +107,62 @@ std::string read_line(int fd) {
   return line;
 }
 
+// The bandwidth reply's report: frames that arrived and when the last one did
+// (steady_clock, shared by the processes of one host), after the reply's own header.
+struct Delivery {
+  std::int64_t frames = 0;
+  std::int64_t last_arrival_ns = 0;
+};
+
 // One way: pid 0 sends options.count messages, pid 1 counts them (over a bare unreliable
 // transport some may be lost: it gives up after a quiet moment and says how many) and
-// answers with one message; pid 0 reports bytes / (first send .. answer).
-template <typename Send, typename Receive>
-int bandwidth(int pid, const Options& options, Send& send, Receive& receive, OneFrame& sink,
-              bsp::transport::Transport* transport, bsp::recovery::Channel* channel) {
+// answers with one message saying how many came and when the last did; pid 0 reports
+// bytes sent / (first send .. answer) and bytes delivered / (first send .. last arrival).
+template <typename Send, typename SendMany, typename Receive>
+int bandwidth(int pid, const Options& options, Send& send, SendMany& send_many, Receive& receive, OneFrame& sink,
+              std::vector<std::byte>& message, std::size_t report_at, bsp::transport::Transport* transport,
+              bsp::recovery::Channel* channel) {
   if (pid == 0) {
+    sink.keep = true;
     auto start = Clock::now();
-    for (int i = 0; i < options.count; ++i) send();
+    for (int i = 0; i < options.count;) {
+      int now = std::min(options.batch, options.count - i);
+      send_many(now);
+      i += now;
+    }
     receive();
-    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    fmt::print("layer={} transport={} size={} count={} bandwidth_MBps={:.1f}\n", options.layer, options.transport,
-               options.size, options.count, options.size * double(options.count) / seconds / 1e6);
+    auto end = Clock::now();
+    double seconds = std::chrono::duration<double>(end - start).count();
+    Delivery delivery{options.count, 0};
+    if (sink.last.size() >= report_at + sizeof delivery) std::memcpy(&delivery, sink.last.data() + report_at, sizeof delivery);
+    double delivered_seconds =
+        delivery.last_arrival_ns > 0
+            ? std::chrono::duration<double>(Clock::time_point(std::chrono::nanoseconds(delivery.last_arrival_ns)) - start).count()
+            : seconds;
+    fmt::print("layer={} transport={} size={} count={} bandwidth_MBps={:.1f} batch={} delivered={} lost={} "
+               "delivered_MBps={:.1f}\n",
+               options.layer, options.transport, options.size, options.count,
+               options.size * double(options.count) / seconds / 1e6, options.batch, delivery.frames,
+               options.count - delivery.frames,
+               options.size * double(delivery.frames) / std::max(delivered_seconds, 1e-9) / 1e6);
   } else {
     auto quiet_since = Clock::now();
+    auto last_arrival = quiet_since;
     long seen = 0;
     while (sink.received < options.count) {
       if (channel) channel->progress(sink);
       else transport->receive(sink, 64);
       if (sink.received != seen) {
         seen = sink.received;
-        quiet_since = Clock::now();
+        quiet_since = last_arrival = Clock::now();
       } else if (!channel && seen > 0 && Clock::now() - quiet_since > std::chrono::milliseconds(300)) {
         fmt::print(stderr, "receiver: {} of {} frames arrived ({} lost at the bare transport)\n", seen,
                    options.count, options.count - seen);
         break;
       }
     }
+    Delivery delivery{seen, std::chrono::duration_cast<std::chrono::nanoseconds>(last_arrival.time_since_epoch()).count()};
+    if (message.size() >= report_at + sizeof delivery) std::memcpy(message.data() + report_at, &delivery, sizeof delivery);
     send();
     if (channel) {
       auto until = Clock::now() + std::chrono::seconds(2);
@@ -177,6 +217,21 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
       transport->flush();  // a transport may batch frames until flushed (nic's TX ring)
     }
   };
+  // `count` messages at once: one send_batch() at the transport layer (the channel sends
+  // one payload at a time anyway).
+  std::vector<bsp::transport::OutFrame> many;
+  auto send_many = [&](int count) {
+    if (channel || count == 1) {
+      for (int i = 0; i < count; ++i) send();
+      return;
+    }
+    many.assign(static_cast<std::size_t>(count), bsp::transport::OutFrame{peer, message});
+    std::size_t sent = 0;
+    while (sent < many.size()) {
+      sent += transport->send_batch(std::span(many).subspan(sent));
+      transport->flush();
+    }
+  };
   // Gives up (exit 3) when nothing arrives for a while: a lost frame at the bare transport,
   // or a reliable layer that failed to recover, is reported instead of hanging.
   auto receive = [&] {
@@ -192,7 +247,9 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
     }
   };
   if (options.test == "bandwidth") {
-    int status = bandwidth(pid, options, send, receive, sink, transport.get(), channel.get());
+    std::size_t report_at = channel ? 0 : bsp::wire::kHeaderSize;
+    int status = bandwidth(pid, options, send, send_many, receive, sink, message, report_at, transport.get(),
+                           channel.get());
     if (channel && options.stats) print_stats(pid, channel->stats());
     return status;
   }
@@ -235,11 +292,12 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--repetitions=", 0) == 0) options.repetitions = std::stoi(value("--repetitions="));
     else if (arg.rfind("--test=", 0) == 0) options.test = value("--test=");
     else if (arg.rfind("--count=", 0) == 0) options.count = std::stoi(value("--count="));
+    else if (arg.rfind("--batch=", 0) == 0) options.batch = std::max(1, std::stoi(value("--batch=")));
     else if (arg.rfind("--netns=", 0) == 0) options.netns = value("--netns=");
     else if (arg == "--stats") options.stats = true;
     else {
       fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--test=pingpong|bandwidth] "
-                 "[--size=4] [--repetitions=N] [--count=N] [--netns=PREFIX] [--stats]\n");
+                 "[--size=4] [--repetitions=N] [--count=N] [--batch=N] [--netns=PREFIX] [--stats]\n");
       return 2;
     }
   }

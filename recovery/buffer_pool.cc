@@ -6,7 +6,7 @@
 namespace bsp::recovery {
 
 BufferPool::BufferPool(std::size_t count, std::size_t buffer_size)
-    : capacity_(count), buffer_size_(buffer_size), storage_(count * buffer_size) {
+    : capacity_(count), buffer_size_(buffer_size), storage_(new std::byte[count * buffer_size]) {
   free_.reserve(count);
   for (std::size_t i = count; i > 0; --i) free_.push_back(static_cast<Id>(i - 1));
 }

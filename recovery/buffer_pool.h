@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -22,9 +23,9 @@ class BufferPool {
   std::optional<Id> acquire();
   void release(Id id);
 
-  std::span<std::byte> bytes(Id id) { return {storage_.data() + offset(id), buffer_size_}; }
+  std::span<std::byte> bytes(Id id) { return {storage_.get() + offset(id), buffer_size_}; }
   std::span<const std::byte> bytes(Id id) const {
-    return {storage_.data() + offset(id), buffer_size_};
+    return {storage_.get() + offset(id), buffer_size_};
   }
 
   std::size_t capacity() const { return capacity_; }
@@ -38,7 +39,10 @@ class BufferPool {
 
   std::size_t capacity_;
   std::size_t buffer_size_;
-  std::vector<std::byte> storage_;
+  // Not initialised: a page costs memory only once a buffer on it is used, and the free
+  // stack hands out the most recently used buffers first, so a pool larger than what is
+  // ever in flight costs only address space.
+  std::unique_ptr<std::byte[]> storage_;
   std::vector<Id> free_;  // stack: the most recently released (cache-warm) goes out first
   std::uint64_t acquisitions_ = 0;
 };

@@ -622,6 +622,15 @@ void ProtocolCore::service(bool timers) {
   flush_control();
 }
 
+void ProtocolCore::send_owed_acks() {
+  Time now = clock_.now();
+  for (int peer = 0; peer < config_.nprocs; ++peer) {
+    const ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+    if (peer != config_.pid && !link.nack_owed && (link.ack_owed || link.answer_owed)) emit_owed(peer, now);
+  }
+  flush_control();
+}
+
 void ProtocolCore::service_waiting(std::span<const int> awaited) {
   Time now = clock_.now();
   for (int peer = 0; peer < config_.nprocs; ++peer) {

@@ -76,6 +76,10 @@ class ProtocolCore {
   // unless told the arrivals are not all read yet (a NACK or probe sent then could ask
   // for what is waiting unread), sends the acks/NACKs/answers owed.
   void service(bool timers = true);
+  // Sends the acks and probe answers owed so far, between two batches of arrivals: a
+  // sender whose window is full waits for them, and should not wait until the receiver
+  // has drained its whole socket (no timers fire, no NACK goes: the rest may be unread).
+  void send_owed_acks();
   // service() for a caller about to block waiting for `awaited`: also probes those that
   // stayed silent for a retry interval (tail loss on their links).
   void service_waiting(std::span<const int> awaited);

@@ -47,6 +47,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     bool drained = false;
     for (int round = 0; round < tuning::kReceiveRoundsPerProgress && !drained; ++round) {
       drained = transport_->receive(*this, tuning::kReceiveBatch) < tuning::kReceiveBatch;
+      if (!drained) core_.send_owed_acks();
     }
     core_.service(drained);
     transport_->flush();

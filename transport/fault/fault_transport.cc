@@ -70,6 +70,33 @@ class FaultTransport final : public Transport {
     return SendStatus::sent;
   }
 
+  // With drops as the only fault, the frames that survive go on to the inner transport
+  // as one batch (udp segments runs of them, so the loss tests exercise that path); the
+  // one draw per frame as frame by frame. Any other fault: frame by frame.
+  std::size_t send_batch(std::span<const OutFrame> frames) override {
+    if (spec_.corrupt > 0 || spec_.reorder > 0 || spec_.dup > 0 || held_) return Transport::send_batch(frames);
+    survivors_.clear();
+    survivor_at_.clear();
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      ++counts_.frames;
+      if (chance(spec_.drop)) {
+        ++counts_.dropped;
+        continue;
+      }
+      survivors_.push_back(frames[i]);
+      survivor_at_.push_back(i);
+    }
+    std::size_t taken = survivors_.empty() ? 0 : inner_->send_batch(survivors_);
+    if (taken == survivors_.size()) return frames.size();
+    // Refused from survivor `taken` on: it and every frame after it count as not sent
+    // (the dropped ones among them are drawn again when the caller sends again).
+    std::size_t consumed = survivor_at_[taken];
+    std::size_t not_sent = frames.size() - consumed;
+    counts_.frames -= not_sent;
+    counts_.dropped -= not_sent - (survivors_.size() - taken);
+    return consumed;
+  }
+
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
     return inner_->receive(sink, max_frames);
   }
@@ -112,6 +139,8 @@ class FaultTransport final : public Transport {
   std::string name_;
   std::optional<Held> held_;
   std::vector<std::byte> scratch_;
+  std::vector<OutFrame> survivors_;        // send_batch: the frames not dropped
+  std::vector<std::size_t> survivor_at_;   // and their positions in the batch
   bool corrupt_at_send_ = true;
   FaultCounts counts_;
 };
