@@ -12,7 +12,8 @@
 // has passed), "udp_offload" ("1", default: on loopback consecutive equal-size frames to
 // one peer go in one sendmsg with UDP_SEGMENT, and on every host the socket takes
 // datagrams the kernel coalesced, UDP_GRO; "0": one datagram per frame; "gso" and "gro"
-// set each side alone, "gso" also off loopback). With GRO a
+// set each side alone, "gso" also off loopback), "recverr" ("1" off loopback: IP_RECVERR,
+// so a datagram the interface's full queue drops is refused as busy, not lost in silence). With GRO a
 // receive() delivers every frame of the datagrams it takes: possibly more than max_frames.
 // Option "fault" wraps it in transport/fault (see registry.h).
 #pragma once
