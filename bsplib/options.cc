@@ -131,8 +131,8 @@ const std::vector<OptionSpec>& option_table() {
        transport_text("host")},
       {"pace", "transport", "", "minimum gap between datagrams udp sends, e.g. 20us", transport_text("pace")},
       {"udp-offload", "transport", "1",
-       "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT) and takes arrivals the "
-       "kernel coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame both ways (0 to 1)",
+       "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT; on loopback) and takes "
+       "arrivals the kernel coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame both ways (0 to 1)",
        transport_number("udp-offload", 0, 1)},
       {"rx-ring", "transport", "nic default", "frames in nic's receive ring (16 to 1048576)",
        transport_number("rx-ring", 16, 1L << 20)},

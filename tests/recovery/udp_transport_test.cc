@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "transport/fault/fault_transport.h"
@@ -150,6 +151,32 @@ TEST(UdpTransportTest, SegmentedRunsArriveAsTheirFrames) {
       }
     }
   }
+}
+
+// With IP_RECVERR (option recverr, on off loopback) a closed peer's ICMP errors land on the
+// socket's error queue: receive() reads them away, so the descriptor does not stay
+// readable (POLLERR) and spin a waiting process; sending to the others goes on, and the
+// closed peer is not reported lost (ECONNREFUSED is transient: its silence tells).
+TEST(UdpTransportTest, ErrorQueueIsDrainedWhenQueueDropsAreReported) {
+  auto transports = mesh(3, {{"recverr", "1"}});
+  transports[2].reset();  // its port is closed now: datagrams to it draw ICMP errors
+  std::vector<std::byte> frame(100, std::byte{3});
+  std::vector<OutFrame> batch;
+  for (int i = 0; i < 20; ++i) batch.push_back(OutFrame{2, frame});
+  for (int round = 0; round < 5; ++round) {
+    transports[0]->send_batch(batch);
+    std::this_thread::sleep_for(2ms);
+  }
+  Collector sink;
+  for (int i = 0; i < 10; ++i) transports[0]->receive(sink, 64);
+  EXPECT_FALSE(sink.lost);
+  EXPECT_TRUE(sink.got.empty());
+  pollfd waiter{transports[0]->wait_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&waiter, 1, 0), 0) << "revents " << waiter.revents;
+  ASSERT_EQ(transports[0]->send(1, frame), SendStatus::sent);
+  Collector other;
+  drain(*transports[1], other, 1);
+  EXPECT_EQ(other.got.size(), 1u);
 }
 
 TEST(UdpTransportTest, StrangerIsReportedAsNotAMember) {

@@ -115,8 +115,15 @@ class UdpTransport final : public Transport {
     }
     pace_ = parse_pace(option("pace", "0"));
     const std::string offload = option("udp_offload", "1");
-    gso_ = option("gso", offload.c_str()) != "0";
+    // Segmentation only on loopback, where it was measured faster: over the shaped
+    // namespace cluster it made a many-to-one link stall (docs/tuning.md).
+    const bool loopback = host.rfind("127.", 0) == 0;
+    gso_ = option("gso", loopback ? offload.c_str() : "0") != "0";
     gro_ = option("gro", offload.c_str()) != "0";
+    // Off loopback, the kernel says when the interface's queue dropped a datagram (ENOBUFS
+    // from sendmsg, treated as busy): without it a shaped link's full queue drops frames
+    // in silence and the resends of resends fill it again (docs/tuning.md).
+    report_queue_drops_ = option("recverr", loopback ? "0" : "1") != "0";
     if (mtu_ < 64 || mtu_ > kLargestMtu) {
       throw std::runtime_error(fmt::format("udp transport: mtu {} outside 64..{}", mtu_, kLargestMtu));
     }
@@ -132,6 +139,9 @@ class UdpTransport final : public Transport {
     int zero = 0, one = 1;
     if (gso_ && ::setsockopt(fd_.get(), SOL_UDP, UDP_SEGMENT, &zero, sizeof zero) != 0) gso_ = false;
     if (gro_ && ::setsockopt(fd_.get(), SOL_UDP, UDP_GRO, &one, sizeof one) != 0) gro_ = false;
+    if (report_queue_drops_ && ::setsockopt(fd_.get(), IPPROTO_IP, IP_RECVERR, &one, sizeof one) != 0) {
+      report_queue_drops_ = false;
+    }
     // Receive buffers one byte longer than the largest datagram: a longer one shows as
     // truncated (and is cut to mtu + 1 bytes for the layer above, which drops it).
     slot_size_ = gro_ ? kCoalescedBuffer : mtu_ + 1;
@@ -243,7 +253,10 @@ class UdpTransport final : public Transport {
     do {
       got = ::recvmmsg(fd_.get(), receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
     } while (got < 0 && errno == EINTR);
-    if (got <= 0) return 0;
+    if (got <= 0) {
+      if (report_queue_drops_) discard_error_queue();
+      return 0;
+    }
     std::size_t delivered = 0;
     for (int i = 0; i < got; ++i) {
       // A datagram from an address that is no process of this job: say so, the layer
@@ -286,6 +299,23 @@ class UdpTransport final : public Transport {
     std::memcpy(CMSG_DATA(control), &segment, sizeof segment);
   }
 
+  // With IP_RECVERR, ICMP errors (a peer's port closed) wait on the socket's error queue,
+  // which would keep poll() reporting POLLERR and hold receive memory: read them away
+  // (the reliable layer finds a lost peer by its silence, not by ICMP).
+  void discard_error_queue() {
+    char data[256];
+    alignas(cmsghdr) char control[256];
+    for (int i = 0; i < 64; ++i) {
+      iovec vector{data, sizeof data};
+      msghdr message{};
+      message.msg_iov = &vector;
+      message.msg_iovlen = 1;
+      message.msg_control = control;
+      message.msg_controllen = sizeof control;
+      if (::recvmsg(fd_.get(), &message, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return;
+    }
+  }
+
   // The UDP_GRO segment size the kernel attached to a received message (0: none).
   static std::size_t coalesced_segment_size(msghdr& message) {
     for (cmsghdr* control = CMSG_FIRSTHDR(&message); control != nullptr; control = CMSG_NXTHDR(&message, control)) {
@@ -306,6 +336,7 @@ class UdpTransport final : public Transport {
   std::chrono::nanoseconds pace_{0};
   bool gso_ = true;  // runs of frames leave as one segmented send (UDP_SEGMENT)
   bool gro_ = true;  // the kernel may coalesce arriving datagrams (UDP_GRO)
+  bool report_queue_drops_ = false;  // IP_RECVERR: a full interface queue refuses (ENOBUFS)
   std::size_t slot_size_ = 0;  // bytes of one receive buffer
   std::chrono::steady_clock::time_point next_send_{};
   std::vector<sockaddr_in> peers_;
