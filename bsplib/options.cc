@@ -138,6 +138,14 @@ const std::vector<OptionSpec>& option_table() {
        transport_number("rx-ring", 16, 1L << 20)},
       {"tx-ring", "transport", "nic default", "frames in nic's transmit ring (16 to 1048576)",
        transport_number("tx-ring", 16, 1L << 20)},
+      {"nic-rx", "transport", "v2",
+       "how nic receives: v2 (TPACKET_V2 ring, a status word per frame) or v3 (TPACKET_V3 blocks; "
+       "a block not yet full waits up to 1 ms)",
+       transport_text("nic-rx")},
+      {"nic-tx", "transport", "send",
+       "how nic sends: send (sendmmsg straight from the reliable layer's buffers) or ring "
+       "(TPACKET_V2 transmit ring, frames copied in and refreshed at the kick; needs nic-rx=v2)",
+       transport_text("nic-tx")},
       {"shm-ring", "transport", "by p",
        "bytes of each shm ring (one per sender in each process's inbox), a power of two (4096 to 1073741824; "
        "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",

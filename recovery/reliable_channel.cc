@@ -25,7 +25,8 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
       : transport_(std::move(transport)),
         spin_us_(config.spin_us),
         also_wait_fd_(config.also_wait_fd),
-        core_(CoreConfig{config.pid, config.nprocs, config.job_id, config.buffers,
+        core_(CoreConfig{config.pid, config.nprocs, config.job_id,
+                         config.buffers ? config.buffers : transport_->capabilities().pool_frames,
                          transport_->capabilities().mtu, config.ack_policy, config.secret},
               clock_, *this) {
     transport_->set_transmit_hook(

@@ -10,6 +10,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "transport/nic/block_ring.h"
+#include "transport/nic/gather_sender.h"
 #include "transport/nic/nic_address.h"
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
@@ -24,10 +26,23 @@ namespace {
 
 using nic::kEthernetHeader;
 
-constexpr std::size_t kDefaultMtu = 1500;             // an Ethernet payload, like the paper's
-constexpr std::size_t kLoopbackMtu = 8192;            // on lo: measured fastest (FT class W, p=4)
-constexpr std::size_t kDefaultRxRing = 32u << 20;     // ~16k frames: computing loses nothing
-constexpr std::size_t kDefaultTxRing = 4u << 20;
+constexpr std::size_t kDefaultMtu = 1500;   // an Ethernet payload, like the paper's
+// The largest frame: the wire header's payload length is 16 bits (docs/tuning.md).
+constexpr std::size_t kLargestMtu = 65535;
+constexpr std::size_t kLoopbackMtu = 65535;  // on lo: measured fastest (docs/tuning.md)
+// Ring memory unless rx_ring / tx_ring (frames) say otherwise: ~20k Ethernet frames or
+// ~500 of 64 KiB received while the program computes.
+constexpr std::size_t kDefaultRxRingBytes = 32u << 20;
+constexpr std::size_t kDefaultTxRingBytes = 4u << 20;
+// The reliable layer's pool for frames above 16 KiB: 256 frames of 64 KiB measured as
+// fast as the layer's default 1024 (64 MiB), while 128 were slower (docs/tuning.md).
+constexpr std::size_t kPoolBytesForLargeFrames = 16u << 20;
+// TPACKET_V3: a block not yet full is handed over after this long (the kernel's unit).
+constexpr unsigned kBlockRetireMs = 1;
+// How frames are received (v2: a status word per frame; v3: per block) and sent (ring:
+// the transmit ring, kicked once per batch; send: sendmmsg gathering header and frame).
+constexpr const char* kDefaultRx = "v2";
+constexpr const char* kDefaultTx = "send";
 // Bytes of frames the kernel takes from the TX ring before they have left the interface:
 // the default socket budget (~200 KB) starved a 100 Mbit/s link behind its queue (56% of
 // the wire for one 1400-byte stream; 96% with this).
@@ -48,13 +63,23 @@ class NicTransport final : public Transport {
     std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
     interface_ = nic::find_interface(name);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
-    std::size_t preferred = name == "lo" ? kLoopbackMtu : kDefaultMtu;
-    mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min(preferred, link_mtu);
+    // The largest frame the interface allows (jumbo frames where it has them), never more.
+    std::size_t preferred = name == "lo" ? kLoopbackMtu : kLargestMtu;
+    mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min({preferred, link_mtu, kLargestMtu});
     if (mtu_ > link_mtu) {
       throw std::runtime_error(fmt::format("nic transport: mtu {} exceeds {}'s MTU {}", mtu_, name, link_mtu));
     }
-    rx_ring_ = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRing;
-    tx_ring_ = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRing;
+    std::string rx = option("nic_rx").value_or(kDefaultRx);
+    std::string tx = option("nic_tx").value_or(kDefaultTx);
+    if ((rx != "v2" && rx != "v3") || (tx != "ring" && tx != "send")) {
+      throw std::runtime_error(fmt::format("nic transport: nic-rx={} nic-tx={}: want v2 or v3, ring or send", rx, tx));
+    }
+    if (rx == "v3" && tx == "ring") {
+      throw std::runtime_error("nic transport: nic-tx=ring needs nic-rx=v2 (the transmit ring is TPACKET_V2)");
+    }
+    std::size_t slot = kEthernetHeader + mtu_ + 128;  // about one ring slot
+    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRingBytes / slot;
+    std::size_t tx_frames = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRingBytes / slot;
     segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
     if (segment_check_ms_ <= 0) {
       throw std::runtime_error(fmt::format("nic transport: connect_timeout_ms={} must be positive", segment_check_ms_));
@@ -65,17 +90,26 @@ class NicTransport final : public Transport {
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
     nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter);
-    rings_ = std::make_unique<nic::PacketRings>(fd_.get(), kEthernetHeader + mtu_, rx_ring_, tx_ring_);
+    if (rx == "v3") {
+      blocks_ = std::make_unique<nic::BlockRing>(fd_.get(), kEthernetHeader + mtu_, rx_frames, kBlockRetireMs);
+    } else {
+      rings_ = std::make_unique<nic::PacketRings>(fd_.get(), kEthernetHeader + mtu_, rx_frames,
+                                                  tx == "ring" ? tx_frames : 0);
+    }
+    gather_ = tx == "send";
   }
 
   ~NicTransport() override {
     rings_.reset();  // unmapped before the socket closes
+    blocks_.reset();
   }
 
   std::string_view name() const override { return "nic"; }
   Capabilities capabilities() const override {
     Capabilities capabilities{mtu_, false};
-    capabilities.transmit_hook = true;
+    capabilities.transmit_hook = !gather_;  // the ring's frames wait for their kick
+    // Frames above 16 KiB: a 16 MiB pool (docs/tuning.md), not the layer's 1024 frames.
+    if (mtu_ > kPoolBytesForLargeFrames / 1024) capabilities.pool_frames = kPoolBytesForLargeFrames / mtu_;
     return capabilities;
   }
 
@@ -104,9 +138,14 @@ class NicTransport final : public Transport {
     nic::check_segment({config_.pid, config_.job_id, config_.secret, interface_, parsed,
                         std::chrono::milliseconds(segment_check_ms_)});
     for (const nic::NicAddress& address : parsed) peers_.push_back(address.mac);
+    if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), interface_.mac, peers_);
   }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
+    if (gather_) {
+      OutFrame one{peer, frame};
+      return send_batch({&one, 1}) == 1 ? SendStatus::sent : SendStatus::busy;
+    }
     std::span<std::byte> slot = rings_->reserve(kEthernetHeader + frame.size());
     if (slot.empty()) {
       rings_->kick(hook());
@@ -124,11 +163,19 @@ class NicTransport final : public Transport {
     return SendStatus::sent;
   }
 
+  std::size_t send_batch(std::span<const OutFrame> frames) override {
+    if (!gather_) return Transport::send_batch(frames);
+    std::size_t sent = sender_->send(frames);
+    send_error_ = sender_->last_error();
+    return sent;
+  }
+
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
     if (unkicked_ > 0) flush();  // never sit on frames while waiting for others
-    // The ring cannot send at all (interface down or gone): every peer is cut off,
-    // rather than kicking forever.
-    if (int error = rings_->last_error(); error != 0 && permanent_send_error(error) && !reported_down_) {
+    // The socket cannot send at all (interface down or gone): every peer is cut off,
+    // rather than sending again forever.
+    int error = gather_ ? send_error_ : rings_->last_error();
+    if (error != 0 && permanent_send_error(error) && !reported_down_) {
       reported_down_ = true;
       for (int peer = 0; peer < static_cast<int>(peers_.size()); ++peer) {
         if (peer != config_.pid) {
@@ -139,10 +186,14 @@ class NicTransport final : public Transport {
     }
     std::size_t delivered = 0;
     while (delivered < max_frames) {
-      std::span<const std::byte> frame = rings_->peek_received();
+      std::span<const std::byte> frame = blocks_ ? blocks_->peek() : rings_->peek_received();
       if (frame.empty()) break;
       if (frame.size() > kEthernetHeader) sink.on_frame(-1, frame.subspan(kEthernetHeader));
-      rings_->release_received();
+      if (blocks_) {
+        blocks_->release();
+      } else {
+        rings_->release_received();
+      }
       ++delivered;
     }
     return delivered;
@@ -150,6 +201,7 @@ class NicTransport final : public Transport {
 
   bool flush() override {
     unkicked_ = 0;
+    if (gather_) return true;  // nothing waits here: every frame went at send
     return rings_->kick(hook()) && !rings_->has_queued();
   }
 
@@ -170,12 +222,14 @@ class NicTransport final : public Transport {
   TransportConfig config_;
   nic::Interface interface_;
   std::size_t mtu_ = kDefaultMtu;
-  std::size_t rx_ring_ = kDefaultRxRing;
-  std::size_t tx_ring_ = kDefaultTxRing;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
   std::vector<nic::MacAddress> peers_;
-  std::unique_ptr<nic::PacketRings> rings_;
+  std::unique_ptr<nic::PacketRings> rings_;    // rx v2 (and the transmit ring, tx=ring)
+  std::unique_ptr<nic::BlockRing> blocks_;     // rx v3
+  std::unique_ptr<nic::GatherSender> sender_;  // tx=send, once the peers are known
+  bool gather_ = false;
+  int send_error_ = 0;
   std::size_t unkicked_ = 0;
 };
 

@@ -13,13 +13,16 @@
 #include <span>
 #include <vector>
 
+#include "transport/nic/ring_geometry.h"
+
 namespace bsp::transport::nic {
 
 class PacketRings {
  public:
-  // Sets up both rings on fd for frames of up to max_frame bytes (Ethernet header
-  // included), rx_bytes and tx_bytes of ring memory. Throws std::runtime_error.
-  PacketRings(int fd, std::size_t max_frame, std::size_t rx_bytes, std::size_t tx_bytes);
+  // Sets up the rings on fd for frames of up to max_frame bytes (Ethernet header
+  // included): at least rx_frames and tx_frames slots (tx_frames 0: no transmit ring,
+  // reserve() always fails). Throws std::runtime_error.
+  PacketRings(int fd, std::size_t max_frame, std::size_t rx_frames, std::size_t tx_frames);
   ~PacketRings();
   PacketRings(const PacketRings&) = delete;
   PacketRings& operator=(const PacketRings&) = delete;
@@ -47,7 +50,9 @@ class PacketRings {
   int fd_;
   std::byte* map_ = nullptr;
   std::size_t map_size_ = 0;
-  std::size_t frame_size_ = 0;
+  RingGeometry rx_, tx_;
+  tpacket2_hdr* rx_slot(std::size_t i) const { return reinterpret_cast<tpacket2_hdr*>(rx_base_ + rx_.offset(i)); }
+  tpacket2_hdr* tx_slot(std::size_t i) const { return reinterpret_cast<tpacket2_hdr*>(tx_base_ + tx_.offset(i)); }
   std::size_t rx_count_ = 0, tx_count_ = 0;
   std::byte* rx_base_ = nullptr;
   std::byte* tx_base_ = nullptr;

@@ -87,7 +87,10 @@ void filter_and_bind(int fd, const Interface& interface, const std::vector<Frame
     }
     expression += fmt::format(" and ether[{}:{}] == 0x{:x}", kEthernetHeader + field.offset, field.size, swapped);
   }
-  std::unique_ptr<pcap_t, decltype(&pcap_close)> dead(pcap_open_dead(DLT_EN10MB, 65535), pcap_close);
+  // The filter's accept returns the snap length: larger than any frame (lo's 64 KiB
+  // frames plus the Ethernet header exceed 65535, and would arrive cut short).
+  constexpr int kSnapLength = 262144;
+  std::unique_ptr<pcap_t, decltype(&pcap_close)> dead(pcap_open_dead(DLT_EN10MB, kSnapLength), pcap_close);
   bpf_program program{};
   if (pcap_compile(dead.get(), &program, expression.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {
     throw std::runtime_error(fmt::format("nic transport: BPF filter '{}': {}", expression, pcap_geterr(dead.get())));

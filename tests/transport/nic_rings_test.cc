@@ -1,0 +1,296 @@
+// tests/transport/nic_rings_test.cc: the nic transport's rings. TPACKET_V3 blocks read as
+// hostile input (counts, offsets and lengths pointing outside the block, loops, a torn
+// descriptor, random bytes: no frame is ever handed out beyond the block and the walk
+// ends); ring geometry (slots within blocks, blocks a power of two); and, live on lo
+// (root, outside the sandbox; skipped otherwise), 64 KiB frames through every receive and
+// send mode arriving whole.
+#include <gtest/gtest.h>
+#include <linux/if_packet.h>
+#include <unistd.h>
+
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "transport/nic/nic_transport.h"
+#include "transport/nic/packet_socket.h"
+#include "transport/nic/ring_geometry.h"
+#include "transport/nic/v3_block.h"
+
+namespace bsp::transport::nic {
+namespace {
+
+// ---- a synthetic V3 block: descriptor, then frames at 8-byte boundaries ----
+
+constexpr std::size_t kBlock = 4096;
+constexpr std::size_t kFirst = 48;  // after the descriptor, 8-aligned
+constexpr std::uint16_t kMac = 82;  // where the kernel puts the Ethernet header
+
+struct Block {
+  std::vector<std::byte> bytes = std::vector<std::byte>(kBlock);
+
+  void descriptor(std::uint32_t count, std::uint32_t first) {
+    tpacket_block_desc desc{};
+    desc.version = TPACKET_V3;
+    desc.hdr.bh1.block_status = TP_STATUS_USER;
+    desc.hdr.bh1.num_pkts = count;
+    desc.hdr.bh1.offset_to_first_pkt = first;
+    std::memcpy(bytes.data(), &desc, sizeof desc);
+  }
+  void frame(std::size_t at, std::uint32_t next, std::uint16_t mac, std::uint32_t snaplen, std::byte fill) {
+    tpacket3_hdr header{};
+    header.tp_next_offset = next;
+    header.tp_mac = mac;
+    header.tp_snaplen = header.tp_len = snaplen;
+    std::memcpy(bytes.data() + at, &header, sizeof header);
+    for (std::size_t i = 0; i < snaplen && at + mac + i < bytes.size(); ++i) bytes[at + mac + i] = fill;
+  }
+  std::span<const std::byte> span() const { return bytes; }
+};
+
+// Every frame the reader hands out lies inside the block; returns them all.
+std::vector<std::span<const std::byte>> read_all(const Block& block, V3BlockReader& reader) {
+  std::vector<std::span<const std::byte>> frames;
+  for (int guard = 0; guard < 100000; ++guard) {
+    std::span<const std::byte> frame = reader.next();
+    if (frame.empty()) return frames;
+    EXPECT_GE(frame.data(), block.bytes.data());
+    EXPECT_LE(frame.data() + frame.size(), block.bytes.data() + block.bytes.size());
+    frames.push_back(frame);
+  }
+  ADD_FAILURE() << "the walk did not end";
+  return frames;
+}
+
+TEST(V3BlockTest, ReadsEveryFrameInOrder) {
+  Block block;
+  block.descriptor(3, kFirst);
+  block.frame(kFirst, 200, kMac, 100, std::byte{1});
+  block.frame(kFirst + 200, 304, kMac, 200, std::byte{2});
+  block.frame(kFirst + 504, 0, kMac, 60, std::byte{3});
+  V3BlockReader reader(block.span());
+  auto frames = read_all(block, reader);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].size(), 100u);
+  EXPECT_EQ(frames[1].size(), 200u);
+  EXPECT_EQ(frames[2].size(), 60u);
+  EXPECT_EQ(frames[1][0], std::byte{2});
+  EXPECT_EQ(frames[2][59], std::byte{3});
+  EXPECT_FALSE(reader.malformed());
+}
+
+TEST(V3BlockTest, EmptyBlockHasNoFrames) {
+  Block block;
+  block.descriptor(0, kFirst);
+  V3BlockReader reader(block.span());
+  EXPECT_TRUE(read_all(block, reader).empty());
+  EXPECT_FALSE(reader.malformed());
+}
+
+TEST(V3BlockTest, HugeCountWithoutNextOffsetStopsAfterOneFrame) {
+  Block block;
+  block.descriptor(0xFFFFFFFFu, kFirst);
+  block.frame(kFirst, 0, kMac, 100, std::byte{1});
+  V3BlockReader reader(block.span());
+  EXPECT_EQ(read_all(block, reader).size(), 1u);
+  EXPECT_TRUE(reader.malformed());
+}
+
+TEST(V3BlockTest, FirstOffsetOutsideOrInsideTheDescriptorIsRefused) {
+  for (std::uint32_t first : {0u, 8u, 40u, 4096u, 4090u, 0xFFFFFFF8u, 4096u - 40u, 51u}) {
+    Block block;
+    block.descriptor(1, first);
+    if (first + sizeof(tpacket3_hdr) <= kBlock && first >= kFirst) block.frame(first, 0, 48, 8, std::byte{1});
+    V3BlockReader reader(block.span());
+    auto frames = read_all(block, reader);
+    if (first == kFirst) continue;
+    EXPECT_TRUE(frames.empty()) << "first offset " << first;
+    EXPECT_TRUE(reader.malformed()) << "first offset " << first;
+  }
+}
+
+TEST(V3BlockTest, FrameBytesPastTheBlockAreRefused) {
+  struct Case {
+    std::uint16_t mac;
+    std::uint32_t snaplen;
+  };
+  for (Case c : {Case{kMac, 4096}, Case{kMac, 0xFFFFFFFFu}, Case{0xFFFF, 10}, Case{kMac, 4096 - kFirst - kMac + 1},
+                 Case{0, 10}, Case{10, 10}}) {
+    Block block;
+    block.descriptor(1, kFirst);
+    block.frame(kFirst, 0, c.mac, c.snaplen, std::byte{1});
+    V3BlockReader reader(block.span());
+    EXPECT_TRUE(read_all(block, reader).empty()) << c.mac << " " << c.snaplen;
+    EXPECT_TRUE(reader.malformed());
+  }
+  Block exact;  // a frame that ends at the block's last byte is fine
+  exact.descriptor(1, kFirst);
+  exact.frame(kFirst, 0, kMac, kBlock - kFirst - kMac, std::byte{7});
+  V3BlockReader reader(exact.span());
+  auto frames = read_all(exact, reader);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].back(), std::byte{7});
+}
+
+TEST(V3BlockTest, NextOffsetBackwardsOrIntoTheFrameEndsTheBlock) {
+  for (std::uint32_t next : {8u, 100u, 0xFFFFFFFFu - 40u}) {
+    Block block;
+    block.descriptor(5, kFirst);
+    block.frame(kFirst, next, kMac, 100, std::byte{1});
+    V3BlockReader reader(block.span());
+    auto frames = read_all(block, reader);
+    EXPECT_LE(frames.size(), 1u) << next;
+    EXPECT_TRUE(reader.malformed()) << next;
+  }
+  // A loop through two frames pointing at each other cannot go round: offsets only grow.
+  Block loop;
+  loop.descriptor(1000, kFirst);
+  loop.frame(kFirst, 200, kMac, 50, std::byte{1});
+  loop.frame(kFirst + 200, static_cast<std::uint32_t>(-200), kMac, 50, std::byte{2});
+  V3BlockReader reader(loop.span());
+  EXPECT_EQ(read_all(loop, reader).size(), 2u);
+  EXPECT_TRUE(reader.malformed());
+}
+
+TEST(V3BlockTest, BlockShorterThanItsDescriptorHasNoFrames) {
+  std::vector<std::byte> tiny(20, std::byte{0xFF});
+  V3BlockReader reader(tiny);
+  EXPECT_TRUE(reader.next().empty());
+  EXPECT_TRUE(reader.malformed());
+  V3BlockReader none(std::span<const std::byte>{});
+  EXPECT_TRUE(none.next().empty());
+}
+
+TEST(V3BlockTest, RandomBytesNeverLeadOutsideTheBlock) {
+  std::mt19937 random(14);
+  for (int round = 0; round < 20000; ++round) {
+    Block block;
+    for (std::byte& b : block.bytes) b = static_cast<std::byte>(random());
+    // Plausible small values half of the time, so the walk goes some way.
+    if (round % 2 == 0) {
+      block.descriptor(random() % 64, static_cast<std::uint32_t>(kFirst + 8 * (random() % 8)));
+      for (std::size_t at = kFirst; at + sizeof(tpacket3_hdr) < kBlock; at += 8 * (1 + random() % 40)) {
+        block.frame(at, static_cast<std::uint32_t>(8 * (random() % 80)), static_cast<std::uint16_t>(random() % 200),
+                    static_cast<std::uint32_t>(random() % 700), std::byte{5});
+      }
+    }
+    V3BlockReader reader(block.span());
+    read_all(block, reader);
+  }
+}
+
+// ---- geometry ----
+
+TEST(RingGeometryTest, SlotsFitBlocksAndBlocksArePowersOfTwo) {
+  for (std::size_t frame : {60u, 1514u, 9014u, 16398u, 65549u}) {
+    for (std::size_t frames : {1u, 16u, 500u, 20000u}) {
+      RingGeometry geometry = ring_geometry(TPACKET_ALIGN(TPACKET2_HDRLEN + 16), frame, frames);
+      EXPECT_GE(geometry.slot, TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + frame);
+      EXPECT_EQ(geometry.slot % TPACKET_ALIGNMENT, 0u);
+      EXPECT_TRUE(std::has_single_bit(geometry.block));
+      EXPECT_EQ(geometry.block % 4096, 0u);
+      EXPECT_GE(geometry.slots_per_block, 1u);
+      EXPECT_GE(geometry.slots(), frames);
+      std::size_t last = geometry.slots() - 1;
+      EXPECT_LE(geometry.offset(last) % geometry.block + geometry.slot, geometry.block);
+      EXPECT_LE(geometry.offset(last) + geometry.slot, geometry.bytes());
+    }
+  }
+  // 64 KiB frames are not rounded up to 128 KiB slots.
+  EXPECT_LT(ring_geometry(96, 65549, 16).slot, 66000u);
+}
+
+// ---- live on lo: two transports as threads ----
+
+bool may_open_packet_sockets() {
+  try {
+    ::close(open_packet_socket());
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+struct Collect : FrameSink {
+  std::vector<std::vector<std::byte>> frames;
+  void on_frame(int, std::span<const std::byte> frame) override { frames.emplace_back(frame.begin(), frame.end()); }
+  void on_peer_lost(int peer, std::string_view why) override { ADD_FAILURE() << peer << ": " << why; }
+};
+
+// Frames carry the filter's fields (job at 4, destination pid at 10) and a pattern
+// telling their number and every byte.
+std::vector<std::byte> test_frame(std::uint32_t job, int to, std::size_t size, int number) {
+  std::vector<std::byte> frame(size);
+  for (std::size_t i = 0; i < size; ++i) frame[i] = static_cast<std::byte>((i * 7 + number * 13) & 0xFF);
+  std::memcpy(frame.data() + 4, &job, 4);
+  std::uint16_t dst = static_cast<std::uint16_t>(to);
+  std::memcpy(frame.data() + 10, &dst, 2);
+  frame[12] = static_cast<std::byte>(number);
+  return frame;
+}
+
+void transfer(const char* rx, const char* tx) {
+  using namespace std::chrono_literals;
+  const std::uint32_t job = static_cast<std::uint32_t>(::getpid()) * 2654435761u ^ 0x72696e67u;
+  std::vector<std::unique_ptr<Transport>> ends;
+  for (int pid = 0; pid < 2; ++pid) {
+    TransportConfig config;
+    config.pid = pid;
+    config.nprocs = 2;
+    config.job_id = job;
+    config.options = {{"iface", "lo"}, {"nic_rx", rx}, {"nic_tx", tx}};
+    config.receive_filter = {{4, 4, job}, {10, 2, static_cast<std::uint32_t>(pid)}};
+    ends.push_back(make_nic_transport(config));
+  }
+  const std::size_t mtu = ends[0]->capabilities().mtu;
+  EXPECT_EQ(mtu, 65535u);  // lo's default: the largest frame
+  std::vector<std::string> addresses{ends[0]->local_address(), ends[1]->local_address()};
+  std::thread other([&] { ends[1]->connect(addresses); });
+  ends[0]->connect(addresses);
+  other.join();
+
+  constexpr int kFrames = 96;  // 6 MiB: more than a V3 block and a transmit ring's worth
+  Collect received;
+  Collect none;
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  int sent = 0;
+  std::vector<std::byte> frame;
+  while (received.frames.size() < kFrames && std::chrono::steady_clock::now() < deadline) {
+    if (sent < kFrames) {
+      std::size_t size = sent % 3 == 0 ? mtu : 60 + static_cast<std::size_t>(sent) * 601 % (mtu - 60);
+      frame = test_frame(job, 1, size, sent);
+      if (ends[0]->send(1, frame) == SendStatus::sent) ++sent;
+    } else {
+      ends[0]->flush();
+    }
+    ends[1]->receive(received, 64);
+    ends[0]->receive(none, 64);
+  }
+  ASSERT_EQ(received.frames.size(), static_cast<std::size_t>(kFrames)) << "lo lost frames";
+  EXPECT_TRUE(none.frames.empty());
+  for (const auto& got : received.frames) {
+    int number = static_cast<int>(got[12]);
+    std::size_t size = number % 3 == 0 ? mtu : 60 + static_cast<std::size_t>(number) * 601 % (mtu - 60);
+    EXPECT_EQ(got, test_frame(job, 1, size, number)) << "frame " << number;
+  }
+}
+
+TEST(NicLiveTest, FullSizeFramesArriveWholeV2Send) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  transfer("v2", "send");
+}
+TEST(NicLiveTest, FullSizeFramesArriveWholeV3Send) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  transfer("v3", "send");
+}
+TEST(NicLiveTest, FullSizeFramesArriveWholeV2Ring) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  transfer("v2", "ring");
+}
+
+}  // namespace
+}  // namespace bsp::transport::nic

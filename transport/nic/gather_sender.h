@@ -1,0 +1,42 @@
+// transport/nic/gather_sender.h: sends frames on a packet socket straight from the
+// caller's buffers: one sendmmsg() per batch, each message gathering the peer's 14-byte
+// Ethernet header and the frame (two iovecs), so no byte is copied in user space. On a
+// virtual interface (lo, veth) this also spares the kernel a copy: a transmit ring's
+// frames are zero-copy pages that the kernel copies once more before it may deliver them
+// (skb_copy_ubufs), while a sent message is copied into the packet once.
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "transport/nic/packet_socket.h"
+#include "transport/transport.h"
+
+namespace bsp::transport::nic {
+
+class GatherSender {
+ public:
+  static constexpr std::size_t kMaxBatch = 64;
+
+  GatherSender(int fd, const MacAddress& source, const std::vector<MacAddress>& peers);
+
+  // Sends frames from the front until the kernel refuses one; returns how many went.
+  // last_error() then says why (0 when all went).
+  std::size_t send(std::span<const OutFrame> frames);
+  int last_error() const { return last_error_; }
+
+ private:
+  using EthernetHeader = std::array<std::byte, kEthernetHeader>;
+  int fd_;
+  std::vector<EthernetHeader> headers_;  // by peer
+  std::array<iovec, 2 * kMaxBatch> parts_{};
+  std::array<mmsghdr, kMaxBatch> messages_{};
+  int last_error_ = 0;
+};
+
+}  // namespace bsp::transport::nic

@@ -1,0 +1,30 @@
+// transport/nic/ring_geometry.h: the layout of a PACKET_MMAP ring. Slots are 16-byte
+// aligned rather than rounded up to a power of two (a 64 KiB frame would take a 128 KiB
+// slot), and blocks are a power of two of pages (the kernel allocates 2^order pages per
+// block, so any other size wastes the rest), each holding as many whole slots as fit.
+#pragma once
+
+#include <cstddef>
+
+namespace bsp::transport::nic {
+
+struct RingGeometry {
+  std::size_t slot = 0;             // bytes per frame slot (ring header + frame), aligned
+  std::size_t block = 0;            // bytes per block, a power of two
+  std::size_t blocks = 0;
+  std::size_t slots_per_block = 0;  // slots never straddle blocks
+
+  std::size_t slots() const { return slots_per_block * blocks; }
+  std::size_t bytes() const { return block * blocks; }
+  // Offset of slot i from the ring's start.
+  std::size_t offset(std::size_t i) const { return i / slots_per_block * block + i % slots_per_block * slot; }
+};
+
+// Smallest block size tried: one block then holds several 64 KiB frames.
+inline constexpr std::size_t kMinRingBlock = 1u << 20;
+
+// A ring of at least `frames` slots (at least one block) for frames of up to max_frame
+// bytes behind a ring header of header_bytes.
+RingGeometry ring_geometry(std::size_t header_bytes, std::size_t max_frame, std::size_t frames);
+
+}  // namespace bsp::transport::nic
