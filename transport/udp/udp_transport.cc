@@ -56,6 +56,9 @@ constexpr std::size_t kFramesPerCall = 1024;
 // A receive buffer with UDP_GRO on: the largest UDP payload plus one byte (a longer
 // datagram shows as truncated).
 constexpr std::size_t kCoalescedBuffer = 65536;
+// Coalesced buffers read per recvmmsg (1 MiB at most): their frames are checked while
+// still in the cache (against 64 of them, 4 MiB: an 8 MiB put 0-5% faster, near the noise).
+constexpr std::size_t kCoalescedPerCall = 16;
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("udp transport: {}: {}", what, std::strerror(errno)));
@@ -230,43 +233,34 @@ class UdpTransport final : public Transport {
 
   // With UDP_GRO one datagram may hold several frames: every frame of the datagrams taken
   // is delivered, so a call may deliver more than max_frames (it takes at most max_frames
-  // datagrams).
+  // datagrams). Coalesced buffers are taken a few at a time and their frames delivered
+  // before the next are read, while they are still in the cache.
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
     for (auto& [peer, why] : lost_) {
       if (!why.empty()) sink.on_peer_lost(peer, "udp transport: sending failed: " + why);
       why.clear();
     }
-    std::size_t count = std::min(kBatch, max_frames);
-    if (count == 0) return 0;
-    for (std::size_t i = 0; i < count; ++i) {
-      receive_headers_[i] = mmsghdr{};
-      receive_headers_[i].msg_hdr.msg_name = &sources_[i];
-      receive_headers_[i].msg_hdr.msg_namelen = sizeof(sockaddr_in);
-      receive_headers_[i].msg_hdr.msg_iov = &receive_iov_[i];
-      receive_headers_[i].msg_hdr.msg_iovlen = 1;
-      if (gro_) {
-        receive_headers_[i].msg_hdr.msg_control = receive_control_[i];
-        receive_headers_[i].msg_hdr.msg_controllen = sizeof receive_control_[i];
-      }
-    }
-    int got;
-    do {
-      got = ::recvmmsg(fd_.get(), receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
-    } while (got < 0 && errno == EINTR);
-    if (got <= 0) {
-      if (report_queue_drops_) discard_error_queue();
-      return 0;
-    }
+    const std::size_t per_call = gro_ ? kCoalescedPerCall : kBatch;
     std::size_t delivered = 0;
-    for (int i = 0; i < got; ++i) {
-      // A datagram from an address that is no process of this job: say so, the layer
-      // above counts and drops it.
-      auto found = pids_.find(address_key(sources_[i]));
-      int pid = found == pids_.end() ? kNotAMember : found->second;
-      std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
-      std::span<const std::byte> buffer(static_cast<const std::byte*>(receive_iov_[i].iov_base), length);
-      delivered += split_coalesced(buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0,
-                                   mtu_ + 1, [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+    while (delivered < max_frames) {
+      std::size_t count = std::min(per_call, max_frames - delivered);
+      std::size_t got = receive_some(count);
+      if (got == 0) {
+        if (report_queue_drops_) discard_error_queue();
+        break;
+      }
+      for (std::size_t i = 0; i < got; ++i) {
+        // A datagram from an address that is no process of this job: say so, the layer
+        // above counts and drops it.
+        auto found = pids_.find(address_key(sources_[i]));
+        int pid = found == pids_.end() ? kNotAMember : found->second;
+        std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
+        std::span<const std::byte> buffer(static_cast<const std::byte*>(receive_iov_[i].iov_base), length);
+        delivered +=
+            split_coalesced(buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0, mtu_ + 1,
+                            [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+      }
+      if (got < count) break;  // the socket is drained
     }
     return delivered;
   }
@@ -297,6 +291,26 @@ class UdpTransport final : public Transport {
     control->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
     auto segment = static_cast<std::uint16_t>(run[0].bytes.size());
     std::memcpy(CMSG_DATA(control), &segment, sizeof segment);
+  }
+
+  // Reads up to count datagrams into the receive buffers; returns how many came.
+  std::size_t receive_some(std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      receive_headers_[i] = mmsghdr{};
+      receive_headers_[i].msg_hdr.msg_name = &sources_[i];
+      receive_headers_[i].msg_hdr.msg_namelen = sizeof(sockaddr_in);
+      receive_headers_[i].msg_hdr.msg_iov = &receive_iov_[i];
+      receive_headers_[i].msg_hdr.msg_iovlen = 1;
+      if (gro_) {
+        receive_headers_[i].msg_hdr.msg_control = receive_control_[i];
+        receive_headers_[i].msg_hdr.msg_controllen = sizeof receive_control_[i];
+      }
+    }
+    int got;
+    do {
+      got = ::recvmmsg(fd_.get(), receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+    } while (got < 0 && errno == EINTR);
+    return got > 0 ? static_cast<std::size_t>(got) : 0;
   }
 
   // With IP_RECVERR, ICMP errors (a peer's port closed) wait on the socket's error queue,
