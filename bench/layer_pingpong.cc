@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <cstdlib>
@@ -176,6 +177,12 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
   bsp::transport::TransportConfig config{pid, 2, 4242, {}};
   config.receive_filter = bsp::wire::receive_filter(4242, pid);
   if (!options.netns.empty()) config.options["host"] = enter_namespace(options.netns + std::to_string(pid));
+  // Transport settings from the environment, as bsprun passes them (BSP_MTU=8192 ...).
+  for (const char* key : {"mtu", "nic_rx", "nic_tx", "rx_ring", "tx_ring"}) {
+    std::string variable = "BSP_";
+    for (const char* c = key; *c; ++c) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+    if (const char* value = std::getenv(variable.c_str()); value && *value) config.options[key] = value;
+  }
   auto transport = bsp::transport::create_transport(options.transport, config);
   std::string mine = transport->local_address() + "\n";
   if (::write(to_peer, mine.data(), mine.size()) < 0) return 1;

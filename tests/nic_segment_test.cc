@@ -18,6 +18,7 @@ namespace {
 using bsp::testing::describe;
 using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
+using bsp::testing::stats_total;
 using namespace std::chrono_literals;
 
 const std::string kBsprun = "bsplib/bsprun";
@@ -150,6 +151,38 @@ TEST_F(IntactClusterTest, LoopbackMixedWithEthernetIsRefusedAtOnce) {
   EXPECT_NE(result.err.find("cannot exchange raw Ethernet frames with"), std::string::npos) << describe(result);
   EXPECT_NE(result.err.find("lo has no Ethernet address"), std::string::npos) << describe(result);
   EXPECT_NE(result.err.find("--iface=NAME"), std::string::npos) << describe(result);
+}
+
+// Frames as large as the interface allows, never larger: 1500 on the cluster's ordinary
+// veths, 9000 once every interface on the segment takes jumbo frames.
+TEST(NicFrameSizeTest, FramesFollowTheInterfaceMtu) {
+  SKIP_UNLESS_ROOT();
+  Cluster cluster(2, unique_prefix("nj"));
+  SKIP_UNLESS_READY(cluster);
+  auto payload_per_frame = [&] {
+    ProgramResult result = run_program({kBsprun, "-n", "2", "--netns=" + cluster.prefix(), "--transport=nic",
+                                        "--stats", kCases, "--case=large_transfers"},
+                                       60s);
+    EXPECT_NE(result.out.find("case large_transfers passed"), std::string::npos) << describe(result);
+    double frames = stats_total(result, "data_sent");
+    return frames > 0 ? stats_total(result, "bytes_sent") / frames : 0.0;
+  };
+  double ethernet = payload_per_frame();
+  EXPECT_GT(ethernet, 1300);
+  EXPECT_LE(ethernet, 1500 - 40);  // the wire header's 40 bytes of each 1500
+  const std::string sw = cluster.prefix() + "sw";
+  for (const std::vector<std::string>& step : std::vector<std::vector<std::string>>{
+           {"ip", "-n", cluster.prefix() + "0", "link", "set", "eth0", "mtu", "9000"},
+           {"ip", "-n", cluster.prefix() + "1", "link", "set", "eth0", "mtu", "9000"},
+           {"ip", "-n", sw, "link", "set", "v0", "mtu", "9000"},
+           {"ip", "-n", sw, "link", "set", "v1", "mtu", "9000"},
+           {"ip", "-n", sw, "link", "set", "br0", "mtu", "9000"}}) {
+    ProgramResult result = run_program(step, 20s);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+  }
+  double jumbo = payload_per_frame();
+  EXPECT_GT(jumbo, 8000);
+  EXPECT_LE(jumbo, 9000 - 40);
 }
 
 }  // namespace

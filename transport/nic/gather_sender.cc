@@ -17,7 +17,30 @@ GatherSender::GatherSender(int fd, const MacAddress& source, const std::vector<M
   }
 }
 
+bool GatherSender::stage(int peer, std::span<const std::byte> frame) {
+  if (batch_full() && !send_staged()) return false;
+  if (copies_.size() < kMaxBatch) copies_.resize(kMaxBatch);
+  std::vector<std::byte>& copy = copies_[staged_.size()];
+  copy.assign(frame.begin(), frame.end());
+  staged_.push_back(OutFrame{peer, copy});
+  return true;
+}
+
+bool GatherSender::send_staged() {
+  if (staged_.empty()) return true;
+  std::vector<OutFrame> pending;
+  pending.swap(staged_);
+  std::size_t sent = send(pending);
+  // What the kernel refused stays staged, in order (its copies move to the front).
+  for (std::size_t i = sent; i < pending.size(); ++i) {
+    std::swap(copies_[i - sent], copies_[i]);
+    staged_.push_back(OutFrame{pending[i].peer, copies_[i - sent]});
+  }
+  return staged_.empty();
+}
+
 std::size_t GatherSender::send(std::span<const OutFrame> frames) {
+  if (!staged_.empty() && !send_staged()) return 0;  // keep the order
   std::size_t sent = 0;
   last_error_ = 0;
   while (sent < frames.size()) {

@@ -26,9 +26,19 @@ class GatherSender {
   GatherSender(int fd, const MacAddress& source, const std::vector<MacAddress>& peers);
 
   // Sends frames from the front until the kernel refuses one; returns how many went.
-  // last_error() then says why (0 when all went).
+  // last_error() then says why (0 when all went). Copies staged earlier go first.
   std::size_t send(std::span<const OutFrame> frames);
   int last_error() const { return last_error_; }
+
+  // A frame sent alone (Transport::send, whose caller may reuse its buffer at once):
+  // copied aside and sent with up to kMaxBatch - 1 others in one system call by
+  // send_staged() (the transport calls it at a full batch, flush and receive). False
+  // when the copies wait for the kernel already (busy).
+  bool stage(int peer, std::span<const std::byte> frame);
+  // Sends the staged copies; true when none is left.
+  bool send_staged();
+  bool has_staged() const { return !staged_.empty(); }
+  bool batch_full() const { return staged_.size() >= kMaxBatch; }
 
  private:
   using EthernetHeader = std::array<std::byte, kEthernetHeader>;
@@ -37,6 +47,8 @@ class GatherSender {
   std::array<iovec, 2 * kMaxBatch> parts_{};
   std::array<mmsghdr, kMaxBatch> messages_{};
   int last_error_ = 0;
+  std::vector<std::vector<std::byte>> copies_;  // kMaxBatch buffers, reused
+  std::vector<OutFrame> staged_;                // over copies_, in order
 };
 
 }  // namespace bsp::transport::nic

@@ -143,8 +143,13 @@ class NicTransport final : public Transport {
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
     if (gather_) {
-      OutFrame one{peer, frame};
-      return send_batch({&one, 1}) == 1 ? SendStatus::sent : SendStatus::busy;
+      // Alone: copied aside and sent in batches (the reliable layer sends in batches).
+      if (!sender_->stage(peer, frame)) {
+        send_error_ = sender_->last_error();
+        return SendStatus::busy;
+      }
+      if (sender_->batch_full()) flush();
+      return SendStatus::sent;
     }
     std::span<std::byte> slot = rings_->reserve(kEthernetHeader + frame.size());
     if (slot.empty()) {
@@ -171,7 +176,7 @@ class NicTransport final : public Transport {
   }
 
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
-    if (unkicked_ > 0) flush();  // never sit on frames while waiting for others
+    if (unkicked_ > 0 || (sender_ && sender_->has_staged())) flush();  // never sit on frames while waiting
     // The socket cannot send at all (interface down or gone): every peer is cut off,
     // rather than sending again forever.
     int error = gather_ ? send_error_ : rings_->last_error();
@@ -201,7 +206,11 @@ class NicTransport final : public Transport {
 
   bool flush() override {
     unkicked_ = 0;
-    if (gather_) return true;  // nothing waits here: every frame went at send
+    if (gather_) {  // only frames sent alone wait here
+      bool empty = sender_->send_staged();
+      send_error_ = sender_->last_error();
+      return empty;
+    }
     return rings_->kick(hook()) && !rings_->has_queued();
   }
 
