@@ -49,6 +49,27 @@ template <typename T>
   v2 = rotl(v2, 32);
 }
 
+// SipHash-2-4's state, for one lane (T = std::uint64_t) or eight side by side (T = Lanes).
+template <typename T>
+struct SipState {
+  T v0, v1, v2, v3;
+  [[gnu::always_inline]] SipState(T k0, T k1) : v0(k0 ^ kInit0), v1(k1 ^ kInit1), v2(k0 ^ kInit2), v3(k1 ^ kInit3) {}
+  [[gnu::always_inline]] void absorb(T m) {
+    v3 ^= m;
+    sip_round(v0, v1, v2, v3);
+    sip_round(v0, v1, v2, v3);
+    v0 ^= m;
+  }
+  // The tag after `words` whole 8-byte words: the length byte, no tail.
+  [[gnu::always_inline]] T finish(std::size_t words) {
+    const std::uint64_t last = static_cast<std::uint64_t>(words * 8) << 56;
+    absorb(T{} + last);
+    v2 ^= 0xff;
+    for (int i = 0; i < 4; ++i) sip_round(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
+  }
+};
+
 // The compression of every block and the finalisation of SipHash-2-4, lane by lane.
 // blocks: 64-byte blocks at data; tags receives the 8 lane tags.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(const BulkKey& key,
@@ -60,32 +81,14 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(cons
     k0[l] = load64(key.lanes[l].data());
     k1[l] = load64(key.lanes[l].data() + 8);
   }
-  Lanes v0 = k0 ^ kInit0, v1 = k1 ^ kInit1, v2 = k0 ^ kInit2, v3 = k1 ^ kInit3;
+  SipState<Lanes> state(k0, k1);
   for (std::size_t b = 0; b < blocks; ++b) {
     Lanes m;
     std::memcpy(&m, data + b * sizeof(Lanes), sizeof(Lanes));
-    v3 ^= m;
-    sip_round(v0, v1, v2, v3);
-    sip_round(v0, v1, v2, v3);
-    v0 ^= m;
+    state.absorb(m);
   }
-  // Each lane hashed blocks words of 8 bytes: its length byte, no tail.
-  const std::uint64_t last = static_cast<std::uint64_t>(blocks * 8) << 56;
-  v3 ^= last;
-  sip_round(v0, v1, v2, v3);
-  sip_round(v0, v1, v2, v3);
-  v0 ^= last;
-  v2 ^= 0xff;
-  for (int i = 0; i < 4; ++i) sip_round(v0, v1, v2, v3);
-  Lanes tag = v0 ^ v1 ^ v2 ^ v3;
+  Lanes tag = state.finish(blocks);
   std::memcpy(tags, &tag, sizeof tag);
-}
-
-Key derive(const Key& key, std::string_view purpose) {
-  Key derived;
-  crypto_generichash(derived.data(), derived.size(), reinterpret_cast<const unsigned char*>(purpose.data()),
-                     purpose.size(), key.data(), key.size());
-  return derived;
 }
 
 std::uint64_t siphash(const Key& key, const void* data, std::size_t size) {
@@ -99,9 +102,9 @@ std::uint64_t siphash(const Key& key, const void* data, std::size_t size) {
 
 BulkKey bulk_key(const Key& key) {
   BulkKey bulk;
-  bulk.short_input = derive(key, "bsplib bulk mac short");
-  for (std::size_t l = 0; l < kLanes; ++l) bulk.lanes[l] = derive(key, "bsplib bulk mac lane " + std::to_string(l));
-  bulk.join = derive(key, "bsplib bulk mac join");
+  bulk.short_input = derive_key(key, "bsplib bulk mac short");
+  for (std::size_t l = 0; l < kLanes; ++l) bulk.lanes[l] = derive_key(key, "bsplib bulk mac lane " + std::to_string(l));
+  bulk.join = derive_key(key, "bsplib bulk mac join");
   return bulk;
 }
 
@@ -121,24 +124,10 @@ std::uint64_t bulk_mac(const BulkKey& key, std::span<const std::byte> data) {
 }
 
 std::uint64_t siphash_words(const Key& key, std::span<const std::byte> words) {
-  const std::uint64_t k0 = load64(key.data()), k1 = load64(key.data() + 8);
-  std::uint64_t v0 = k0 ^ kInit0, v1 = k1 ^ kInit1, v2 = k0 ^ kInit2, v3 = k1 ^ kInit3;
+  SipState<std::uint64_t> state(load64(key.data()), load64(key.data() + 8));
   const std::size_t count = words.size() / 8;
-  for (std::size_t i = 0; i < count; ++i) {
-    std::uint64_t m = load64(words.data() + i * 8);
-    v3 ^= m;
-    sip_round(v0, v1, v2, v3);
-    sip_round(v0, v1, v2, v3);
-    v0 ^= m;
-  }
-  const std::uint64_t last = static_cast<std::uint64_t>(count * 8) << 56;
-  v3 ^= last;
-  sip_round(v0, v1, v2, v3);
-  sip_round(v0, v1, v2, v3);
-  v0 ^= last;
-  v2 ^= 0xff;
-  for (int i = 0; i < 4; ++i) sip_round(v0, v1, v2, v3);
-  return v0 ^ v1 ^ v2 ^ v3;
+  for (std::size_t i = 0; i < count; ++i) state.absorb(load64(words.data() + i * 8));
+  return state.finish(count);
 }
 
 }  // namespace bsp::auth

@@ -44,6 +44,14 @@ std::uint64_t mac(const Key& key, std::initializer_list<std::span<const std::byt
   return tag;
 }
 
+Key derive_key(const Key& key, std::string_view purpose) {
+  ensure_initialised();
+  Key derived;
+  crypto_generichash(derived.data(), derived.size(), reinterpret_cast<const unsigned char*>(purpose.data()),
+                     purpose.size(), key.data(), key.size());
+  return derived;
+}
+
 bool same_tag(std::uint64_t a, std::uint64_t b) {
   return sodium_memcmp(&a, &b, sizeof a) == 0;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string_view>
 
 namespace bsp::auth {
 
@@ -18,6 +19,9 @@ using Key = std::array<std::uint8_t, kKeySize>;
 
 // The tag of the concatenation of parts.
 std::uint64_t mac(const Key& key, std::initializer_list<std::span<const std::byte>> parts);
+
+// A key for one purpose only, derived from key by keyed BLAKE2b over the purpose's name.
+Key derive_key(const Key& key, std::string_view purpose);
 
 // Compares two tags in constant time.
 bool same_tag(std::uint64_t a, std::uint64_t b);

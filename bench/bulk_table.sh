@@ -6,7 +6,7 @@
 # (ns per 8-byte word). With --before=DIR (a directory holding bsprun, bench/ and nas/ of
 # an earlier build, e.g. copied from bazel-bin) every BSPlib figure is measured for both
 # builds, interleaved; --nas adds NAS CG, IS and FT class A at p = 4 on every transport
-# (best of --nas-runs, seconds), before and after, interleaved. Prints markdown.
+# (best of --nas-runs, seconds), before and after. Prints markdown.
 # Run from the workspace root after
 #   bazel build //bench/... //nas/... //bsplib:bsprun
 # Usage: bench/bulk_table.sh [--before=DIR] [--transports=tcp,udp,nic,shm] [--nas] [--nas-runs=3]
@@ -78,41 +78,36 @@ for t in $list; do
 done
 echo "$header"
 echo "$rule"
-row="| one 8 MiB bsp_put, GB/s best / median |"
-for t in $list; do
-  for b in $builds; do
-    row="$row $(put_8mib "$b" "$t") |"
+# One table row: label, then what `$2 BUILD TRANSPORT` prints for each transport and build.
+figure_row() {  # label function
+  row="| $1 |"
+  for t in $list; do
+    for b in $builds; do
+      row="$row $("$2" "$b" "$t") |"
+    done
   done
-done
-echo "$row"
-row="| g, ns per 8-byte word (bsp_params) |"
-for t in $list; do
-  for b in $builds; do
-    row="$row $(g_ns "$b" "$t") |"
-  done
-done
-echo "$row"
+  echo "$row"
+}
+figure_row "one 8 MiB bsp_put, GB/s best / median" put_8mib
+figure_row "g, ns per 8-byte word (bsp_params)" g_ns
 
 [ "$nas" = 1 ] || exit 0
+# NAS $bench class A at p = 4: the best time of nas_runs runs, seconds.
+nas_best() {  # build transport
+  best=""
+  i=0
+  while [ $i -lt "$nas_runs" ]; do
+    s=$("$(bsprun_of "$1")" -n 4 --transport="$2" "$1/nas/$bench" --class=A 2>/dev/null | awk '/Time in seconds/ {print $5}')
+    best=$(awk -v a="$best" -v b="$s" 'BEGIN {if (a == "" || (b != "" && b + 0 < a + 0)) print b; else print a}')
+    i=$((i + 1))
+  done
+  echo "${best:-n/a}"
+}
 echo
-echo "NAS class A, p = 4, seconds (best of $nas_runs, runs interleaved):"
+echo "NAS class A, p = 4, seconds (best of $nas_runs; each build's runs back to back):"
 echo
 echo "$header" | sed 's/figure, p = 2/benchmark/'
 echo "$rule"
 for bench in cg is ft; do
-  row="| $(echo $bench | tr a-z A-Z) |"
-  for t in $list; do
-    for b in $builds; do
-      run=$(bsprun_of "$b")
-      best=""
-      i=0
-      while [ $i -lt "$nas_runs" ]; do
-        s=$("$run" -n 4 --transport="$t" "$b/nas/$bench" --class=A 2>/dev/null | awk '/Time in seconds/ {print $5}')
-        best=$(awk -v a="$best" -v b="$s" 'BEGIN {if (a == "" || (b != "" && b + 0 < a + 0)) print b; else print a}')
-        i=$((i + 1))
-      done
-      row="$row ${best:-n/a} |"
-    done
-  done
-  echo "$row"
+  figure_row "$(echo $bench | tr a-z A-Z)" nas_best
 done

@@ -114,31 +114,37 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
       return;
     }
   }
-  constexpr std::uint32_t kLargestCombined = 1u << 30;
-  if (out.last_put_end == out.stream.size() && out.last_put_reaches == offset &&
-      out.last_put_registration == registration && out.last_put >= out.sent && combine_puts_ &&
-      records::read_u32(out.stream.data() + out.last_put + 9) + std::uint64_t{size} <= kLargestCombined) {
+  if (extends_last_put(out, registration, offset, size)) {
     records::extend_put(out.stream, out.last_put, src, size);
-  } else if (size >= 4 * max_payload_ && pid != pid_) {
-    // Large: copied in pieces, each full payload sent as soon as it is there (below).
-    out.last_put = out.stream.size();
-    out.last_put_registration = registration;
-    records::Writer(out.stream).put_header(registration, offset, size);
-    const auto* from = static_cast<const std::byte*>(src);
-    for (std::uint32_t done = 0; done < size;) {
-      std::uint32_t piece = std::min<std::uint32_t>(size - done, static_cast<std::uint32_t>(4 * max_payload_));
-      out.stream.append(from + done, piece);
-      done += piece;
-      if (done < size) send_early(pid);
-    }
   } else {
     out.last_put = out.stream.size();
-    out.last_put_registration = registration;
-    records::Writer(out.stream).put(registration, offset, src, size);
+    if (size >= 4 * max_payload_ && pid != pid_) {
+      // Large: copied in pieces, each full payload sent as soon as it is there (below).
+      records::Writer(out.stream).put_header(registration, offset, size);
+      const auto* from = static_cast<const std::byte*>(src);
+      for (std::uint32_t done = 0; done < size;) {
+        std::uint32_t piece = std::min<std::uint32_t>(size - done, static_cast<std::uint32_t>(4 * max_payload_));
+        out.stream.append(from + done, piece);
+        done += piece;
+        if (done < size) send_early(pid);
+      }
+    } else {
+      records::Writer(out.stream).put(registration, offset, src, size);
+    }
   }
   out.last_put_end = out.stream.size();
-  out.last_put_reaches = offset + size;
   if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) send_early(pid);
+}
+
+// Whether a put continues the stream's last record: an unsent put into the same
+// registration that ends where this one begins (combined puts).
+bool Engine::extends_last_put(const Outgoing& out, std::uint32_t registration, std::uint32_t offset,
+                              std::uint32_t size) const {
+  if (!combine_puts_ || out.last_put_end != out.stream.size() || out.last_put < out.sent) return false;
+  constexpr std::uint64_t kLargestCombined = 1u << 30;
+  records::Put last = records::read_put(out.stream.data() + out.last_put, out.last_put);
+  return last.registration == registration && std::uint64_t{last.offset} + last.size == offset &&
+         std::uint64_t{last.size} + size <= kLargestCombined;
 }
 
 // Full payloads of pid's stream go now, during the superstep: the receiver keeps them

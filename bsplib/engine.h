@@ -106,9 +106,8 @@ class Engine : private recovery::PayloadSink {
     ByteStream stream;              // records of the superstep (then get replies)
     std::size_t sent = 0;           // bytes handed to the channel
     // The last put record (for combining the next one with it): where it starts, and the
-    // stream's size and the registration and offset its data reaches when it was written.
+    // stream's size when it was written (equal to the size now: nothing came after it).
     std::size_t last_put = 0, last_put_end = SIZE_MAX;
-    std::uint32_t last_put_registration = 0, last_put_reaches = 0;
     std::uint32_t get_requests = 0;
     std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
   };
@@ -164,6 +163,8 @@ class Engine : private recovery::PayloadSink {
   void deliver_local();
   bool send_pending();
   void send_early(int pid);
+  bool extends_last_put(const Outgoing& out, std::uint32_t registration, std::uint32_t offset,
+                        std::uint32_t size) const;
   // One round of progress; blocks (spin, then wait) when nothing moved.
   void pump();
   bool all_sent() const;

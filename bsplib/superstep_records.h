@@ -101,19 +101,12 @@ class Writer {
   void put(std::uint32_t registration, std::uint32_t offset, const void* data, std::uint32_t size) {
     // One extend for header and data: the cost of the many small puts of a program.
     std::byte* at = out_.extend(kPutHeader + size);
-    at[0] = static_cast<std::byte>(Kind::put);
-    std::memcpy(at + 1, &registration, 4);
-    std::memcpy(at + 5, &offset, 4);
-    std::memcpy(at + 9, &size, 4);
+    write_put_header(at, registration, offset, size);
     copy_small(at + kPutHeader, data, size);
   }
   // A put's header alone: its size bytes of data are appended after it by the caller.
   void put_header(std::uint32_t registration, std::uint32_t offset, std::uint32_t size) {
-    std::byte* at = out_.extend(kPutHeader);
-    at[0] = static_cast<std::byte>(Kind::put);
-    std::memcpy(at + 1, &registration, 4);
-    std::memcpy(at + 5, &offset, 4);
-    std::memcpy(at + 9, &size, 4);
+    write_put_header(out_.extend(kPutHeader), registration, offset, size);
   }
   void put_pulled(std::uint32_t registration, std::uint32_t offset, std::uint32_t size, std::uint64_t token) {
     head(Kind::put_pulled).u32(registration).u32(offset).u32(size).u64(token);
@@ -141,6 +134,13 @@ class Writer {
     for (const Pop& pop : end.pops) u32(pop.registration).u8(pop.ambiguous ? 1 : 0);
   }
 
+  static void write_put_header(std::byte* at, std::uint32_t registration, std::uint32_t offset,
+                               std::uint32_t size) {
+    at[0] = static_cast<std::byte>(Kind::put);
+    std::memcpy(at + 1, &registration, 4);
+    std::memcpy(at + 5, &offset, 4);
+    std::memcpy(at + 9, &size, 4);
+  }
   // Copies size bytes; the common word sizes of a put without a call into memcpy.
   static void copy_small(std::byte* to, const void* from, std::size_t size) {
     switch (size) {

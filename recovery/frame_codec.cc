@@ -1,7 +1,6 @@
 // recovery/frame_codec.cc: sealing (length, CRC32C, MAC) and checking wire headers.
 #include "recovery/frame_codec.h"
 
-#include <sodium.h>
 
 #include <cstring>
 #include <string_view>
@@ -33,18 +32,12 @@ std::uint64_t frame_mac(std::span<const std::byte> head, std::span<const std::by
   return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
 }
 
-auth::Key derive(const auth::Key& secret, std::string_view purpose) {
-  auth::Key derived;
-  crypto_generichash(derived.data(), derived.size(), reinterpret_cast<const unsigned char*>(purpose.data()),
-                     purpose.size(), secret.data(), secret.size());
-  return derived;
-}
 
 }  // namespace
 
 FrameKey frame_key(const auth::Key& job_secret) {
-  return FrameKey{derive(job_secret, "bsplib frame header"),
-                  auth::bulk_key(derive(job_secret, "bsplib frame payload"))};
+  return FrameKey{auth::derive_key(job_secret, "bsplib frame header"),
+                  auth::bulk_key(auth::derive_key(job_secret, "bsplib frame payload"))};
 }
 
 std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_pid) {

@@ -289,10 +289,14 @@ TEST(PingPongTest, LostPingsAndPongsAreRecoveredWithoutWaiting) {
       pong.service();
       std::size_t before = at_pong.payloads;
       network.deliver(1, pong, at_pong);
-      if (at_pong.payloads > before) ASSERT_EQ(pong.send(0, message), SendResult::ok);
+      if (at_pong.payloads > before) {
+        ASSERT_EQ(pong.send(0, message), SendResult::ok);
+      }
       before = at_ping.payloads;
       network.deliver(0, ping, at_ping);
-      if (at_ping.payloads > before && ++rounds < kRounds) ASSERT_EQ(ping.send(1, message), SendResult::ok);
+      if (at_ping.payloads > before && ++rounds < kRounds) {
+        ASSERT_EQ(ping.send(1, message), SendResult::ok);
+      }
       clock.advance(std::chrono::microseconds(2));
     }
     EXPECT_EQ(rounds, kRounds) << policy << ": stuck after " << rounds << " rounds; ping "

@@ -20,6 +20,7 @@
 #include "transport/nic/packet_socket.h"
 #include "transport/nic/ring_geometry.h"
 #include "transport/nic/v3_block.h"
+#include "tests/transport/packet_socket_access.h"
 
 namespace bsp::transport::nic {
 namespace {
@@ -205,15 +206,6 @@ TEST(RingGeometryTest, SlotsFitBlocksAndBlocksArePowersOfTwo) {
 }
 
 // ---- live on lo: two transports as threads ----
-
-bool may_open_packet_sockets() {
-  try {
-    ::close(open_packet_socket());
-    return true;
-  } catch (const std::runtime_error&) {
-    return false;
-  }
-}
 
 struct Collect : FrameSink {
   std::vector<std::vector<std::byte>> frames;

@@ -16,6 +16,7 @@
 #include "auth/mac.h"
 #include "transport/nic/nic_address.h"
 #include "transport/nic/segment_check.h"
+#include "tests/transport/packet_socket_access.h"
 
 namespace bsp::transport::nic {
 namespace {
@@ -214,15 +215,6 @@ TEST_F(ProbeFixture, AcceptsPaddingBeyondTheProbe) {
 }
 
 // ---- the live exchange, processes as threads on lo ----
-
-bool may_open_packet_sockets() {
-  try {
-    ::close(open_packet_socket());
-    return true;
-  } catch (const std::runtime_error&) {
-    return false;
-  }
-}
 
 SegmentCheck loopback_check(int pid, int processes, std::uint32_t job, std::chrono::milliseconds deadline) {
   SegmentCheck check;
