@@ -589,6 +589,7 @@ void Engine::superstep(bool final) {
   pending_gets_.clear();
   for (Outgoing& out : outgoing_) {
     out.stream.clear();
+    out.last_put_end = SIZE_MAX;  // the stream's records are gone: nothing to extend
     out.sent = 0;
     out.get_requests = 0;
     out.reply_bytes_expected = 0;

@@ -388,6 +388,17 @@ void combined_puts() {
     if (combining) CHECK(bytes < static_cast<std::uint64_t>(n * word + 1000));
     if (!combining) CHECK(bytes > static_cast<std::uint64_t>(n * (word + 13)));
   }
+  // A put never extends a record of an earlier superstep: the next superstep's first
+  // record, a get request exactly as long as the put record before the sync (13 + 4
+  // bytes), ends where "the last put" did, and the put after it starts where that put
+  // reached.
+  std::int32_t first = 71, second = 72, fetched = 0;
+  bsp_put(right, &first, a.data(), 0, word);
+  bsp_sync();
+  bsp_get(right, a.data(), 0, &fetched, word);
+  bsp_put(right, &second, a.data(), word, word);
+  bsp_sync();
+  CHECK(fetched == 71 && a[0] == 71 && a[1] == 72);
   bsp_pop_reg(b.data());
   bsp_pop_reg(a.data());
   bsp_sync();
