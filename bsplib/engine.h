@@ -68,6 +68,10 @@ class Engine : private recovery::PayloadSink {
   // Oxford's -fcombine-puts: a put into the bytes right after the previous put's, in the
   // same registration on the same process, extends that put's record.
   void set_combine_puts(bool on) { combine_puts_ = on; }
+  // The sparse superstep protocol (data only to its destinations, acknowledged, then a
+  // dissemination barrier) instead of the dense one (an `end` to every process).
+  void set_sparse_sync(bool on) { sparse_ = on; }
+  bool sparse_sync() const { return sparse_; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
   void set_stall_warning(std::chrono::milliseconds after) { stall_warn_ = after; }
@@ -232,6 +236,7 @@ class Engine : private recovery::PayloadSink {
   int library_level_ = 1;
   std::uint64_t pull_threshold_ = 256;
   bool combine_puts_ = true;
+  bool sparse_ = false;
   std::chrono::milliseconds stall_warn_{10000};
   std::chrono::steady_clock::time_point sync_started_, next_stall_report_, next_abort_check_;
   bool stall_reported_ = false;

@@ -98,6 +98,21 @@ const std::vector<OptionSpec>& option_table() {
        "1: consecutive bsp_puts into adjacent bytes of one registration on one process travel as one record "
        "(Oxford's -fcombine-puts); 0: one record per put",
        [](RunOptions& o, const std::string&, const std::string& v) { o.combine_puts = v != "0"; }},
+      {"sync", "engine", "auto",
+       "the superstep protocol: dense (an `end` record to every process: one round, p - 1 frames each), sparse "
+       "(data only where it goes, acknowledged, then a dissemination barrier: about 2 log2 p frames each), or auto "
+       "(sparse from --sync-threshold processes on)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         if (v != "dense" && v != "sparse" && v != "auto") {
+           throw std::runtime_error(fmt::format("{}={}: expected dense, sparse or auto", var, v));
+         }
+         o.sync = v;
+       }},
+      {"sync-threshold", "engine", "16",
+       "with --sync=auto, the number of processes from which the sparse protocol runs (1 to 1000000)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.sync_threshold = static_cast<int>(bounded(var, v, 1, 1000000));
+       }},
       {"link-timeout", "job", "30",
        "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},

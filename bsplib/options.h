@@ -25,6 +25,8 @@ struct RunOptions {
   int library_level = 1;             // BSP_LIBRARY_LEVEL: Oxford's -flibrary-level (0, 1, 2)
   double stall_warn_seconds = 10;    // BSP_STALL_WARN: say who a bsp_sync waits for after this
   bool combine_puts = true;          // BSP_COMBINE_PUTS: adjacent puts share one record
+  std::string sync = "auto";         // BSP_SYNC: dense | sparse | auto (the superstep protocol)
+  int sync_threshold = 16;           // BSP_SYNC_THRESHOLD: auto runs sparse from this many processes
   long pull_threshold = 256;         // BSP_PULL_THRESHOLD: shm pulls transfers this large (0: never)
   double link_timeout_seconds = 30;  // BSP_LINK_TIMEOUT: two processes waiting for each other
                                      // this long: their data link is cut, stop the job
