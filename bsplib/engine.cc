@@ -105,7 +105,7 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
 // one begins (same registration, unsent, nothing written after it).
 void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
                        std::uint32_t size) {
-  Outgoing& out = outgoing_[pid];
+  Outgoing& out = records_to(pid);
   if (size >= pull_threshold_ && pid != pid_) {
     std::uint64_t token = 0;
     if (std::byte* staged = channel_->stage(pid, size, token)) {
@@ -179,7 +179,7 @@ void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) 
   if (nbytes == 0) return;
   auto request_id = static_cast<std::uint32_t>(pending_gets_.size());
   pending_gets_.push_back(PendingGet{static_cast<std::byte*>(dst), static_cast<std::uint32_t>(nbytes), pid});
-  Outgoing& out = outgoing_[pid];
+  Outgoing& out = records_to(pid);
   records::Writer(out.stream)
       .get_request(registration, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(nbytes), request_id);
   ++out.get_requests;
@@ -203,7 +203,7 @@ void Engine::send(int pid, const void* tag, const void* payload, long nbytes) {
   if (nbytes < 0) usage_error("bsp_send", fmt::format("negative payload size {}", nbytes));
   check_pointer("bsp_send", "the tag", tag, tagsize_);
   check_pointer("bsp_send", "the payload", payload, nbytes);
-  records::Writer(outgoing_[pid].stream)
+  records::Writer(records_to(pid).stream)
       .message(tag, static_cast<std::uint32_t>(tagsize_), payload, static_cast<std::uint32_t>(nbytes));
 }
 
@@ -254,7 +254,12 @@ void Engine::on_payload(int peer, std::span<const std::byte> payload) {
   ++progress_[static_cast<std::size_t>(peer)].events;
   Incoming& in = incoming_[peer];
   in.stream.append(payload.data(), payload.size());
-  if (in_sync_) parse(peer);
+  if (!in_sync_) return;
+  if (sparse_) {
+    parse_sparse(peer);
+  } else {
+    parse(peer);
+  }
 }
 
 void Engine::on_peer_lost(int peer, std::string_view why) {
@@ -275,7 +280,7 @@ void Engine::parse(int src) {
     std::size_t size = records::record_size({in.stream.data(), in.stream.size()}, in.parsed, bad);
     if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
     if (size == 0) {
-      if (in.parsed < in.stream.size()) screen_record(src, in);
+      if (in.parsed < in.stream.size()) screen_record(src, in, in.phase == Phase::records);
       return;
     }
     const std::byte* at = in.stream.data() + in.parsed;
@@ -283,23 +288,11 @@ void Engine::parse(int src) {
     if (in.phase == Phase::records) {
       switch (kind) {
         case records::Kind::put:
-        case records::Kind::put_pulled: {
-          // Checked now (registrations change only when the superstep ends); applied from
-          // the stream by apply_puts.
-          records::Put put = records::read_put(at, in.parsed);
-          target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
-          break;
-        }
+        case records::Kind::put_pulled:
         case records::Kind::get_request:
-          in.get_requests.push_back(records::read_get_request(at));
+        case records::Kind::message:
+          take_record(src, kind, at, in);
           break;
-        case records::Kind::message: {
-          records::Message m = records::read_message(at, in.parsed);
-          check_tag_size(src, m);
-          const std::byte* tag = in.stream.data() + m.tag_at;
-          messages_.add_arriving({tag, m.tag_size}, {tag + m.tag_size, m.payload_size});
-          break;
-        }
         case records::Kind::end:
           in.end = records::read_end(at);
           in.end_at = in.parsed;
@@ -313,37 +306,70 @@ void Engine::parse(int src) {
         case records::Kind::get_reply:
         case records::Kind::get_reply_pulled:
           job_.abort_job(fmt::format("bsplib: pid {} got an unexpected get reply from pid {}", pid_, src));
+        default:
+          job_.abort_job(fmt::format("bsplib: pid {} received a record of the sparse sync protocol from pid {} "
+                                     "(every process of a job must run the same --sync)",
+                                     pid_, src));
       }
     } else {
       if (kind != records::Kind::get_reply && kind != records::Kind::get_reply_pulled) {
         job_.abort_job(fmt::format("bsplib: pid {} expected get replies from pid {}", pid_, src));
       }
-      // Kept, not written: a reply may arrive before this process has served the gets
-      // aimed at it, which must read its memory as the superstep left it.
-      records::GetReply reply = kind == records::Kind::get_reply ? records::read_get_reply(at, in.parsed)
-                                                                 : records::read_get_reply_pulled(at);
-      check_reply(src, reply);
-      in.replies.push_back(reply);
-      in.reply_bytes_missing -= std::min<std::uint64_t>(reply.size, in.reply_bytes_missing);
+      take_reply(src, kind, at, in);
       if (in.reply_bytes_missing == 0) in.phase = Phase::complete;
     }
     in.parsed += size;
   }
 }
 
+void Engine::take_record(int src, records::Kind kind, const std::byte* at, Incoming& in) {
+  switch (kind) {
+    case records::Kind::put:
+    case records::Kind::put_pulled: {
+      // Checked now (registrations change only when the superstep ends); applied from
+      // the stream by apply_puts.
+      records::Put put = records::read_put(at, in.parsed);
+      target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
+      break;
+    }
+    case records::Kind::get_request:
+      in.get_requests.push_back(records::read_get_request(at));
+      break;
+    case records::Kind::message: {
+      records::Message m = records::read_message(at, in.parsed);
+      check_tag_size(src, m);
+      const std::byte* tag = in.stream.data() + m.tag_at;
+      messages_.add_arriving({tag, m.tag_size}, {tag + m.tag_size, m.payload_size});
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// A get reply: kept, not written: a reply may arrive before this process has served the
+// gets aimed at it, which must read its memory as the superstep left it.
+void Engine::take_reply(int src, records::Kind kind, const std::byte* at, Incoming& in) {
+  records::GetReply reply = kind == records::Kind::get_reply ? records::read_get_reply(at, in.parsed)
+                                                             : records::read_get_reply_pulled(at);
+  check_reply(src, reply);
+  in.replies.push_back(reply);
+  in.reply_bytes_missing -= std::min<std::uint64_t>(reply.size, in.reply_bytes_missing);
+}
+
 // A record whose data has not all arrived is checked by its header: a put that announces
 // more bytes than its registration holds is impossible, and waiting for those bytes
 // would hang the job. (Complete records are checked where they are used.)
-void Engine::screen_record(int src, const Incoming& in) {
+void Engine::screen_record(int src, const Incoming& in, bool in_records) {
   const std::byte* at = in.stream.data() + in.parsed;
   std::size_t available = in.stream.size() - in.parsed;
   auto kind = static_cast<records::Kind>(at[0]);
-  if (in.phase == Phase::records && kind == records::Kind::put && available >= records::kPutHeader) {
+  if (in_records && kind == records::Kind::put && available >= records::kPutHeader) {
     records::Put put = records::read_put(at, in.parsed);
     target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
-  } else if (in.phase == Phase::records && kind == records::Kind::message && available >= records::kMessageHeader) {
+  } else if (in_records && kind == records::Kind::message && available >= records::kMessageHeader) {
     check_tag_size(src, records::read_message(at, in.parsed));
-  } else if (in.phase == Phase::replies && kind == records::Kind::get_reply && available >= records::kGetReplyHeader) {
+  } else if (!in_records && kind == records::Kind::get_reply && available >= records::kGetReplyHeader) {
     check_reply(src, records::read_get_reply(at, in.parsed));
   }
 }
@@ -403,7 +429,7 @@ void Engine::apply_puts() {
   for (int src = 0; src < nprocs_; ++src) {
     const Incoming& in = incoming_[src];
     const std::byte* stream = in.stream.data();
-    for (std::size_t pos = 0; pos < in.end_at;) {
+    for (std::size_t pos = in.records_at; pos < in.end_at;) {
       const std::byte* at = stream + pos;
       auto kind = static_cast<records::Kind>(at[0]);
       bool bad = false;
@@ -430,7 +456,11 @@ void Engine::deliver_local() {
   Incoming& in = incoming_[pid_];
   in.stream.append(out.stream.data() + out.sent, out.stream.size() - out.sent);
   out.sent = out.stream.size();
-  parse(pid_);
+  if (sparse_) {
+    parse_sparse(pid_);
+  } else {
+    parse(pid_);
+  }
 }
 
 bool Engine::send_pending() {
@@ -456,6 +486,39 @@ bool Engine::all_sent() const {
   return true;
 }
 
+// The peers this process waits for now (for the watchdog, and for the channel, which may
+// probe a silent one).
+void Engine::collect_awaited() {
+  awaited_.clear();
+  if (sparse_) {
+    if (acks_missing_ > 0) {
+      for (int peer : destinations_) {
+        if (peer != pid_ && !outgoing_[peer].acked) awaited_.push_back(peer);
+      }
+    } else if (!barrier_->complete()) {
+      if (int peer = barrier_->awaited(); peer >= 0) awaited_.push_back(peer);
+    } else {
+      for (int peer = 0; peer < nprocs_; ++peer) {
+        if (peer != pid_ && incoming_[peer].reply_bytes_missing > 0) awaited_.push_back(peer);
+      }
+    }
+    for (int peer = 0; peer < nprocs_; ++peer) {  // and those the channel has not taken all for yet
+      const Outgoing& out = outgoing_[peer];
+      if (peer != pid_ && out.sent != out.stream.size() &&
+          std::find(awaited_.begin(), awaited_.end(), peer) == awaited_.end()) {
+        awaited_.push_back(peer);
+      }
+    }
+    return;
+  }
+  for (int peer = 0; peer < nprocs_; ++peer) {
+    const Outgoing& out = outgoing_[peer];
+    if (peer != pid_ && (incoming_[peer].phase != Phase::complete || out.sent != out.stream.size())) {
+      awaited_.push_back(peer);
+    }
+  }
+}
+
 void Engine::pump() {
   bool moved = send_pending();
   moved |= channel_->progress(*this) > 0;
@@ -467,13 +530,7 @@ void Engine::pump() {
     job_.check_for_abort();
     next_abort_check_ = now + kAbortCheckEvery;
   }
-  awaited_.clear();
-  for (int peer = 0; peer < nprocs_; ++peer) {
-    const Outgoing& out = outgoing_[peer];
-    if (peer != pid_ && (incoming_[peer].phase != Phase::complete || out.sent != out.stream.size())) {
-      awaited_.push_back(peer);
-    }
-  }
+  collect_awaited();
   // Idle: note which links moved since the last look (counted on the busy path, timed
   // only here, at least every wait slice).
   for (PeerProgress& peer : progress_) {
@@ -545,9 +602,52 @@ void Engine::superstep(bool final) {
   sync_started_ = started;
   next_stall_report_ = started + stall_warn_;
   in_sync_ = true;
-  // 1. Unbuffered puts read their source now; every stream gets its `end`.
+  // Unbuffered puts read their source now.
   for (const HpPut& hp : hpputs_) write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
   hpputs_.clear();
+  std::vector<std::vector<std::uint64_t>> pushes = sparse_ ? sparse_exchange(final) : dense_exchange(final);
+  // Get data is written, then put data.
+  apply_replies();
+  apply_puts();
+  // 5. The next superstep begins.
+  registrations_.commit(pushes);
+  messages_.deliver_arrived();
+  tagsize_ = next_tagsize_;
+  pending_gets_.clear();
+  for (Outgoing& out : outgoing_) {
+    out.stream.clear();
+    out.last_put_end = SIZE_MAX;  // the stream's records are gone: nothing to extend
+    out.sent = 0;
+    out.get_requests = 0;
+    out.reply_bytes_expected = 0;
+    out.open = out.acked = false;
+  }
+  destinations_.clear();
+  for (Incoming& in : incoming_) {
+    in.stream.erase_front(in.parsed);
+    in.parsed = 0;
+    in.phase = Phase::records;
+    in.records_at = in.end_at = 0;
+    in.opened = in.in_records = false;
+    in.get_requests.clear();
+    in.replies.clear();
+    in.end.reset();
+  }
+  ended_ = 0;
+  in_sync_ = false;
+  if (stall_reported_) {
+    job_.report_stall(superstep_, 0, {});
+    stall_reported_ = false;
+  }
+  ++superstep_;
+  channel_->next_superstep();  // staging written two supersteps ago may be reused
+  channel_->progress(*this);  // push out anything the transport still queues
+  communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
+}
+
+// The dense protocol: an `end` to every process (DESIGN.md §3).
+std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
+  // 1. Every stream gets its `end`.
   records::End end;
   end.superstep = static_cast<std::uint32_t>(superstep_);
   end.flags = final ? records::kEndFlagFinal : 0;
@@ -568,51 +668,18 @@ void Engine::superstep(bool final) {
   // 3. Gets read memory before anything of this superstep is written.
   serve_gets();
   deliver_local();
-  // 4. Replies to this process's gets, and everything it owes others, out; then get
-  //    data is written, then put data.
+  // 4. Replies to this process's gets, and everything it owes others, out.
   for (;;) {
     bool complete = all_sent();
     for (const Incoming& in : incoming_) complete &= in.phase == Phase::complete;
     if (complete) break;
     pump();
   }
-  apply_replies();
-  apply_puts();
-  // 5. The next superstep begins.
   std::vector<std::vector<std::uint64_t>> pushes;  // every process pushed as many (checked)
   if (!incoming_[0].end->pushes.empty()) {
     for (Incoming& in : incoming_) pushes.push_back(std::move(in.end->pushes));
   }
-  registrations_.commit(pushes);
-  messages_.deliver_arrived();
-  tagsize_ = next_tagsize_;
-  pending_gets_.clear();
-  for (Outgoing& out : outgoing_) {
-    out.stream.clear();
-    out.last_put_end = SIZE_MAX;  // the stream's records are gone: nothing to extend
-    out.sent = 0;
-    out.get_requests = 0;
-    out.reply_bytes_expected = 0;
-  }
-  for (Incoming& in : incoming_) {
-    in.stream.erase_front(in.parsed);
-    in.parsed = 0;
-    in.phase = Phase::records;
-    in.end_at = 0;
-    in.get_requests.clear();
-    in.replies.clear();
-    in.end.reset();
-  }
-  ended_ = 0;
-  in_sync_ = false;
-  if (stall_reported_) {
-    job_.report_stall(superstep_, 0, {});
-    stall_reported_ = false;
-  }
-  ++superstep_;
-  channel_->next_superstep();  // staging written two supersteps ago may be reused
-  channel_->progress(*this);  // push out anything the transport still queues
-  communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
+  return pushes;
 }
 
 void Engine::finish() {

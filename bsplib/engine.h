@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bsplib/byte_stream.h"
+#include "bsplib/dissemination_barrier.h"
 #include "bsplib/message_queue.h"
 #include "bsplib/registration_table.h"
 #include "bsplib/superstep_records.h"
@@ -70,7 +71,7 @@ class Engine : private recovery::PayloadSink {
   void set_combine_puts(bool on) { combine_puts_ = on; }
   // The sparse superstep protocol (data only to its destinations, acknowledged, then a
   // dissemination barrier) instead of the dense one (an `end` to every process).
-  void set_sparse_sync(bool on) { sparse_ = on; }
+  void set_sparse_sync(bool on);
   bool sparse_sync() const { return sparse_; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
@@ -114,13 +115,18 @@ class Engine : private recovery::PayloadSink {
     std::size_t last_put = 0, last_put_end = SIZE_MAX;
     std::uint32_t get_requests = 0;
     std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
+    bool open = false;   // records of this superstep written (sparse: an `open` first)
+    bool acked = false;  // sparse: the destination has acknowledged them
   };
   enum class Phase { records, replies, complete };
   struct Incoming {
     ByteStream stream;
     std::size_t parsed = 0;
     Phase phase = Phase::records;
-    std::size_t end_at = 0;  // where this superstep's `end` record starts: puts lie before it
+    // This superstep's records lie in [records_at, end_at): end_at is where the `end`
+    // (dense) or `close` (sparse) record starts; records_at is 0, or after the `open`.
+    std::size_t records_at = 0, end_at = 0;
+    bool opened = false, in_records = false;  // sparse: `open` seen; `close` not yet
     std::vector<records::GetRequest> get_requests;
     std::vector<records::GetReply> replies;  // written only once every get is served
     std::optional<records::End> end;
@@ -143,10 +149,28 @@ class Engine : private recovery::PayloadSink {
 
   // The superstep protocol; final: this is bsp_end's superstep.
   void superstep(bool final);
+  // Steps 1 to 4 up to writing data, by the dense protocol (below, engine.cc) or the
+  // sparse one (engine_sparse.cc); each returns every process's pushes (empty: none).
+  std::vector<std::vector<std::uint64_t>> dense_exchange(bool final);
+  std::vector<std::vector<std::uint64_t>> sparse_exchange(bool final);
+  void parse_sparse(int src);
+  // The records both protocols read alike: a put, a get request or a message from src.
+  void take_record(int src, records::Kind kind, const std::byte* at, Incoming& in);
+  void take_reply(int src, records::Kind kind, const std::byte* at, Incoming& in);
+  // Sparse: the barrier's next messages, once this process's data is acknowledged.
+  void advance_barrier();
+  void collect_awaited();
+  // The stream of records to pid, opened on first use this superstep.
+  Outgoing& records_to(int pid) {
+    Outgoing& out = outgoing_[pid];
+    if (!out.open) [[unlikely]] open_records(pid);
+    return out;
+  }
+  void open_records(int pid);
   // After the barrier: every process made the same collective calls, or the job stops.
   void check_collective_calls();
   void parse(int src);
-  void screen_record(int src, const Incoming& in);
+  void screen_record(int src, const Incoming& in, bool in_records);
   void check_tag_size(int src, const records::Message& message);
   void check_reply(int src, const records::GetReply& reply);
   void apply_replies();
@@ -222,6 +246,11 @@ class Engine : private recovery::PayloadSink {
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;
   std::vector<int> awaited_;
+  // Sparse protocol state.
+  std::vector<int> destinations_;  // pids with records this superstep, in first-use order
+  std::unique_ptr<DisseminationBarrier> barrier_;
+  std::vector<DisseminationBarrier::Message> barrier_out_;
+  int acks_missing_ = 0;
   // Per peer, for the watchdog: payloads received plus payloads handed to the channel
   // (counted), and when that count last changed (looked at while idle).
   struct PeerProgress {

@@ -14,6 +14,13 @@
 //                u32 next tag size, u32 get requests sent to this peer,
 //                u32 pushes, pushes x u64 size, u32 pops, pops x (u32 registration, u8 ambiguous)
 //
+// The sparse protocol (engine_sparse.cc) sends records only to the processes they are
+// for, so each superstep's records are bracketed, and the barrier travels as records too:
+//   open         u8 kind, u32 superstep                 (the sender's records of it follow)
+//   close        u8 kind, u32 superstep, u32 get requests in them
+//   ack          u8 kind, u32 superstep                 (the receiver has them all)
+//   barrier      u8 kind, u32 body size, body           (dissemination_barrier.h)
+//
 // `end` closes a superstep's records from one sender and says what its collective calls
 // were (bsp_sync or bsp_end, bsp_set_tagsize, the registrations pushed and popped), so
 // every process can check that all made the same ones; get replies for that superstep
@@ -41,7 +48,11 @@ enum class Kind : std::uint8_t {
   message = 4,
   end = 5,
   put_pulled = 6,
-  get_reply_pulled = 7
+  get_reply_pulled = 7,
+  open = 8,
+  close = 9,
+  ack = 10,
+  barrier = 11
 };
 
 inline constexpr std::size_t kPutHeader = 13;
@@ -52,6 +63,13 @@ inline constexpr std::size_t kEndHeader = 18;  // up to the push sizes
 inline constexpr std::size_t kEndPush = 8;
 inline constexpr std::size_t kEndPop = 5;
 inline constexpr std::size_t kPulledSize = 21;  // both pulled forms
+inline constexpr std::size_t kOpenSize = 5;
+inline constexpr std::size_t kCloseSize = 9;
+inline constexpr std::size_t kAckSize = 5;
+inline constexpr std::size_t kBarrierHeader = 5;
+// A barrier record carries every process's registration changes at most: more than this
+// is damage.
+inline constexpr std::uint32_t kMaxBarrierBody = 1u << 30;
 // More pushes or pops in one superstep than any program makes: a record announcing more
 // is damaged.
 inline constexpr std::uint32_t kMaxRegistrationChanges = 1u << 20;
@@ -125,6 +143,12 @@ class Writer {
   }
   void message(const void* tag, std::uint32_t tag_size, const void* payload, std::uint32_t payload_size) {
     head(Kind::message).u32(tag_size).u32(payload_size).bytes(tag, tag_size).bytes(payload, payload_size);
+  }
+  void open(std::uint32_t superstep) { head(Kind::open).u32(superstep); }
+  void close(std::uint32_t superstep, std::uint32_t get_requests) { head(Kind::close).u32(superstep).u32(get_requests); }
+  void ack(std::uint32_t superstep) { head(Kind::ack).u32(superstep); }
+  void barrier(std::span<const std::byte> body) {
+    head(Kind::barrier).u32(static_cast<std::uint32_t>(body.size())).bytes(body.data(), body.size());
   }
   void end(const End& end) {
     head(Kind::end).u32(end.superstep).u8(end.flags).u32(end.next_tagsize).u32(end.get_requests);
@@ -228,6 +252,18 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
       std::uint32_t pops = read_u32(at + pops_at);
       if (pops > kMaxRegistrationChanges) break;
       std::size_t total = pops_at + 4 + std::size_t{pops} * kEndPop;
+      return available < total ? 0 : total;
+    }
+    case Kind::open:
+    case Kind::ack:
+      return available < kOpenSize ? 0 : kOpenSize;
+    case Kind::close:
+      return available < kCloseSize ? 0 : kCloseSize;
+    case Kind::barrier: {
+      if (available < kBarrierHeader) return 0;
+      std::uint32_t body = read_u32(at + 1);
+      if (body > kMaxBarrierBody) break;
+      std::size_t total = kBarrierHeader + std::size_t{body};
       return available < total ? 0 : total;
     }
   }
