@@ -120,7 +120,15 @@ def calibrate(args):
     for path in (bsprun, program, pingpong):
         if not os.access(path, os.X_OK):
             sys.exit("sync_model.py: %s is missing (bazel build //bench:sync_scaling //bench:layer_pingpong //bsplib:bsprun)" % path)
-    networks = [("lo", None)] + ([("cluster", args.netns)] if args.netns else [])
+    wanted = args.networks.split(",")
+    networks = ([("lo", None)] if "lo" in wanted else []) + (
+        [("cluster", args.netns)] if args.netns and "cluster" in wanted else [])
+    path = os.path.join(args.out, "calibration.csv")
+    kept = []  # rows of other networks and transports from an earlier calibration
+    if os.path.exists(path):
+        with open(path) as f:
+            kept = [r for r in csv.DictReader(f)
+                    if (r["network"], r["transport"]) not in {(n, t) for n, _ in networks for t in args.transports.split(",")}]
     out_rows = []
     for network, netns in networks:
         for transport in args.transports.split(","):
@@ -158,7 +166,7 @@ def calibrate(args):
                 "load1": open("/proc/loadavg").read().split()[0],
             })
             print("  " + ", ".join("%s=%s" % item for item in out_rows[-1].items()), flush=True)
-    path = os.path.join(args.out, "calibration.csv")
+    out_rows = kept + out_rows
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()) if out_rows else ["network"])
         writer.writeheader()
@@ -305,7 +313,7 @@ set xlabel "processes p"
 set ylabel "time per superstep (µs)"
 set logscale xy
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set key outside right top
+set key top left font ",9"
 plot %s
 """ % (terminal, base, extension, transport, network, ", ".join(series))
             done = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
@@ -322,6 +330,7 @@ def main():
     c.add_argument("--transports", default="udp,nic,tcp")
     c.add_argument("--budget-ms", type=int, default=1000)
     c.add_argument("--repeats", type=int, default=3)
+    c.add_argument("--networks", default="lo", help="lo,cluster (cluster needs --netns)")
     c.add_argument("--netns", default="", help="also calibrate on this namespace cluster (tools/cluster.sh)")
     c.add_argument("--sshd-dir", default="", help="unused here: the cluster's p = 2 runs place by --netns")
     r = sub.add_parser("report", help="model, table and plots from OUT/calibration.csv and OUT/sync_scaling.csv")

@@ -99,12 +99,15 @@ run() {  # network sync transport p
   load=$(cut -d' ' -f1 /proc/loadavg)
   printf '%-8s %-7s %-4s p=%-4s (load %s) ... ' "$network" "$sync" "$transport" "$p" "$load"
   local args=(-n "$p" --transport="$transport" --sync="$sync" $extra "$PWD/$program" --budget-ms="$budget")
+  local run_limit=$limit
   [ $quick = 1 ] && args+=(--min-supersteps=5 --warmup=3)
+  # 128 and more processes on 2 cores: a dense superstep takes a large part of a second.
+  [ $quick = 0 ] && [ "$p" -ge 128 ] && args+=(--min-supersteps=10 --warmup=5) && run_limit=$((limit * 4))
   local start=$SECONDS
   if [ "$network" = lo ]; then
-    timeout -k 5 "$limit" "$bsprun" "${args[@]}" >"$log" 2>&1
+    timeout -k 5 "$run_limit" "$bsprun" "${args[@]}" >"$log" 2>&1
   else
-    timeout -k 5 "$limit" ip netns exec "${cluster}0" "$PWD/$bsprun" --hostfile="$(hostfile_for "$p")" \
+    timeout -k 5 "$run_limit" ip netns exec "${cluster}0" "$PWD/$bsprun" --hostfile="$(hostfile_for "$p")" \
       --rsh="ssh -F $sshd_dir/ssh_config" "${args[@]}" >"$log" 2>&1
   fi
   status=$?
@@ -112,7 +115,7 @@ run() {  # network sync transport p
     grep -E "^$transport,$p,(empty|neighbour)," "$log" | sed "s/^/$network,$sync,/; s/\$/,$load/" >>"$csv"
     echo "$(( SECONDS - start )) s: $(grep -E "^$transport,$p," "$log" | awk -F, '{ printf "%s %s us (%s frames/proc)  ", $3, $5, $13 }')"
   else
-    [ $status = 124 ] && reason="timed out after $limit s" || reason=$(grep -v '^\s*$' "$log" | tail -1 | tr -d ',')
+    [ $status = 124 ] && reason="timed out after $run_limit s" || reason=$(grep -v '^\s*$' "$log" | tail -1 | tr -d ',')
     echo "FAILED ($status): $reason"
     echo "$network,$sync,$transport,$p,$status,$reason" >>"$out/failures.csv"
   fi
@@ -136,6 +139,7 @@ done
 if [ $calibrate = 1 ]; then
   echo "== calibration at p = 2 (bench/sync_model.py calibrate)"
   timeout -k 5 600 python3 bench/sync_model.py calibrate --out="$out" --transports="${transports// /,}" \
+    --networks="$(echo $networks | tr ' ' ',')" \
     --budget-ms="$budget" ${cluster:+--netns="$cluster" --sshd-dir="$sshd_dir"} || echo "sync_scaling.sh: calibration failed" >&2
 fi
 cleanup; cluster=""; sshd_dir=""
