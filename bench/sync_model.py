@@ -12,32 +12,38 @@ Two commands:
              table) and the plots OUT/sync_scaling_NETWORK_TRANSPORT.png/.svg (gnuplot).
 
 The model (bench/README.md, "Superstep cost versus p", says the same in prose):
-  Protocol (per process per superstep; r = ceil(log2 p)):
-    dense     frames D = p - 1 (an `end` to every other process), rounds R = 1
-              (the neighbour's word rides in the `end` record: the same frames)
-    sparse    empty:      D = r barrier frames, R = r rounds
-              neighbour:  D = 1 data + 1 ack + r, R = 2 + r (data, its ack, then the barrier)
+  Protocol (frames D sent per process per superstep, rounds R on the critical path; r = ceil(log2 p)):
+    dense     D = p - 1 (an `end` to every other process), R = 1; the neighbour's word
+              rides in the `end` record: the same frames
+    sparse    empty:      D = r barrier messages, R = r
+              neighbour:  D = 1 data + 1 ack + r, R = 2 + r (data, its ack, the barrier);
+              at p = 2 the ack and the first barrier message go to the same peer in one
+              frame: D = 2
     On udp and nic the reliable layer adds acks: a link whose frames stay unacknowledged
     for 2 retry intervals is probed and answers with an ack; the retry interval is at most
     10 ms (recovery/protocol_constants.h), so a superstep longer than 20 ms gets one ack
-    per data frame (A = D), a shorter one none (A = 0). A step, from the constants, not fitted.
-  Parameters, from p = 2 runs (calibrate):
+    per data frame (A = D), a shorter one none (A = 0): a step from the constants, not fitted.
+  Parameters, all from p = 2 runs (calibrate), per network and transport:
     h  one hop (o_send + L + o_receive) = half the reliable channel's 16-byte round trip,
        busy-polling (layer_pingpong --layer=channel). On lo and on the namespace cluster
-       L is kernel work on the same two cores, so a frame costs its hop in CPU time.
+       L is kernel work on the same two cores, so a hop is CPU time.
     E  the engine's own work per superstep = T2 - h, T2 the median empty sync at p = 2
        (dense: one `end` each way, one hop).
-    w  a wake-up: T2 with --spin-us=0 (every wait blocks) minus T2 (spinning).
-    c  a frame's cost when processes share cores: both processes of a p = 2 job pinned to
-       one core (taskset -c 0) spend T1 per superstep between them, so each pays T1/2 =
-       E + c (one frame sent and one received, with the switches it forces): c = T1/2 - E.
-  Prediction, C cores (2 here, on lo and on the cluster: its 8 hosts share them):
-    p <= C (a core each):    T = E + R h + (D + A - R) h
-    p >  C (cores shared):   T = (p / C) (E + (D + A) c) + R w
-      the first term is all processes' CPU work spread over the cores; the second is the
-      scheduling term: each round of the critical path waits for a process to be woken.
-    "one core per process" (what a real cluster of p hosts would pay) is the first line
-    for every p; it is drawn as well, for p up to 10^4.
+    w  a wake-up's latency: T2 with --spin-us=0 (every wait blocks) minus T2.
+    c  a frame's cost when processes share cores and sleep: both processes of a p = 2 job
+       pinned to one core (taskset -c 0) with --spin-us=0 spend T1 per superstep between
+       them, each E + one frame sent and received + the block and wake-up it causes:
+       c = T1/2 - E.
+  Prediction, C cores (2 here, on lo and on the cluster, whose 8 hosts share them):
+    p <= C (a core each):  T = E + R h + (D + A - R) h
+    p >  C (shared cores): T = (p / C) (E + (D + A) c) + R w
+      The scheduling term is explicit: with more processes than cores a superstep lasts
+      far longer than the 100 us a waiting process spins (--spin-us), so a waiting process
+      sleeps, and every frame that reaches it wakes it (c includes that block and wake-up,
+      measured at p = 2 on one core); the cores are busy with the p processes' work, spread
+      over them (p / C); each round of the critical path adds one wake-up's latency w.
+    "a core each" (what p hosts of this speed would pay: the first line for every p) is
+    drawn too, for p up to 10^4.
 """
 import argparse
 import csv
@@ -63,7 +69,9 @@ def protocol(sync, kind, p):
     if sync == "dense":
         return p - 1, 1
     r = log2ceil(p)
-    return (r, r) if kind == "empty" else (2 + r, 2 + r)
+    if kind == "empty":
+        return r, r
+    return (2 if p == 2 else 2 + r), 2 + r
 
 
 def predict(params, transport, sync, kind, p, cores=CORES):
@@ -134,7 +142,7 @@ def calibrate(args):
         for transport in args.transports.split(","):
             print("calibrating %s %s (p = 2, %d repeats)" % (network, transport, args.repeats), flush=True)
             place = ["--netns=" + netns] if netns else []
-            rtts, t2, t2_nb, t2_block, t1, t1_nb = [], [], [], [], [], []
+            rtts, t2, t2_nb, t2_block, t1, t1_nb, t1_block = [], [], [], [], [], [], []
             for _ in range(args.repeats):
                 text = run([pingpong, "--transport=" + transport, "--layer=channel", "--size=16",
                             "--repetitions=20000"] + place, 120)
@@ -154,7 +162,10 @@ def calibrate(args):
                 if rows:
                     t1.append(float(rows["empty"]["mean_us"]))
                     t1_nb.append(float(rows["neighbour"]["mean_us"]))
-            if not (rtts and t2 and t2_block and t1):
+                rows = sync_rows(run(["taskset", "-c", "0"] + base + ["--spin-us=0"] + bench, 120))
+                if rows:
+                    t1_block.append(float(rows["empty"]["mean_us"]))
+            if not (rtts and t2 and t2_block and t1 and t1_block):
                 print("  incomplete: %s %s left out" % (network, transport), flush=True)
                 continue
             med = statistics.median
@@ -163,6 +174,7 @@ def calibrate(args):
                 "rtt_median_us": "%.2f" % med(rtts), "p2_empty_median_us": "%.2f" % med(t2),
                 "p2_neighbour_median_us": "%.2f" % med(t2_nb), "p2_block_empty_median_us": "%.2f" % med(t2_block),
                 "p2_onecore_empty_mean_us": "%.2f" % med(t1), "p2_onecore_neighbour_mean_us": "%.2f" % med(t1_nb),
+                "p2_onecore_block_empty_mean_us": "%.2f" % med(t1_block),
                 "load1": open("/proc/loadavg").read().split()[0],
             })
             print("  " + ", ".join("%s=%s" % item for item in out_rows[-1].items()), flush=True)
@@ -181,7 +193,7 @@ def parameters(row):
     t2 = float(row["p2_empty_median_us"])
     E = max(t2 - h, 0.0)
     w = max(float(row["p2_block_empty_median_us"]) - t2, 0.0)
-    c = max(float(row["p2_onecore_empty_mean_us"]) / 2 - E, h)
+    c = max(float(row["p2_onecore_block_empty_mean_us"]) / 2 - E, h)
     return {"h": h, "E": E, "w": w, "c": c}
 
 
@@ -243,7 +255,7 @@ def report(args):
 
 def write_table(args, params, comparison):
     lines = ["Parameters (from p = 2 runs; µs): h one hop, E engine work per superstep, w wake-up, "
-             "c a frame's cost on shared cores.", "",
+             "c a frame's cost on shared cores (with its wake-up).", "",
              "| network | transport | h | E | w | c |", "|---|---|---|---|---|---|"]
     for (network, transport), par in sorted(params.items()):
         lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f |" % (network, transport, par["h"], par["E"], par["w"], par["c"]))
