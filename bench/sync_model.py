@@ -21,27 +21,33 @@ The model (bench/README.md, "Superstep cost versus p", says the same in prose):
               frame: D = 2
     On udp and nic the reliable layer adds acks: a link whose frames stay unacknowledged
     for 2 retry intervals is probed and answers with an ack; the retry interval is at most
-    10 ms (recovery/protocol_constants.h), so a superstep longer than 20 ms gets one ack
-    per data frame (A = D), a shorter one none (A = 0): a step from the constants, not fitted.
+    10 ms, and a late peer is poked at least every 40 ms (recovery/protocol_constants.h),
+    so acks A = D x clamp((T - 20 ms) / 20 ms, 0, 1), T the time without them: none below
+    20 ms, one per data frame from 40 ms on (a ramp from the constants, not fitted).
   Parameters, all from p = 2 runs (calibrate), per network and transport:
     h  one hop (o_send + L + o_receive) = half the reliable channel's 16-byte round trip,
        busy-polling (layer_pingpong --layer=channel). On lo and on the namespace cluster
        L is kernel work on the same two cores, so a hop is CPU time.
-    E  the engine's own work per superstep = T2 - h, T2 the median empty sync at p = 2
-       (dense: one `end` each way, one hop).
-    w  a wake-up's latency: T2 with --spin-us=0 (every wait blocks) minus T2.
-    c  a frame's cost when processes share cores and sleep: both processes of a p = 2 job
-       pinned to one core (taskset -c 0) with --spin-us=0 spend T1 per superstep between
-       them, each E + one frame sent and received + the block and wake-up it causes:
-       c = T1/2 - E.
+    E  the engine's own work per superstep = T2 - h, from the minimum empty sync at
+       p = 2 (dense: one `end` each way, one hop) and the minimum round trip: the work
+       itself, undisturbed (on a shared machine a p = 2 superstep is now 5 us, both
+       spinning, now 30, one descheduled: means and even medians move with the load).
+    w  a wake-up's latency: the median empty sync at p = 2 with --spin-us=0 (every wait
+       blocks) minus the median one spinning.
+    c  a frame's cost on a shared core: both processes of a p = 2 job pinned to one core
+       (taskset -c 0) spend T1 per superstep between them, each E + one frame sent and one
+       received + the switch to the other: c = T1/2 - E.
+    b  what sleeping and being woken adds to a wait: the same on one core with
+       --spin-us=0 (T1b): b = (T1b - T1)/2, at least 0.
   Prediction, C cores (2 here, on lo and on the cluster, whose 8 hosts share them):
     p <= C (a core each):  T = E + R h + (D + A - R) h
-    p >  C (shared cores): T = (p / C) (E + (D + A) c) + R w
+    p >  C (shared cores): T = (p / C) (E + B b + (D + A) c) + R w
       The scheduling term is explicit: with more processes than cores a superstep lasts
-      far longer than the 100 us a waiting process spins (--spin-us), so a waiting process
-      sleeps, and every frame that reaches it wakes it (c includes that block and wake-up,
-      measured at p = 2 on one core); the cores are busy with the p processes' work, spread
-      over them (p / C); each round of the critical path adds one wake-up's latency w.
+      far longer than the 100 us a waiting process spins (--spin-us), so each wait ends
+      asleep and costs a wake-up b; B waits per superstep: dense 1 (a process wakes to a
+      burst of `end`s that arrived while it slept), sparse R (one per round: each round
+      waits for one message). The p processes' work is spread over the C busy cores
+      (p / C), and each round of the critical path adds one wake-up's latency w.
     "a core each" (what p hosts of this speed would pay: the first line for every p) is
     drawn too, for p up to 10^4.
 """
@@ -54,7 +60,8 @@ import subprocess
 import sys
 
 CORES = 2
-ACK_STEP_US = 20000.0  # 2 sender-probe intervals of at most kMaxRetry = 10 ms
+ACK_START_US = 20000.0  # 2 sender-probe intervals of at most kMaxRetry = 10 ms
+ACK_FULL_US = 40000.0  # kMaxBackedOff: a late peer is poked at least this often
 RELIABLE_LAYER = {"udp", "nic"}
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
@@ -76,18 +83,19 @@ def protocol(sync, kind, p):
 
 def predict(params, transport, sync, kind, p, cores=CORES):
     """Predicted mean time per superstep (us) and frames sent per process."""
-    h, E, w, c = params["h"], params["E"], params["w"], params["c"]
+    h, E, w, c, b = params["h"], params["E"], params["w"], params["c"], params["b"]
     D, R = protocol(sync, kind, p)
+    B = 1 if sync == "dense" else R
 
     def time_with(A):
         if p <= cores:
             return E + R * h + (D + A - R) * h
-        return (p / cores) * (E + (D + A) * c) + R * w
+        return (p / cores) * (E + B * b + (D + A) * c) + R * w
 
-    A = 0
+    A = 0.0
     T = time_with(A)
-    if transport in RELIABLE_LAYER and T > ACK_STEP_US:
-        A = D
+    if transport in RELIABLE_LAYER:
+        A = D * min(1.0, max(0.0, (T - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
         T = time_with(A)
     return T, D + A
 
@@ -143,21 +151,26 @@ def calibrate(args):
             print("calibrating %s %s (p = 2, %d repeats)" % (network, transport, args.repeats), flush=True)
             place = ["--netns=" + netns] if netns else []
             rtts, t2, t2_nb, t2_block, t1, t1_nb, t1_block = [], [], [], [], [], [], []
+            t2_mean, t2_block_mean, t2_min, rtt_min = [], [], [], []
             for _ in range(args.repeats):
                 text = run([pingpong, "--transport=" + transport, "--layer=channel", "--size=16",
                             "--repetitions=20000"] + place, 120)
                 for line in text.splitlines():
                     if "round_trip_us median=" in line:
                         rtts.append(float(line.split("median=")[1].split()[0]))
+                        rtt_min.append(float(line.split("min=")[1].split()[0]))
                 base = [bsprun, "-n", "2", "--transport=" + transport, "--sync=dense"] + place
                 bench = [program, "--budget-ms=%d" % args.budget_ms]
                 rows = sync_rows(run(base + bench, 120))
                 if rows:
                     t2.append(float(rows["empty"]["median_us"]))
+                    t2_mean.append(float(rows["empty"]["mean_us"]))
+                    t2_min.append(float(rows["empty"]["min_us"]))
                     t2_nb.append(float(rows["neighbour"]["median_us"]))
                 rows = sync_rows(run(base + ["--spin-us=0"] + bench, 120))
                 if rows:
                     t2_block.append(float(rows["empty"]["median_us"]))
+                    t2_block_mean.append(float(rows["empty"]["mean_us"]))
                 rows = sync_rows(run(["taskset", "-c", "0"] + base + bench, 120))
                 if rows:
                     t1.append(float(rows["empty"]["mean_us"]))
@@ -171,8 +184,10 @@ def calibrate(args):
             med = statistics.median
             out_rows.append({
                 "network": network, "transport": transport, "repeats": args.repeats,
-                "rtt_median_us": "%.2f" % med(rtts), "p2_empty_median_us": "%.2f" % med(t2),
+                "rtt_median_us": "%.2f" % med(rtts), "rtt_min_us": "%.2f" % min(rtt_min),
+                "p2_empty_min_us": "%.2f" % min(t2_min), "p2_empty_median_us": "%.2f" % med(t2),
                 "p2_neighbour_median_us": "%.2f" % med(t2_nb), "p2_block_empty_median_us": "%.2f" % med(t2_block),
+                "p2_empty_mean_us": "%.2f" % med(t2_mean), "p2_block_empty_mean_us": "%.2f" % med(t2_block_mean),
                 "p2_onecore_empty_mean_us": "%.2f" % med(t1), "p2_onecore_neighbour_mean_us": "%.2f" % med(t1_nb),
                 "p2_onecore_block_empty_mean_us": "%.2f" % med(t1_block),
                 "load1": open("/proc/loadavg").read().split()[0],
@@ -190,11 +205,12 @@ def calibrate(args):
 
 def parameters(row):
     h = float(row["rtt_median_us"]) / 2
-    t2 = float(row["p2_empty_median_us"])
-    E = max(t2 - h, 0.0)
-    w = max(float(row["p2_block_empty_median_us"]) - t2, 0.0)
-    c = max(float(row["p2_onecore_block_empty_mean_us"]) / 2 - E, h)
-    return {"h": h, "E": E, "w": w, "c": c}
+    E = max(float(row["p2_empty_min_us"]) - float(row["rtt_min_us"]) / 2, 0.0)
+    w = max(float(row["p2_block_empty_median_us"]) - float(row["p2_empty_median_us"]), 0.0)
+    t1 = float(row["p2_onecore_empty_mean_us"])
+    c = max(t1 / 2 - E, h)
+    b = max((float(row["p2_onecore_block_empty_mean_us"]) - t1) / 2, 0.0)
+    return {"h": h, "E": E, "w": w, "c": c, "b": b}
 
 
 def model_ps(largest=10000):
@@ -254,11 +270,12 @@ def report(args):
 
 
 def write_table(args, params, comparison):
-    lines = ["Parameters (from p = 2 runs; µs): h one hop, E engine work per superstep, w wake-up, "
-             "c a frame's cost on shared cores (with its wake-up).", "",
-             "| network | transport | h | E | w | c |", "|---|---|---|---|---|---|"]
+    lines = ["Parameters (from p = 2 runs; µs): h one hop, E engine work per superstep, w wake-up latency, "
+             "c a frame's cost on a shared core, b a wait's sleep and wake-up on a shared core.", "",
+             "| network | transport | h | E | w | c | b |", "|---|---|---|---|---|---|---|"]
     for (network, transport), par in sorted(params.items()):
-        lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f |" % (network, transport, par["h"], par["E"], par["w"], par["c"]))
+        lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f |"
+                     % (network, transport, par["h"], par["E"], par["w"], par["c"], par["b"]))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean.", "",
               "| network | transport | p | kind | dense mean / median | dense model | err | dense frames | "
