@@ -304,6 +304,27 @@ def write_table(args, params, comparison):
                       fmt_us(float(r["model_us"])), "%+d%%" % int(float(r["error_pct"])),
                       "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"])]
         lines.append("| " + " | ".join(cells) + " |")
+    # What a frame really cost on shared cores at each p: the measured mean solved for c.
+    lines += ["", "A frame's cost on shared cores solved from each measured mean, c(p) = ((C/p)(T − R w) − E − B b) "
+              "/ frames measured (µs; the model uses c from p = 2 on one core, first column):", ""]
+    ps = sorted({k[2] for k in keys if k[2] > CORES})
+    lines += ["| network | transport | sync | kind | c (p = 2) | " + " | ".join("p = %d" % p for p in ps) + " |",
+              "|---|---|---|---|---|" + "---|" * len(ps)]
+    for (network, transport), par in sorted(params.items(), key=lambda item: (item[0][0] != "lo", item[0])):
+        for sync in SYNCS:
+            for kind in KINDS:
+                cells = []
+                for p in ps:
+                    r = index.get((network, transport, p, kind, sync))
+                    if r is None:
+                        cells.append("—")
+                        continue
+                    D, R = protocol(sync, kind, p)
+                    B = 1 if sync == "dense" else R
+                    frames = float(r["frames_per_proc"])
+                    c = ((CORES / p) * (float(r["mean_us"]) - R * par["w"]) - par["E"] - B * par["b"]) / frames
+                    cells.append("%.1f" % c)
+                lines.append("| %s | %s | %s | %s | %.1f | %s |" % (network, transport, sync, kind, par["c"], " | ".join(cells)))
     within = sum(1 for r in comparison if abs(float(r["error_pct"])) <= 30)
     lines += ["", "%d of %d points within 30%% of the model; largest error %d%%." % (within, len(comparison), worst)]
     path = os.path.join(args.out, "sync_scaling.md")
