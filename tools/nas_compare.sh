@@ -41,7 +41,8 @@ for arg in "$@"; do
   shift
   [ "$arg" = --profile ] || set -- "$@" "$arg"
 done
-bazel build //bsplib:bsprun //nas/... //tools/bspprof //bench:bsp_params
+# --strip=never: fastbuild would strip the debug information call sites are resolved with.
+bazel build --strip=never //bsplib:bsprun //nas/... //tools/bspprof //bench:bsp_params
 profiles="$results/profiles"
 mkdir -p "$profiles"
 rm -f "$profiles"/*.prof "$profiles"/*.prof.part*

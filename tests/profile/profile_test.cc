@@ -29,7 +29,6 @@ using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
 
 const std::string kBsprun = "bsplib/bsprun";
-const std::string kProgram = "tests/profile/known_supersteps";
 const std::string kSource = "tests/profile/known_supersteps.c";
 const std::string kBspprof = "tools/bspprof/bspprof";
 
@@ -182,16 +181,34 @@ std::map<char, int> site_lines() {
   return lines;
 }
 
-class KnownSupersteps : public ::testing::TestWithParam<std::string> {};
+// known_supersteps.c compiled as a user would (the installed bspcc, -g for file:line;
+// Bazel's fastbuild strips debug information), once for the whole suite.
+class KnownSupersteps : public ::testing::TestWithParam<std::string> {
+ public:
+  static void SetUpTestSuite() {
+    dir_ = temporary_dir();
+    ProgramResult installed = run_program({"tools/install.sh", dir_ + "/bsp"}, std::chrono::seconds(60));
+    ASSERT_EQ(installed.exit_code, 0) << bsp::testing::describe(installed);
+    program_ = dir_ + "/known_supersteps";
+    ProgramResult compiled = run_program({dir_ + "/bsp/bin/bspcc", "-O1", "-g", "-prof", kSource, "-o", program_},
+                                         std::chrono::seconds(120));
+    ASSERT_EQ(compiled.exit_code, 0) << bsp::testing::describe(compiled);
+  }
+
+ protected:
+  static inline std::string dir_, program_;
+};
 
 TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
   const std::string transport = GetParam();
   if (!bsp::testing::transport_usable(kBsprun, transport)) GTEST_SKIP() << transport << " cannot run here";
   const int p = 3;
-  std::string dir = temporary_dir();
+  ASSERT_FALSE(program_.empty());
+  std::string dir = dir_ + "/" + transport;
+  ::mkdir(dir.c_str(), 0700);
   std::string file = dir + "/known.prof";
-  ProgramResult run = run_program({kBsprun, "-n", std::to_string(p), "--transport=" + transport, "--profile=" + file,
-                                   kProgram},
+  ProgramResult run = run_program({dir_ + "/bsp/bin/bsprun", "-n", std::to_string(p), "--transport=" + transport,
+                                   "--profile=" + file, program_},
                                   std::chrono::seconds(60));
   ASSERT_EQ(run.exit_code, 0) << bsp::testing::describe(run);
   struct stat st{};
@@ -266,6 +283,24 @@ TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
       EXPECT_GT(g.st_size, 1000) << graph << kind;
     }
   }
+}
+
+// bspcc -prof: the program profiles itself by default to PROGRAM.prof; BSP_PROFILE= is off.
+TEST_F(KnownSupersteps, BspccProfWritesTheProgramsProfile) {
+  ASSERT_FALSE(program_.empty());
+  std::string dir = dir_ + "/prof";
+  ::mkdir(dir.c_str(), 0700);
+  ProgramResult run = run_program({"sh", "-c", "cd '" + dir + "' && exec '" + program_ + "'"},
+                                  std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << bsp::testing::describe(run);
+  std::vector<ProcessTrace> traces = read_trace_file(dir + "/known_supersteps.prof");
+  EXPECT_GE(traces.size(), 1u);
+  EXPECT_EQ(traces[0].steps.size(), 5u);
+  ::unlink((dir + "/known_supersteps.prof").c_str());
+  ProgramResult off = run_program({"sh", "-c", "cd '" + dir + "' && BSP_PROFILE= exec '" + program_ + "'"},
+                                  std::chrono::seconds(60));
+  ASSERT_EQ(off.exit_code, 0) << bsp::testing::describe(off);
+  EXPECT_NE(::access((dir + "/known_supersteps.prof").c_str(), F_OK), 0) << "BSP_PROFILE= still profiled";
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, KnownSupersteps, ::testing::Values("shm", "tcp", "udp", "nic"),
