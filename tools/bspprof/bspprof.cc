@@ -56,8 +56,8 @@ std::string site_name(const Site& site) {
 
 // One graph in both formats.
 std::string both_formats(const std::string& name, const std::string& body, const char* size = "1200,800") {
-  return fmt::format("set terminal pngcairo size {} font ',10'\nset output '{}.png'\n{}\n"
-                     "set terminal svg size {} dynamic font ',10'\nset output '{}.svg'\nreplot\nunset multiplot\n",
+  return fmt::format("set terminal pngcairo size {} noenhanced font ',10'\nset output '{}.png'\n{}\n"
+                     "set terminal svg size {} dynamic noenhanced font ',10'\nset output '{}.svg'\nreplot\nunset multiplot\n",
                      size, name, body, size, name);
 }
 
@@ -250,8 +250,8 @@ int main(int argc, char** argv) {
       std::string script = "set datafile separator whitespace\n";
       for (auto [name, q, unit] : {std::tuple{"strata_bytes", 0, "bytes"}, std::tuple{"strata_messages", 2, "messages"}}) {
         std::string body = strata_plot(q, unit);
-        script += fmt::format("set terminal pngcairo size 1200,900 font ',10'\nset output '{}.png'\n{}"
-                              "set terminal svg size 1200,900 dynamic font ',10'\nset output '{}.svg'\n{}reset\n",
+        script += fmt::format("set terminal pngcairo size 1200,900 noenhanced font ',10'\nset output '{}.png'\n{}"
+                              "set terminal svg size 1200,900 dynamic noenhanced font ',10'\nset output '{}.svg'\n{}reset\n",
                               name, body, name, body);
       }
       script += "set datafile separator ','\n";
