@@ -28,7 +28,7 @@ for b in $(echo "$benchmarks" | tr , ' '); do
     done
     off=$(median < "$tmp/off")
     on=$(median < "$tmp/on")
-    steps=$(bazel-bin/tools/bspprof/bspprof "$tmp/p.prof" --no-plots --out="$tmp/r" | sed -n 's/.*, \([0-9]*\) supersteps.*/\1/p')
+    steps=$(bazel-bin/tools/bspprof/bspprof "$tmp/p.prof" --no-plots --out="$tmp/r" | sed -n '1s/.*, \([0-9]*\) supersteps.*/\1/p')
     printf '%-4s %-6s %10s %10s %8.2f%%  (%s supersteps)\n' "$b" "$t" "$off" "$on" \
       "$(echo "$on $off" | awk '{print 100 * ($1 - $2) / $2}')" "$steps"
   done
