@@ -79,6 +79,11 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string&, const std::string& v) { o.transport = v; }},
       {"stats", "job", "0", "1: print each process's packet counters and communication time at the end",
        [](RunOptions& o, const std::string&, const std::string& v) { o.stats = v != "0"; }},
+      {"profile", "job", "",
+       "record every superstep of every process (computation and sync time, h in bytes and messages, puts, gets, "
+       "sends, packets, retransmissions, acks, the call site of bsp_sync) to FILE (mode 0600; %e: the program's "
+       "name, %t: the transport); `bspprof FILE` draws it",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.profile = v; }},
       {"library-level", "engine", "1",
        "Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote registration at the call, 2 only "
        "where they land; argument checks stay on at every level",

@@ -19,6 +19,7 @@
 #include "bsplib/control/coordinator.h"
 #include "bsplib/launch/host_addresses.h"
 #include "bsplib/launch/pmix_launch.h"
+#include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
 #include "transport/fault/fault_transport.h"
@@ -323,6 +324,15 @@ void Runtime::begin(int maxprocs) {
   engine_->set_sparse_sync(options_.sync == "sparse" ||
                            (options_.sync == "auto" && start.nprocs >= options_.sync_threshold));
   engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
+  if (!options_.profile.empty()) {
+    try {
+      profile_ = std::make_unique<profile::Recorder>(options_.profile, pid, start.nprocs, options_.transport,
+                                                     engine_->channel());
+    } catch (const std::exception& error) {
+      abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
+    }
+    profile::set_active(profile_.get());
+  }
 }
 
 // Where tcp and udp listen (and nic finds its interface): --host if given; else the
@@ -369,6 +379,10 @@ void Runtime::end() {
   Engine& engine = this->engine("bsp_end");
   int pid = engine.pid();
   engine.finish();
+  if (profile_) {  // bsp_end's superstep (api.cc noted its start) and the trace's last records
+    profile_->sync_ended();
+    profile_->finish();
+  }
   control_->done(statistics_report());
   try {
     while (!control_->finished(0ms)) engine.keep_alive(2ms);
@@ -380,6 +394,13 @@ void Runtime::end() {
   if (pid != 0) {
     launch::pmix::finalize();
     std::exit(0);  // only pid 0 continues after bsp_end
+  }
+  if (profile_) {  // every process has written its part: join them
+    profile::set_active(nullptr);
+    if (std::string problem = profile_->join_parts(); !problem.empty()) {
+      std::fprintf(stderr, "bsplib: --profile: %s\n", problem.c_str());
+    }
+    profile_.reset();
   }
   control_.reset();
   if (coordinator_thread_.joinable()) coordinator_thread_.join();  // the others have exited
