@@ -3,12 +3,13 @@
 # class W): runs each benchmark REPS times without and with --profile, alternating, and
 # prints the median "Time in seconds" of each and the difference. Run from the workspace
 # root after `bazel build //bsplib:bsprun //nas/...`:
-#   tests/profile/measure_overhead.sh [BENCHMARKS (cg,is,mg)] [TRANSPORTS (shm,tcp)] [REPS (5)] [P (4)]
+#   tests/profile/measure_overhead.sh [BENCHMARKS (cg,is,mg)] [TRANSPORTS (shm,tcp)] [REPS (5)] [P (4)] [CLASS (W)]
 set -e
 benchmarks=${1:-cg,is,mg}
 transports=${2:-shm,tcp}
 reps=${3:-5}
 procs=${4:-4}
+class=${5:-W}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bspprof-overhead.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 seconds() { sed -n 's/.*Time in seconds *= *\([0-9.]*\).*/\1/p' "$1"; }
@@ -19,9 +20,9 @@ for b in $(echo "$benchmarks" | tr , ' '); do
     : > "$tmp/off"; : > "$tmp/on"
     i=0
     while [ $i -lt "$reps" ]; do
-      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" "bazel-bin/nas/$b" --class=W > "$tmp/out" 2>&1
+      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" "bazel-bin/nas/$b" --class="$class" > "$tmp/out" 2>&1
       seconds "$tmp/out" >> "$tmp/off"
-      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" --profile="$tmp/p.prof" "bazel-bin/nas/$b" --class=W > "$tmp/out" 2>&1
+      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" --profile="$tmp/p.prof" "bazel-bin/nas/$b" --class="$class" > "$tmp/out" 2>&1
       grep -q SUCCESSFUL "$tmp/out" || { echo "$b over $t failed with --profile" >&2; cat "$tmp/out" >&2; exit 1; }
       seconds "$tmp/out" >> "$tmp/on"
       i=$((i + 1))
