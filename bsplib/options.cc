@@ -168,6 +168,11 @@ const std::vector<OptionSpec>& option_table() {
       {"connect-timeout-ms", "transport", "60000",
        "milliseconds tcp's set-up, or nic's segment check (default 5000 there), may take before it names the pids still missing (1000 to 3600000)",
        transport_number("connect-timeout-ms", 1000, 3600000)},
+      {"tcp-connections", "transport", "by RLIMIT_NOFILE",
+       "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and the least "
+       "recently used is closed in order when a new one would exceed this (accepted ones up to twice it); "
+       "default: half of what RLIMIT_NOFILE leaves after 320 descriptors",
+       transport_number("tcp-connections", 1, 1L << 20)},
       {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
        transport_text("trace")},
   };

@@ -22,14 +22,17 @@
 // lost at once.
 //
 // Two processes dialing each other at once: the connection dialed by the lower pid
-// survives. The lower pid refuses a proven hello from the higher one while its own dial
+// survives. The lower pid drops a proven hello from the higher one while its own dial
 // to it holds a socket; the higher pid adopts the lower's connection and closes its own
-// dial. Neither side sends a frame before the welcome, so nothing is lost either way.
+// dial. Neither side sends a frame before the welcome, so nothing is lost either way. A
+// proven connection is also dropped (the peer dials again, backing off) while a
+// connection with that peer is open or closing, and when the link changed while it
+// waited for a slot: it may be a dial the peer has given up.
 //
 // The limit (tcp_connections). Sockets of data connections and of dials in progress
 // count. A dial that would exceed the limit waits for a slot; accepted connections are
 // adopted up to twice the limit (so processes dialing each other in a cycle never wait
-// on each other) and parked, welcome withheld for up to 2 s, beyond it. Whenever more
+// on each other) and wait, welcome withheld, for up to 2 s beyond it. Whenever more
 // are open or wanted than the limit, the least recently used connections (idle ones
 // first: nothing queued either way) are closed in order:
 //
@@ -41,8 +44,8 @@
 // once it has sent its marker, received the other's, and written everything queued, so
 // no frame in flight is lost and neither side sees a loss (two byes crossing close it as
 // well). Frames sent meanwhile are held and go through a new connection, dialed once the
-// old one is closed; an acceptor holds the welcome of a new connection from a peer whose
-// old connection is still closing, so a peer's frames are delivered in the order sent.
+// old one is closed on the sender's side and adopted by the receiver only once its side
+// is closed too, so a peer's frames are delivered in the order sent.
 // End of file before the peer's marker is a loss, as is a byte after it.
 //
 // Data path: each frame goes out as [u32 length][frame] with one sendmsg; what the kernel
@@ -72,6 +75,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -115,6 +119,9 @@ std::uint32_t peer_value(int pid, std::uint16_t generation) {
   return static_cast<std::uint32_t>(pid) | (std::uint32_t{generation} << 16);
 }
 
+bool tracing() { static bool on = std::getenv("BSP_TCP_TRACE") != nullptr; return on; }
+#define TRACE(...) do { if (tracing()) std::fprintf(stderr, "T%d %s\n", config_.pid, fmt::format(__VA_ARGS__).c_str()); } while (0)
+
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("tcp transport: {}: {}", what, std::strerror(errno)));
 }
@@ -152,6 +159,7 @@ struct Peer {
   Link link = Link::none;
   int fd = -1;  // the data connection, while open or closing
   std::uint16_t generation = 0;
+  std::uint64_t epoch = 0;  // counts connections adopted and ended: what a waiting connection was judged in
   std::uint32_t events = 0;  // what epoll watches on fd
   Dial dial;
   bool sent_marker = false, got_marker = false, eof = false;
@@ -174,7 +182,8 @@ struct Incoming {
   Nonce nonce{};
   Hello hello{};
   std::size_t have = 0;
-  int proven_pid = -1;  // hello verified; waiting (welcome withheld) for a slot or an old close
+  int proven_pid = -1;  // hello verified; waiting (welcome withheld) for a slot
+  std::uint64_t epoch = 0;  // the peer's link epoch when the hello verified
 };
 
 class TcpTransport final : public Transport {
@@ -397,6 +406,7 @@ class TcpTransport final : public Transport {
     if (result < 0 && errno != EINPROGRESS) {
       return dial_failed(pid, fmt::format("connect: {}", std::strerror(errno)), errno == ECONNREFUSED, now);
     }
+    TRACE("dial {} fd {}", pid, dial.fd.get());
     dial.step = result == 0 ? Dial::Step::challenge : Dial::Step::connecting;
     if (!watch(dial.fd.get(), result == 0 ? EPOLLIN : EPOLLOUT, tag(kDial, peer_value(pid, peer.generation)))) {
       return dial_failed(pid, fmt::format("epoll_ctl: {}", std::strerror(errno)), false, now);
@@ -414,6 +424,7 @@ class TcpTransport final : public Transport {
   // connect timeout has passed (at once when nobody listens at its address: it is gone).
   void dial_failed(int pid, std::string problem, bool nobody_listens, Clock::time_point now = Clock::now()) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    TRACE("dial to {} failed: {}", pid, problem);
     Dial& dial = peer.dial;
     close_dial_socket(dial);
     dial.problem = std::move(problem);
@@ -477,7 +488,10 @@ class TcpTransport final : public Transport {
       case Dial::Step::welcome: {
         Got got = read_exact(dial.fd.get(), dial.welcome, dial.have, why);
         if (got == Got::failed) {
-          return dial_failed(pid, fmt::format("it {} instead of welcoming pid {} (a different secret?)", why, config_.pid),
+          return dial_failed(pid,
+                             fmt::format("it {} instead of welcoming pid {} (a different secret, or it chose "
+                                         "another connection)",
+                                         why, config_.pid),
                              false);
         }
         if (got == Got::partial) return;
@@ -516,7 +530,7 @@ class TcpTransport final : public Transport {
       connection.deadline = now + kHandshakeDeadline;
       auth::random_bytes(connection.nonce);
       if (!send_whole(fd, make_challenge(config_.job_id, config_.pid, connection.nonce))) {
-        refuse(connection, "a connection broke before it could be challenged");
+        refuse(connection, "a connection broke before it could be challenged", false);
         continue;
       }
       if (!watch(fd, EPOLLIN, tag(kIncoming, static_cast<std::uint32_t>(fd)))) {
@@ -543,7 +557,10 @@ class TcpTransport final : public Transport {
     std::string why;
     Got got = read_exact(connection.fd.get(), connection.hello, connection.have, why);
     if (got == Got::failed) {
-      return refuse(connection, fmt::format("a connection {} after {} bytes of its hello", why, connection.have));
+      // Closed before its hello: a stranger, or a peer that gave up this dial because it
+      // adopted the connection this process dialed (counted, not said).
+      return refuse(connection, fmt::format("a connection {} after {} bytes of its hello", why, connection.have),
+                    connection.have > 0);
     }
     if (got == Got::partial) return;
     const int nprocs = static_cast<int>(peers_.size());
@@ -556,6 +573,7 @@ class TcpTransport final : public Transport {
       return refuse(connection, fmt::format("a connection claiming pid {} failed the job's secret", pid));
     }
     connection.proven_pid = pid;
+    connection.epoch = peers_[static_cast<std::size_t>(pid)].epoch;
     connection.deadline = now + kHandshakeDeadline;
     // Nothing more is read from it until it is adopted: a hostile peer's bytes stay in
     // the kernel, and a level-triggered socket would wake every wait.
@@ -563,26 +581,30 @@ class TcpTransport final : public Transport {
     decide(connection, now);
   }
 
-  // A proven connection from connection.proven_pid: adopt it, refuse it, or keep it
-  // waiting (welcome withheld) for a slot or for the old connection to finish closing.
+  // A proven connection from connection.proven_pid: adopt it, drop it, or keep it
+  // waiting (welcome withheld) for a slot. The decision may be put off only while the
+  // link stays as it was when the hello verified (the same epoch): a connection from
+  // before this process's latest connection with the peer may be one the peer has
+  // since given up (it adopted ours instead), and welcoming it would lose the peer.
   void decide(Incoming& connection, Clock::time_point now) {
     const int pid = connection.proven_pid;
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    if (peer.lost) return refuse(connection, fmt::format("a connection from pid {}, which was lost", pid));
+    if (peer.lost) return drop(connection, "its pid was lost");
+    if (connection.epoch != peer.epoch) return drop(connection, "the link changed while it waited");
     switch (peer.link) {
       case Link::open:
-        return refuse(connection, fmt::format("a second connection from pid {}", pid));
+        return drop(connection, "a connection is open");
       case Link::closing:
-        return;  // after the old one: frames must not overtake the old connection's
+        // The peer dials again once its side is closed; frames of a new connection
+        // must not overtake the old one's, so it waits (backing off) until ours is.
+        return drop(connection, "the old connection is still closing");
       case Link::dialing:
         if (peer.dial.holds_socket()) {
-          if (config_.pid < pid) {
-            // Both dialed at once: the lower pid's connection (ours) survives.
-            ++stats_.crossed_connections;
-            connection.fd.reset();
-            return;
-          }
-          close_dial_socket(peer.dial);  // the lower pid's (theirs) survives
+          // Both dialed at once: the lower pid's connection survives.
+          if (config_.pid < pid) return drop(connection, "both dialed: ours survives");
+          TRACE("crossed: close own dial to {} step {}", pid, int(peer.dial.step));
+          ++stats_.crossed_connections;
+          close_dial_socket(peer.dial);
           return welcome(connection, now);
         }
         [[fallthrough]];
@@ -591,6 +613,13 @@ class TcpTransport final : public Transport {
         make_room();
         return;
     }
+  }
+
+  // A proven connection that is not adopted: the peer dials again if it still needs to.
+  void drop(Incoming& connection, std::string_view why) {
+    TRACE("drop incoming from {}: {}", connection.proven_pid, why);
+    ++stats_.crossed_connections;
+    connection.fd.reset();
   }
 
   void welcome(Incoming& connection, Clock::time_point now) {
@@ -607,10 +636,11 @@ class TcpTransport final : public Transport {
     (void)now;
   }
 
-  void refuse(Incoming& connection, std::string why) {
+  void refuse(Incoming& connection, std::string why, bool say = true) {
+    TRACE("refuse: {}", why);
     ++stats_.refused_connections;
     stats_.last_refusal = std::move(why);
-    note_refusal();
+    if (say) note_refusal();
     connection.fd.reset();
   }
 
@@ -626,6 +656,7 @@ class TcpTransport final : public Transport {
   // pid's connection is proven: its held frames go first.
   void adopt(int pid, int fd) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    TRACE("adopt {} fd {} link {} sockets {}", pid, fd, int(peer.link), sockets_);
     tune(fd);
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     std::erase(dialing_, pid);
@@ -633,6 +664,7 @@ class TcpTransport final : public Transport {
     peer.link = Link::open;
     peer.fd = fd;
     ++peer.generation;
+    ++peer.epoch;
     peer.sent_marker = peer.got_marker = peer.eof = false;
     peer.events = 0;
     peer.last_used = ++tick_;
@@ -655,6 +687,7 @@ class TcpTransport final : public Transport {
     }
     peer.events = EPOLLIN;
     if (!peer.queued.empty()) flush_peer(pid);
+    make_room();  // dials or connections may be waiting for a slot this one took
   }
 
   // Closes connections, least recently used first (idle ones before busy ones), until
@@ -687,6 +720,7 @@ class TcpTransport final : public Transport {
 
   void begin_close(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    TRACE("bye {} fd {}", pid, peer.fd);
     peer.link = Link::closing;
     ++closing_;
     append(peer.queued, kByeMark);
@@ -697,6 +731,7 @@ class TcpTransport final : public Transport {
   // The peer's bye or bye-ack: it sends nothing more on this connection.
   void on_marker(int pid, bool bye) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    TRACE("marker {} from {} fd {} link {}", bye ? "bye" : "ack", pid, peer.fd, int(peer.link));
     if (peer.lost) return;
     if (peer.link != Link::open && peer.link != Link::closing) return;
     if (!bye && !peer.sent_marker) {
@@ -725,11 +760,13 @@ class TcpTransport final : public Transport {
       set_events(pid);
       return;
     }
+    TRACE("closed {} fd {}", pid, peer.fd);
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, peer.fd, nullptr);
     ::close(peer.fd);
     peer.fd = -1;
     peer.events = 0;
     peer.link = Link::none;
+    ++peer.epoch;
     peer.sent_marker = peer.got_marker = peer.eof = false;
     peer.inbox.release();
     std::vector<std::byte>().swap(peer.queued);
@@ -783,8 +820,7 @@ class TcpTransport final : public Transport {
       if (!connection.fd) continue;
       if (connection.deadline <= now) {
         if (connection.proven_pid >= 0) {
-          refuse(connection, fmt::format("pid {}'s connection waited {} ms for a slot or its old connection's close",
-                                         connection.proven_pid, kHandshakeDeadline.count()));
+          drop(connection, "no slot within the handshake deadline");
         } else {
           std::string said = connection.have == 0 ? "nothing" : fmt::format("{} bytes", connection.have);
           refuse(connection, fmt::format("a connection said {} of its {}-byte hello in {} ms", said, kHelloSize,
@@ -795,6 +831,7 @@ class TcpTransport final : public Transport {
       }
     }
     std::erase_if(incoming_, [](const Incoming& connection) { return !connection.fd; });
+    make_room();
     arm_timer();
   }
 
@@ -1023,6 +1060,7 @@ class TcpTransport final : public Transport {
   void mark_lost(int pid, std::string why, bool drain) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     if (peer.lost) return;
+    TRACE("lost {} fd {}: {}", pid, peer.fd, why);
     if (drain && peer.fd >= 0 && !peer.got_marker) {
       for (;;) {
         std::span<std::byte> room = peer.inbox.room(kReadChunk);
@@ -1053,6 +1091,7 @@ class TcpTransport final : public Transport {
       std::erase(dialing_, pid);
     }
     peer.link = Link::none;
+    ++peer.epoch;
     losses_pending_ = true;
     std::uint64_t one = 1;
     while (::write(loss_fd_, &one, sizeof one) < 0 && errno == EINTR) {

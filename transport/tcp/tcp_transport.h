@@ -42,8 +42,9 @@ struct TcpSetupStats {
   // dialing (wrong job, wrong pid, wrong secret in its answer).
   std::size_t unproven_peers = 0;
   std::string last_refusal;  // why the latest of either was refused
-  // Proven connections closed because this process and the peer dialed each other at
-  // once and the other connection survives (not a refusal: nobody misbehaved).
+  // Proven connections closed without a refusal (nobody misbehaved): this process and
+  // the peer dialed each other at once and the other connection survives, or the peer
+  // dialed again before the old connection was closed here (it retries).
   std::size_t crossed_connections = 0;
   // Data connections adopted (dialed or accepted), closed in order (the limit, or the
   // peer's), open now, and the most open at once.
