@@ -171,7 +171,7 @@ const std::vector<OptionSpec>& option_table() {
       {"tcp-connections", "transport", "by RLIMIT_NOFILE",
        "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and the least "
        "recently used is closed in order when a new one would exceed this (accepted ones up to twice it); "
-       "default: half of what RLIMIT_NOFILE leaves after 320 descriptors",
+       "default: a third of what RLIMIT_NOFILE leaves after 256 descriptors",
        transport_number("tcp-connections", 1, 1L << 20)},
       {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
        transport_text("trace")},

@@ -105,7 +105,7 @@ constexpr std::uint32_t kByeAckMark = 0xFFFFFFFEu;  // the answer to a bye
 
 constexpr int kDefaultConnectTimeoutMs = 60000;    // a connection to be made and proven
 constexpr milliseconds kHandshakeDeadline{2000};   // an accepted connection, to prove itself
-constexpr std::size_t kMaxUnproven = 64;           // accepted, not adopted; oldest dropped
+constexpr std::size_t kMaxUnproven = 64;           // accepted, not adopted (or p, if more); oldest dropped
 constexpr milliseconds kFirstRetry{1};             // dial again after a failure, doubling
 constexpr milliseconds kMaxRetry{200};
 constexpr milliseconds kAcceptPause{10};           // out of descriptors: accept again after
@@ -256,6 +256,8 @@ class TcpTransport final : public Transport {
     if (nprocs > 0xFFFF) throw std::runtime_error(fmt::format("tcp transport: {} processes are too many", nprocs));
     if (listen_fd_ < 0 && nprocs > 1) throw std::runtime_error("tcp transport: connect() before local_address()");
     peers_.resize(static_cast<std::size_t>(nprocs));
+    // Every peer may dial at once (a superstep that talks to all): that is no flood.
+    max_unproven_ = std::max(kMaxUnproven, std::min(static_cast<std::size_t>(nprocs), limit_));
     for (int pid = 0; pid < nprocs; ++pid) {
       // A hybrid gives the network transport every address; a peer it reaches otherwise
       // is never sent to, so an address that does not parse matters only if it is.
@@ -537,13 +539,13 @@ class TcpTransport final : public Transport {
         refuse(connection, fmt::format("epoll_ctl: {}", std::strerror(errno)));
         continue;
       }
-      if (incoming_.size() >= kMaxUnproven) {
+      if (incoming_.size() >= max_unproven_) {
         // Many unproven at once: a flood. Keep the newest (real peers answer in
         // microseconds, so the oldest are the silent ones); proven ones stay.
         auto oldest = std::find_if(incoming_.begin(), incoming_.end(),
                                    [](const Incoming& c) { return c.fd && c.proven_pid < 0; });
         if (oldest != incoming_.end()) {
-          refuse(*oldest, fmt::format("more than {} connections were unproven at once", kMaxUnproven));
+          refuse(*oldest, fmt::format("more than {} connections were unproven at once", max_unproven_));
         }
         std::erase_if(incoming_, [](const Incoming& c) { return !c.fd; });
       }
@@ -557,10 +559,14 @@ class TcpTransport final : public Transport {
     std::string why;
     Got got = read_exact(connection.fd.get(), connection.hello, connection.have, why);
     if (got == Got::failed) {
-      // Closed before its hello: a stranger, or a peer that gave up this dial because it
-      // adopted the connection this process dialed (counted, not said).
-      return refuse(connection, fmt::format("a connection {} after {} bytes of its hello", why, connection.have),
-                    connection.have > 0);
+      if (connection.have == 0 && (why == "closed the connection" || why == std::strerror(ECONNRESET))) {
+        // Closed before saying anything: a peer that gave up this dial because it
+        // adopted the connection this process dialed (or a stranger that left).
+        ++stats_.abandoned_connections;
+        connection.fd.reset();
+        return;
+      }
+      return refuse(connection, fmt::format("a connection {} after {} bytes of its hello", why, connection.have));
     }
     if (got == Got::partial) return;
     const int nprocs = static_cast<int>(peers_.size());
@@ -1146,6 +1152,7 @@ class TcpTransport final : public Transport {
   int rcvbuf_ = 0;
   int connect_timeout_ms_ = kDefaultConnectTimeoutMs;
   std::size_t limit_ = 1;
+  std::size_t max_unproven_ = kMaxUnproven;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
   int loss_fd_ = -1;   // eventfd in the epoll set: readable while a loss waits to be reported
@@ -1172,10 +1179,9 @@ const TransportRegistration kRegistration{"tcp", make_tcp_transport};
 std::size_t default_tcp_connections() {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 65536;
-  std::size_t available = limit.rlim_cur > kOtherDescriptors + kMaxUnproven
-                              ? static_cast<std::size_t>(limit.rlim_cur) - kOtherDescriptors - kMaxUnproven
-                              : 0;
-  return std::max<std::size_t>(1, available / 2);
+  std::size_t available =
+      limit.rlim_cur > kOtherDescriptors ? static_cast<std::size_t>(limit.rlim_cur) - kOtherDescriptors : 0;
+  return std::max<std::size_t>(1, available / 3);
 }
 
 std::unique_ptr<Transport> make_tcp_transport(const TransportConfig& config) {

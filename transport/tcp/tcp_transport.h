@@ -26,10 +26,11 @@ namespace bsp::transport {
 // open at once; default default_tcp_connections()).
 std::unique_ptr<Transport> make_tcp_transport(const TransportConfig& config);
 
-// The default limit on open data connections: what RLIMIT_NOFILE leaves after 256
-// descriptors for everything else (the program's files, the control plane, shm, udp) and
-// the handshakes in progress, halved (accepted connections may exceed the limit until an
-// idle one is closed, up to twice it); at least 1.
+// The default limit on open data connections: a third of what RLIMIT_NOFILE leaves after
+// 256 descriptors for everything else (the program's files, the control plane, shm, udp),
+// since accepted connections may exceed the limit up to twice it until idle ones are
+// closed, and as many again may be in their handshake (at least 64, at most p or the
+// limit); at least 1.
 std::size_t default_tcp_connections();
 
 // What set-up refused, and how many connections were made, for the layer above to print.
@@ -46,6 +47,9 @@ struct TcpSetupStats {
   // the peer dialed each other at once and the other connection survives, or the peer
   // dialed again before the old connection was closed here (it retries).
   std::size_t crossed_connections = 0;
+  // Accepted connections closed by their dialer before a byte of hello: a peer that gave
+  // up the dial (it adopted this process's connection instead), or a stranger that left.
+  std::size_t abandoned_connections = 0;
   // Data connections adopted (dialed or accepted), closed in order (the limit, or the
   // peer's), open now, and the most open at once.
   std::size_t connections_opened = 0;
