@@ -75,7 +75,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -118,9 +117,6 @@ std::uint64_t tag(Kind kind, std::uint32_t value) { return (std::uint64_t{kind} 
 std::uint32_t peer_value(int pid, std::uint16_t generation) {
   return static_cast<std::uint32_t>(pid) | (std::uint32_t{generation} << 16);
 }
-
-bool tracing() { static bool on = std::getenv("BSP_TCP_TRACE") != nullptr; return on; }
-#define TRACE(...) do { if (tracing()) std::fprintf(stderr, "T%d %s\n", config_.pid, fmt::format(__VA_ARGS__).c_str()); } while (0)
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("tcp transport: {}: {}", what, std::strerror(errno)));
@@ -408,7 +404,6 @@ class TcpTransport final : public Transport {
     if (result < 0 && errno != EINPROGRESS) {
       return dial_failed(pid, fmt::format("connect: {}", std::strerror(errno)), errno == ECONNREFUSED, now);
     }
-    TRACE("dial {} fd {}", pid, dial.fd.get());
     dial.step = result == 0 ? Dial::Step::challenge : Dial::Step::connecting;
     if (!watch(dial.fd.get(), result == 0 ? EPOLLIN : EPOLLOUT, tag(kDial, peer_value(pid, peer.generation)))) {
       return dial_failed(pid, fmt::format("epoll_ctl: {}", std::strerror(errno)), false, now);
@@ -426,7 +421,6 @@ class TcpTransport final : public Transport {
   // connect timeout has passed (at once when nobody listens at its address: it is gone).
   void dial_failed(int pid, std::string problem, bool nobody_listens, Clock::time_point now = Clock::now()) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    TRACE("dial to {} failed: {}", pid, problem);
     Dial& dial = peer.dial;
     close_dial_socket(dial);
     dial.problem = std::move(problem);
@@ -608,7 +602,6 @@ class TcpTransport final : public Transport {
         if (peer.dial.holds_socket()) {
           // Both dialed at once: the lower pid's connection survives.
           if (config_.pid < pid) return drop(connection, "both dialed: ours survives");
-          TRACE("crossed: close own dial to {} step {}", pid, int(peer.dial.step));
           ++stats_.crossed_connections;
           close_dial_socket(peer.dial);
           return welcome(connection, now);
@@ -623,7 +616,6 @@ class TcpTransport final : public Transport {
 
   // A proven connection that is not adopted: the peer dials again if it still needs to.
   void drop(Incoming& connection, std::string_view why) {
-    TRACE("drop incoming from {}: {}", connection.proven_pid, why);
     ++stats_.crossed_connections;
     connection.fd.reset();
   }
@@ -643,7 +635,6 @@ class TcpTransport final : public Transport {
   }
 
   void refuse(Incoming& connection, std::string why, bool say = true) {
-    TRACE("refuse: {}", why);
     ++stats_.refused_connections;
     stats_.last_refusal = std::move(why);
     if (say) note_refusal();
@@ -662,7 +653,6 @@ class TcpTransport final : public Transport {
   // pid's connection is proven: its held frames go first.
   void adopt(int pid, int fd) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    TRACE("adopt {} fd {} link {} sockets {}", pid, fd, int(peer.link), sockets_);
     tune(fd);
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     std::erase(dialing_, pid);
@@ -726,7 +716,6 @@ class TcpTransport final : public Transport {
 
   void begin_close(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    TRACE("bye {} fd {}", pid, peer.fd);
     peer.link = Link::closing;
     ++closing_;
     append(peer.queued, kByeMark);
@@ -737,7 +726,6 @@ class TcpTransport final : public Transport {
   // The peer's bye or bye-ack: it sends nothing more on this connection.
   void on_marker(int pid, bool bye) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    TRACE("marker {} from {} fd {} link {}", bye ? "bye" : "ack", pid, peer.fd, int(peer.link));
     if (peer.lost) return;
     if (peer.link != Link::open && peer.link != Link::closing) return;
     if (!bye && !peer.sent_marker) {
@@ -766,7 +754,6 @@ class TcpTransport final : public Transport {
       set_events(pid);
       return;
     }
-    TRACE("closed {} fd {}", pid, peer.fd);
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, peer.fd, nullptr);
     ::close(peer.fd);
     peer.fd = -1;
@@ -1066,7 +1053,6 @@ class TcpTransport final : public Transport {
   void mark_lost(int pid, std::string why, bool drain) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     if (peer.lost) return;
-    TRACE("lost {} fd {}: {}", pid, peer.fd, why);
     if (drain && peer.fd >= 0 && !peer.got_marker) {
       for (;;) {
         std::span<std::byte> room = peer.inbox.room(kReadChunk);
