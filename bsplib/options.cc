@@ -171,8 +171,13 @@ const std::vector<OptionSpec>& option_table() {
        "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
        transport_number("shm-ring", 4096, 1L << 30)},
       {"connect-timeout-ms", "transport", "60000",
-       "milliseconds tcp's set-up, or nic's segment check (default 5000 there), may take before it names the pids still missing (1000 to 3600000)",
+       "milliseconds a tcp connection (made on first use) may take to be made and proven before its peer is reported lost, or nic's segment check (default 5000 there) may take before it names the pids still missing (1000 to 3600000)",
        transport_number("connect-timeout-ms", 1000, 3600000)},
+      {"tcp-connections", "transport", "by RLIMIT_NOFILE",
+       "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and the least "
+       "recently used is closed in order when a new one would exceed this (accepted ones up to twice it); "
+       "default: a third of what RLIMIT_NOFILE leaves after 256 descriptors",
+       transport_number("tcp-connections", 1, 1L << 20)},
       {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
        transport_text("trace")},
   };

@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -366,7 +367,13 @@ std::string Runtime::statistics_report() const {
   if (transport.capabilities().authenticated_links) {
     transport::TcpSetupStats setup = transport::tcp_setup_stats(transport);
     report += fmt::format(" tcp_refused={} tcp_unproven_peers={}", setup.refused_connections, setup.unproven_peers);
+    // Connections made on first use (lazily), closed under --tcp-connections, most at once.
+    report += fmt::format(" tcp_opened={} tcp_closed={} tcp_peak_open={} tcp_crossed={}", setup.connections_opened,
+                          setup.connections_closed, setup.peak_connections, setup.crossed_connections);
   }
+  // The process's peak resident memory so far (getrusage: KiB), for memory per process.
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);
   // What the fault injector did, next to what the reliable layer saw of it.
   if (const transport::FaultCounts* faults = transport::fault_counts(transport)) {
     report += fmt::format(" fault_dropped={} fault_duplicated={} fault_reordered={} fault_corrupted={}",

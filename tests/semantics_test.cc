@@ -72,6 +72,29 @@ INSTANTIATE_TEST_SUITE_P(SparseSync, SemanticsTest,
                                             ::testing::ValuesIn(kHoldingCases), ::testing::Values("sparse")),
                          semantics_name);
 
+// Over tcp with at most 2 connections open per process (--tcp-connections=2) at p = 8:
+// connections are made on first use and the least recently used closed in order while
+// every case runs, and the results are the same.
+class TcpConnectionLimitTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TcpConnectionLimitTest, Holds) {
+  const std::string& name = GetParam();
+  if (!transport_available("tcp")) GTEST_SKIP() << "transport tcp is not built in";
+  ProgramResult result = run_program({kBsprun, "-n", "8", "--transport=tcp", "--tcp-connections=2", "--stats", kCases,
+                                      "--case=" + name},
+                                     120s, name == "stdin_to_pid0" ? "12345\n" : "");
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+  EXPECT_EQ(bsp::testing::stats_total(result, "tcp_refused"), 0) << describe(result);
+  // Every case syncs (an `end` to every peer): 7 peers through 2 connections means closes.
+  EXPECT_GT(bsp::testing::stats_total(result, "tcp_closed"), 0) << describe(result);
+  // At most twice the limit open at once in any process: 8 processes, at most 32 in all.
+  EXPECT_LE(bsp::testing::stats_total(result, "tcp_peak_open"), 8 * 4) << describe(result);
+}
+
+INSTANTIATE_TEST_SUITE_P(tcp_p8_limit2, TcpConnectionLimitTest, ::testing::ValuesIn(kHoldingCases),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
 // The same case with put combining off (bsprun --combine-puts=0): one record per put,
 // and the same results.
 TEST(CombinePutsOff, OneRecordPerPutSameResults) {
