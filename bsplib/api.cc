@@ -1,5 +1,7 @@
 // bsplib/api.cc: the C functions of bsp.h, forwarding to the runtime and its engine.
 // Every call made outside bsp_begin ... bsp_end is reported by name and stops the job.
+// With --profile, the superstep profiler's recorder (profile/profile_recorder.h) is told
+// of every put, get and send, and of every sync: its start, end and call site.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "bsplib/bsp.h"
+#include "bsplib/profile/profile_recorder.h"
 #include "bsplib/runtime.h"
 
 using bsp::Runtime;
@@ -19,7 +22,11 @@ bsp::Engine& engine(const char* call) { return Runtime::instance().engine(call);
 extern "C" {
 
 void bsp_begin(bsp_pid_t maxprocs) { Runtime::instance().begin(maxprocs); }
-void bsp_end(void) { Runtime::instance().end(); }
+void bsp_end(void) {
+  // The runtime ends the superstep (and closes the profile) after the engine's last sync.
+  if (auto* recorder = bsp::profile::active()) recorder->sync_started(__builtin_return_address(0), true);
+  Runtime::instance().end();
+}
 void bsp_init(void (*spmd)(void), int argc, char** argv) { Runtime::instance().init(spmd, argc, argv); }
 
 bsp_pid_t bsp_pid(void) { return engine("bsp_pid").pid(); }
@@ -57,27 +64,47 @@ void bsp_abort(const char* format, ...) {
   runtime.abort_job(text);
 }
 
-void bsp_sync(void) { engine("bsp_sync").sync(); }
+void bsp_sync(void) {
+  bsp::Engine& e = engine("bsp_sync");
+  auto* recorder = bsp::profile::active();
+  if (!recorder) {
+    e.sync();
+    return;
+  }
+  recorder->sync_started(__builtin_return_address(0), false);
+  e.sync();
+  recorder->sync_ended();
+}
 
 void bsp_push_reg(const void* ident, bsp_size_t size) { engine("bsp_push_reg").push_reg(ident, size); }
 void bsp_pop_reg(const void* ident) { engine("bsp_pop_reg").pop_reg(ident); }
 
 void bsp_put(bsp_pid_t pid, const void* src, void* dst, bsp_size_t offset, bsp_size_t nbytes) {
   engine("bsp_put").put(pid, src, dst, offset, nbytes, true);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_put(pid, nbytes);
 }
 void bsp_hpput(bsp_pid_t pid, const void* src, void* dst, bsp_size_t offset, bsp_size_t nbytes) {
   engine("bsp_hpput").put(pid, src, dst, offset, nbytes, false);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_put(pid, nbytes);
 }
 void bsp_get(bsp_pid_t pid, const void* src, bsp_size_t offset, void* dst, bsp_size_t nbytes) {
   engine("bsp_get").get(pid, src, offset, dst, nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_get(pid, nbytes);
 }
 void bsp_hpget(bsp_pid_t pid, const void* src, bsp_size_t offset, void* dst, bsp_size_t nbytes) {
   engine("bsp_hpget").get(pid, src, offset, dst, nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_get(pid, nbytes);
 }
 
-void bsp_set_tagsize(bsp_size_t* tag_nbytes) { engine("bsp_set_tagsize").set_tagsize(tag_nbytes); }
+void bsp_set_tagsize(bsp_size_t* tag_nbytes) {
+  bsp::Engine& e = engine("bsp_set_tagsize");
+  int requested = tag_nbytes ? *tag_nbytes : 0;
+  e.set_tagsize(tag_nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->set_tagsize(requested);
+}
 void bsp_send(bsp_pid_t pid, const void* tag, const void* payload, bsp_size_t payload_nbytes) {
   engine("bsp_send").send(pid, tag, payload, payload_nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_send(pid, payload_nbytes);
 }
 void bsp_qsize(bsp_nprocs_t* nmessages, bsp_size_t* accum_nbytes) {
   engine("bsp_qsize").qsize(nmessages, accum_nbytes);

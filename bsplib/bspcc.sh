@@ -14,13 +14,16 @@
 #   -stat                 print the statistics at the end by default (BSP_STATS=1)
 #   -fcombine-puts        adjacent puts travel as one record (BSP_COMBINE_PUTS=1; on by
 #                         default anyway)
+#   -prof, -cgprof        profile every superstep by default (BSP_PROFILE=PROG.prof, PROG the
+#                         program's name; `bspprof PROG.prof` draws it; bsprun --profile=FILE
+#                         or BSP_PROFILE= choose another file or none)
 #   -fcombine-puts-buffer X, -bspfifo N, -bspbuffer N, -bspnobuffers N,
 #   -bspslotsize N, -bsproundtrip N, -bspsendlatency N, -bspbuffer-stalls N,
 #   -fcontention-resolve N, -fthrottle-procs N, -fcheck-syncs, -fno-check-syncs,
-#   -prof, -cgprof, -fprofile, -overridechecks
+#   -fprofile, -overridechecks
 #                         accepted with a one-line note: our library packs puts into
 #                         frames always, sizes its buffers itself and checks syncs always
-# The defaults set by -flibrary-level, -device and -stat are compiled into the program (a
+# The defaults set by -flibrary-level, -device, -stat and -prof are compiled into the program (a
 # constructor that sets the BSP_* variable unless the environment already does).
 # Extra: --show prints the command instead of running it.
 set -e
@@ -66,7 +69,8 @@ while [ $# -gt 0 ]; do
     -bspfifo=*|-bspbuffer=*|-bspnobuffers=*|-bspslotsize=*|-bsproundtrip=*|-bspsendlatency=*|-fcontention-resolve=*)
       ignored "$arg" "buffers, fifos and schedules are sized at run time"; continue ;;
     -fcheck-syncs|-fno-check-syncs|-overridechecks) ignored "$arg" "mismatched syncs are always detected"; continue ;;
-    -prof|-cgprof|-fprofile) ignored "$arg" "use bsprun --stats for counters"; continue ;;
+    -prof|-cgprof) default BSP_PROFILE "%e.prof"; continue ;;
+    -fprofile) ignored "$arg" "use -prof (superstep profile) or bsprun --stats for counters"; continue ;;
     -c|-S|-E|-M|-MM) linking=0 ;;
     *.cc|*.cpp|*.cxx|*.C|*.c++) driver=${BSP_CXX:-g++} ;;
   esac

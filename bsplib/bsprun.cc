@@ -5,7 +5,9 @@
 // statistics), forwards stdin to pid 0 and the processes' output to the terminal
 // (--tag-output prefixes each line with its pid), and exits with the job's status.
 // Options become BSP_* environment variables, which is also how a program run without
-// bsprun picks them up. `bsprun --agent` is the agent the remote shell starts.
+// bsprun picks them up. `bsprun --agent` is the agent the remote shell starts. bsprun
+// raises its soft descriptor limit to the hard one (inherited by the processes): the
+// coordinator holds a connection per process, and tcp's connection limit follows it.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <linux/close_range.h>
 #include <unistd.h>
 
@@ -183,7 +186,22 @@ std::string working_directory() {
 
 }  // namespace
 
+namespace {
+
+// The soft RLIMIT_NOFILE up to the hard one: many processes mean many descriptors (the
+// coordinator's sessions, tcp's connections; the children inherit the limit).
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the old limit still works for small jobs
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  raise_descriptor_limit();
   if (argc == 2 && std::string(argv[1]) == "--agent") return bsp::launch::run_agent();
   int processes = 1;
   std::string netns;  // run process i in namespace netns + i

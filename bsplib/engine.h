@@ -16,6 +16,10 @@
 //      (source by source, in call order: a put and a get into one word, the put wins);
 //   5. commits registration changes and the tag size, and delivers the messages.
 // Records of a peer's next superstep that arrive early stay buffered until then.
+// That is the dense protocol (engine.cc). The sparse one (engine_sparse.cc, --sync=sparse,
+// chosen automatically from 16 processes) replaces steps 1 and 2: records go only to their
+// destinations, which acknowledge them, and a dissemination barrier of ⌈log₂ p⌉ rounds
+// (dissemination_barrier.h) replaces the `end` to everyone.
 #pragma once
 
 #include <chrono>

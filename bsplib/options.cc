@@ -79,6 +79,11 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string&, const std::string& v) { o.transport = v; }},
       {"stats", "job", "0", "1: print each process's packet counters and communication time at the end",
        [](RunOptions& o, const std::string&, const std::string& v) { o.stats = v != "0"; }},
+      {"profile", "job", "",
+       "record every superstep of every process (computation and sync time, h in bytes and messages, puts, gets, "
+       "sends, packets, retransmissions, acks, the call site of bsp_sync) to FILE (mode 0600; %e: the program's "
+       "name, %t: the transport); `bspprof FILE` draws it",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.profile = v; }},
       {"library-level", "engine", "1",
        "Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote registration at the call, 2 only "
        "where they land; argument checks stay on at every level",
@@ -166,8 +171,13 @@ const std::vector<OptionSpec>& option_table() {
        "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
        transport_number("shm-ring", 4096, 1L << 30)},
       {"connect-timeout-ms", "transport", "60000",
-       "milliseconds tcp's set-up, or nic's segment check (default 5000 there), may take before it names the pids still missing (1000 to 3600000)",
+       "milliseconds a tcp connection (made on first use) may take to be made and proven before its peer is reported lost, or nic's segment check (default 5000 there) may take before it names the pids still missing (1000 to 3600000)",
        transport_number("connect-timeout-ms", 1000, 3600000)},
+      {"tcp-connections", "transport", "by RLIMIT_NOFILE",
+       "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and the least "
+       "recently used is closed in order when a new one would exceed this (accepted ones up to twice it); "
+       "default: a third of what RLIMIT_NOFILE leaves after 256 descriptors",
+       transport_number("tcp-connections", 1, 1L << 20)},
       {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
        transport_text("trace")},
   };

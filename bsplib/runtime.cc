@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "bsplib/control/coordinator.h"
 #include "bsplib/launch/host_addresses.h"
 #include "bsplib/launch/pmix_launch.h"
+#include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
 #include "transport/fault/fault_transport.h"
@@ -323,6 +325,15 @@ void Runtime::begin(int maxprocs) {
   engine_->set_sparse_sync(options_.sync == "sparse" ||
                            (options_.sync == "auto" && start.nprocs >= options_.sync_threshold));
   engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
+  if (!options_.profile.empty()) {
+    try {
+      profile_ = std::make_unique<profile::Recorder>(options_.profile, pid, start.nprocs, options_.transport,
+                                                     engine_->channel());
+    } catch (const std::exception& error) {
+      abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
+    }
+    profile::set_active(profile_.get());
+  }
 }
 
 // Where tcp and udp listen (and nic finds its interface): --host if given; else the
@@ -356,7 +367,13 @@ std::string Runtime::statistics_report() const {
   if (transport.capabilities().authenticated_links) {
     transport::TcpSetupStats setup = transport::tcp_setup_stats(transport);
     report += fmt::format(" tcp_refused={} tcp_unproven_peers={}", setup.refused_connections, setup.unproven_peers);
+    // Connections made on first use (lazily), closed under --tcp-connections, most at once.
+    report += fmt::format(" tcp_opened={} tcp_closed={} tcp_peak_open={} tcp_crossed={}", setup.connections_opened,
+                          setup.connections_closed, setup.peak_connections, setup.crossed_connections);
   }
+  // The process's peak resident memory so far (getrusage: KiB), for memory per process.
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);
   // What the fault injector did, next to what the reliable layer saw of it.
   if (const transport::FaultCounts* faults = transport::fault_counts(transport)) {
     report += fmt::format(" fault_dropped={} fault_duplicated={} fault_reordered={} fault_corrupted={}",
@@ -369,6 +386,10 @@ void Runtime::end() {
   Engine& engine = this->engine("bsp_end");
   int pid = engine.pid();
   engine.finish();
+  if (profile_) {  // bsp_end's superstep (api.cc noted its start) and the trace's last records
+    profile_->sync_ended();
+    profile_->finish();
+  }
   control_->done(statistics_report());
   try {
     while (!control_->finished(0ms)) engine.keep_alive(2ms);
@@ -380,6 +401,13 @@ void Runtime::end() {
   if (pid != 0) {
     launch::pmix::finalize();
     std::exit(0);  // only pid 0 continues after bsp_end
+  }
+  if (profile_) {  // every process has written its part: join them
+    profile::set_active(nullptr);
+    if (std::string problem = profile_->join_parts(); !problem.empty()) {
+      std::fprintf(stderr, "bsplib: --profile: %s\n", problem.c_str());
+    }
+    profile_.reset();
   }
   control_.reset();
   if (coordinator_thread_.joinable()) coordinator_thread_.join();  // the others have exited

@@ -17,6 +17,9 @@ namespace bsp {
 namespace control {
 class ControlClient;
 }
+namespace profile {
+class Recorder;
+}
 
 class Runtime final : public JobControl {
  public:
@@ -52,6 +55,7 @@ class Runtime final : public JobControl {
   RunOptions options_;
   std::unique_ptr<control::ControlClient> control_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<profile::Recorder> profile_;  // --profile
   std::string path_report_;  // hybrid transports: which path each peer takes (--stats)
   std::chrono::steady_clock::time_point started_;
   bool begun_ = false;

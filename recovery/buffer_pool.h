@@ -1,7 +1,8 @@
 // recovery/buffer_pool.h: the one pool of n MTU-sized buffers shared by every link for
 // sending (a frame stays in its buffer until positively acknowledged) and receiving
 // (out-of-order frames wait in a buffer until the gap before them is filled). Paper 001,
-// section 2.2: when no buffer is free, send fails and the engine makes progress.
+// section 2.2: when no buffer is free, send fails and the engine makes progress. Also how
+// many buffers a process gets by default for its MTU and job size (pool_frames).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,13 @@
 #include <vector>
 
 namespace bsp::recovery {
+
+// The pool's size in buffers. requested (--buffers, or the transport's suggestion) stands
+// when not 0. Otherwise 8 MiB worth (1024 to 4096 frames), shrunk as p grows so that the
+// job's pools on one host stay within kHostPoolBytes (512 MiB: 8 MiB each up to p = 64,
+// 2 MiB at 256), but never below what keeps the link-window rule whole: a window of
+// pool / 2 / (p - 1) frames per link of at least kMinLinkWindow (2), i.e. 4 (p - 1) frames.
+std::size_t pool_frames(std::size_t requested, std::size_t mtu, int nprocs);
 
 class BufferPool {
  public:

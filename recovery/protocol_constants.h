@@ -20,6 +20,9 @@ using namespace std::chrono_literals;
 inline constexpr std::size_t kDefaultPoolBytes = 8u << 20;
 inline constexpr std::size_t kDefaultBuffers = 1024;
 inline constexpr std::size_t kLargestDefaultPool = 4096;
+// The default pools of one job's processes on a host stay within this (8 MiB each up to
+// p = 64, then shrinking), down to the link-window floor below (pool_frames()).
+inline constexpr std::size_t kHostPoolBytes = 512u << 20;
 // Smallest pool accepted (one buffer per peer is not enough to make progress in bursts).
 inline constexpr std::size_t kMinBuffers = 8;
 // send() leaves this share of the pool (1/kSendReserveDivisor) to out-of-order arrivals:
@@ -30,8 +33,11 @@ inline constexpr std::size_t kSendReserveDivisor = 2;
 // peer's pool (the same size as ours) can then store everything every sender has in
 // flight to it out of order, so a loss in a many-to-one burst does not make the receiver
 // refuse (and the senders resend) the frames behind the gap.
+// The pool is never smaller than kLinkWindowDivisor * kMinLinkWindow * (p-1) frames, so
+// the window this gives is at least kMinLinkWindow and the rule holds at any p (with 4, as
+// before, it did not from p = 130 on: 4 frames per link overran the pool).
 inline constexpr std::size_t kLinkWindowDivisor = 2;
-inline constexpr std::size_t kMinLinkWindow = 4;
+inline constexpr std::size_t kMinLinkWindow = 2;
 // Out-of-order arrivals are stored only while more than this share of the pool is free
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
 inline constexpr std::size_t kReceiveReserveDivisor = 32;

@@ -37,11 +37,7 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
       frame_key_(wire::frame_key(config.secret)),
       clock_(clock),
       output_(output),
-      pool_(std::max(config.buffers ? config.buffers
-                                    : std::clamp(tuning::kDefaultPoolBytes / std::max<std::size_t>(config.mtu, 1),
-                                                 tuning::kDefaultBuffers, tuning::kLargestDefaultPool),
-                     tuning::kMinBuffers),
-            config.mtu),
+      pool_(pool_frames(config.buffers, config.mtu, config.nprocs), config.mtu),
       policy_(make_ack_policy(config.ack_policy)),
       send_(static_cast<std::size_t>(config.nprocs)),
       receive_(static_cast<std::size_t>(config.nprocs)) {
@@ -57,6 +53,7 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
                          (config.mtu - wire::kHeaderSize - kReportHeadSize) / kReportRangeSize);
   receive_reserve_ = pool_.capacity() / tuning::kReceiveReserveDivisor;
   send_reserve_ = pool_.capacity() / tuning::kSendReserveDivisor;
+  // A default pool (pool_frames) is large enough for the rule to give kMinLinkWindow or more.
   link_window_ = std::max(tuning::kMinLinkWindow,
                           pool_.capacity() / tuning::kLinkWindowDivisor /
                               static_cast<std::size_t>(std::max(1, config.nprocs - 1)));

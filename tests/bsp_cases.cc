@@ -594,6 +594,52 @@ void get_outside_registration() {
   bsp_sync();
 }
 
+// Gets and puts racing on one word in each superstep, from every process: every get
+// reads the word as the previous superstep left it (its own process's included), the put
+// from the left lands; a get and a put into the same registered word: the put wins.
+void racing_puts_and_gets() {
+  int word = 1000 + me();
+  int landing = -1;
+  bsp_push_reg(&word, sizeof word);
+  bsp_push_reg(&landing, sizeof landing);
+  bsp_sync();
+  const int right = (me() + 1) % p(), left = (me() + p() - 1) % p();
+  std::vector<int> seen(p(), -1);
+  for (int round = 0; round < 4; ++round) {
+    for (int j = 0; j < p(); ++j) bsp_get(j, &word, 0, &seen[j], sizeof(int));
+    int mine = 2000 + round * 100 + me();
+    bsp_put(right, &mine, &word, 0, sizeof mine);
+    bsp_get(right, &word, 0, &landing, sizeof landing);
+    bsp_put(right, &mine, &landing, 0, sizeof mine);
+    bsp_get(left, &word, 0, &landing, sizeof landing);  // a second get into it: the put still wins
+    CHECK(word == (round == 0 ? 1000 + me() : 2000 + (round - 1) * 100 + left));  // nothing lands before the sync
+    bsp_sync();
+    for (int j = 0; j < p(); ++j) {
+      int jleft = (j + p() - 1) % p();
+      CHECK(seen[j] == (round == 0 ? 1000 + j : 2000 + (round - 1) * 100 + jleft));
+    }
+    CHECK(word == 2000 + round * 100 + left);
+    CHECK(landing == 2000 + round * 100 + left);
+  }
+  bsp_pop_reg(&landing);
+  bsp_pop_reg(&word);
+  bsp_sync();
+}
+
+// pid 0 ends while the others synchronise: the job stops naming both sides.
+void mismatched_end() {
+  bsp_sync();
+  if (me() == 0) bsp_end();
+  bsp_sync();
+}
+
+// The processes ask for different tag sizes: the job stops at the sync.
+void tagsize_mismatch() {
+  int size = me() == 0 ? 4 : 8;
+  bsp_set_tagsize(&size);
+  bsp_sync();
+}
+
 void registration_mismatch() {
   int a = 0, b = 0;
   bsp_push_reg(&a, sizeof a);
@@ -639,6 +685,9 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"put_outside_registration", put_outside_registration},
       {"get_outside_registration", get_outside_registration},
       {"registration_mismatch", registration_mismatch},
+      {"racing_puts_and_gets", racing_puts_and_gets},
+      {"mismatched_end", mismatched_end},
+      {"tagsize_mismatch", tagsize_mismatch},
       {"bad_pid", bad_pid},
   };
   return table;

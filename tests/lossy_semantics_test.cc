@@ -37,20 +37,18 @@ struct Loss {
 const Loss kLosses[] = {{"drop1", 0.01, 0.001}, {"drop10", 0.10, 0.001}, {"drop30", 0.30, 0.001}};
 
 ProgramResult run_lossy(const std::string& transport, const std::string& policy, const std::string& fault, int procs,
-                        const std::vector<std::string>& case_args) {
+                        const std::vector<std::string>& case_args, const std::string& sync = "auto") {
   std::vector<std::string> argv = {kBsprun, "-n", std::to_string(procs), "--transport=" + transport,
-                                   "--ack-policy=" + policy, "--stats"};
+                                   "--ack-policy=" + policy, "--sync=" + sync, "--stats"};
   if (!fault.empty()) argv.push_back("--fault=" + fault);
   argv.push_back(kCases);
   argv.insert(argv.end(), case_args.begin(), case_args.end());
   return run_program(argv, 180s);
 }
 
-void skip_unless_usable(const std::string& transport) {
-  if (!bsp::testing::transport_usable(kBsprun, transport)) {
-    GTEST_SKIP() << "transport " << transport << " is not built in or needs root";
-  }
-}
+bool usable(const std::string& transport) { return bsp::testing::transport_usable(kBsprun, transport); }
+#define SKIP_UNLESS_USABLE(transport) \
+  if (!usable(transport)) GTEST_SKIP() << "transport " << (transport) << " is not built in or needs root"
 
 // ---- every semantics case, p = 4, every loss rate and ack policy ----
 using LossyCase = std::tuple<std::string, Loss, std::string, std::string>;  // transport, loss, policy, case
@@ -59,7 +57,7 @@ class LossySemanticsTest : public ::testing::TestWithParam<LossyCase> {};
 
 TEST_P(LossySemanticsTest, Holds) {
   const auto& [transport, loss, policy, name] = GetParam();
-  skip_unless_usable(transport);
+  SKIP_UNLESS_USABLE(transport);
   ProgramResult result = run_lossy(transport, policy, loss.spec(), 4, {"--case=" + name});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
@@ -83,6 +81,31 @@ INSTANTIATE_TEST_SUITE_P(
              std::get<3>(info.param);
     });
 
+// ---- the same cases with the sparse superstep protocol (its acks, barrier messages and
+// registration changes lost, duplicated and reordered too), p = 4 and 8, buffer policy ----
+using LossySparseCase = std::tuple<std::string, Loss, int, std::string>;  // transport, loss, procs, case
+
+class LossySparseTest : public ::testing::TestWithParam<LossySparseCase> {};
+
+TEST_P(LossySparseTest, Holds) {
+  const auto& [transport, loss, procs, name] = GetParam();
+  SKIP_UNLESS_USABLE(transport);
+  ProgramResult result = run_lossy(transport, "buffer", loss.spec(), procs, {"--case=" + name}, "sparse");
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SparseSync, LossySparseTest,
+    ::testing::Combine(::testing::Values("udp", "nic"), ::testing::ValuesIn(kLosses), ::testing::Values(4, 8),
+                       ::testing::Values("put_all_to_all", "get_before_put", "registration_order_and_pop",
+                                         "tagsize_states", "bsmp_all_to_all", "many_supersteps", "empty_supersteps",
+                                         "large_transfers", "racing_puts_and_gets", "hp_variants")),
+    [](const ::testing::TestParamInfo<LossySparseCase>& info) {
+      return std::get<0>(info.param) + "_" + std::get<1>(info.param).name + "_p" +
+             std::to_string(std::get<2>(info.param)) + "_" + std::get<3>(info.param);
+    });
+
 // ---- many-to-one and all-to-all on p = 2, 4, 8: data intact, counters add up ----
 using Pattern = std::tuple<std::string, std::string, int>;  // transport, policy, procs
 
@@ -90,7 +113,7 @@ class LossyPatternTest : public ::testing::TestWithParam<Pattern> {};
 
 TEST_P(LossyPatternTest, ManyToOneRetransmitsAboutWhatWasLost) {
   const auto& [transport, policy, procs] = GetParam();
-  skip_unless_usable(transport);
+  SKIP_UNLESS_USABLE(transport);
   const Loss& loss = kLosses[1];  // 10%
   ProgramResult result = run_lossy(transport, policy, loss.spec(), procs, {"--case=many_to_one", "--mb=4"});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
@@ -108,7 +131,7 @@ TEST_P(LossyPatternTest, ManyToOneRetransmitsAboutWhatWasLost) {
 
 TEST_P(LossyPatternTest, AllToAllPutsAndMessages) {
   const auto& [transport, policy, procs] = GetParam();
-  skip_unless_usable(transport);
+  SKIP_UNLESS_USABLE(transport);
   for (const char* name : {"put_all_to_all", "bsmp_all_to_all", "large_transfers"}) {
     ProgramResult result = run_lossy(transport, policy, kLosses[1].spec(), procs, {std::string("--case=") + name});
     ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);
@@ -118,7 +141,7 @@ TEST_P(LossyPatternTest, AllToAllPutsAndMessages) {
 
 TEST_P(LossyPatternTest, NoLossNoRetransmissions) {
   const auto& [transport, policy, procs] = GetParam();
-  skip_unless_usable(transport);
+  SKIP_UNLESS_USABLE(transport);
   for (const char* name : {"put_all_to_all", "bsmp_all_to_all", "large_transfers"}) {
     ProgramResult result = run_lossy(transport, policy, "", procs, {std::string("--case=") + name});
     ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);
@@ -142,7 +165,7 @@ class HundredMegabyteBurstTest : public ::testing::TestWithParam<std::string> {}
 
 TEST_P(HundredMegabyteBurstTest, ManyToOneAndAllToAllLoseNothing) {
   const std::string transport = GetParam();
-  skip_unless_usable(transport);
+  SKIP_UNLESS_USABLE(transport);
   // p = 4: three senders of 34 MB into one (102 MB); twelve pairs of 9 MB (108 MB).
   for (const auto& [name, megabytes] : {std::pair{"many_to_one", "34"}, std::pair{"all_to_all_bulk", "9"}}) {
     ProgramResult result = run_lossy(transport, "buffer", "", 4,
@@ -163,7 +186,7 @@ class NicModeUnderLossTest : public ::testing::TestWithParam<std::pair<const cha
 
 TEST_P(NicModeUnderLossTest, LargeTransfersAndManyToOneArriveIntact) {
   const auto& [rx, tx] = GetParam();
-  skip_unless_usable("nic");
+  SKIP_UNLESS_USABLE(std::string("nic"));
   for (const auto& [name, extra] : {std::pair{"large_transfers", ""}, std::pair{"many_to_one", "--mb=4"}}) {
     std::vector<std::string> argv = {kBsprun, "-n", "4", "--transport=nic", std::string("--nic-rx=") + rx,
                                      std::string("--nic-tx=") + tx, "--stats", "--fault=" + kLosses[1].spec(),

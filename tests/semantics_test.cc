@@ -27,23 +27,25 @@ const std::string kCases = "tests/bsp_cases";
 
 bool transport_available(const std::string& transport) { return bsp::testing::transport_usable(kBsprun, transport); }
 
+// sync: bsprun's --sync (auto: dense on the 1 to 8 processes here).
 ProgramResult run_case(const std::string& transport, int procs, const std::string& name,
-                       const std::string& input = "", std::chrono::milliseconds deadline = 120s) {
-  return run_program({kBsprun, "-n", std::to_string(procs), "--transport=" + transport, kCases,
+                       const std::string& input = "", std::chrono::milliseconds deadline = 120s,
+                       const std::string& sync = "auto") {
+  return run_program({kBsprun, "-n", std::to_string(procs), "--transport=" + transport, "--sync=" + sync, kCases,
                       "--case=" + name},
                      deadline, input);
 }
 
 
 // ---- semantics that must hold ----
-using Semantics = std::tuple<std::string, int, std::string>;  // transport, procs, case
+using Semantics = std::tuple<std::string, int, std::string, std::string>;  // transport, procs, case, sync
 
 class SemanticsTest : public ::testing::TestWithParam<Semantics> {};
 
 TEST_P(SemanticsTest, Holds) {
-  const auto& [transport, procs, name] = GetParam();
+  const auto& [transport, procs, name, sync] = GetParam();
   if (!transport_available(transport)) GTEST_SKIP() << "transport " << transport << " is not built in or needs root";
-  ProgramResult result = run_case(transport, procs, name, name == "stdin_to_pid0" ? "12345\n" : "");
+  ProgramResult result = run_case(transport, procs, name, name == "stdin_to_pid0" ? "12345\n" : "", 120s, sync);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
 }
@@ -53,15 +55,45 @@ const std::vector<std::string> kHoldingCases = {
     "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
     "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
     "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one",
-    "combined_puts"};
+    "combined_puts",  "racing_puts_and_gets"};
+
+std::string semantics_name(const ::testing::TestParamInfo<Semantics>& info) {
+  const auto& [transport, procs, name, sync] = info.param;
+  return transport + "_p" + std::to_string(procs) + (sync == "auto" ? "" : "_" + sync) + "_" + name;
+}
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
                          ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8),
-                                            ::testing::ValuesIn(kHoldingCases)),
-                         [](const ::testing::TestParamInfo<Semantics>& info) {
-                           return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param)) +
-                                  "_" + std::get<2>(info.param);
-                         });
+                                            ::testing::ValuesIn(kHoldingCases), ::testing::Values("auto")),
+                         semantics_name);
+// The same with the sparse superstep protocol forced (auto takes it from 16 processes).
+INSTANTIATE_TEST_SUITE_P(SparseSync, SemanticsTest,
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8),
+                                            ::testing::ValuesIn(kHoldingCases), ::testing::Values("sparse")),
+                         semantics_name);
+
+// Over tcp with at most 2 connections open per process (--tcp-connections=2) at p = 8:
+// connections are made on first use and the least recently used closed in order while
+// every case runs, and the results are the same.
+class TcpConnectionLimitTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TcpConnectionLimitTest, Holds) {
+  const std::string& name = GetParam();
+  if (!transport_available("tcp")) GTEST_SKIP() << "transport tcp is not built in";
+  ProgramResult result = run_program({kBsprun, "-n", "8", "--transport=tcp", "--tcp-connections=2", "--stats", kCases,
+                                      "--case=" + name},
+                                     120s, name == "stdin_to_pid0" ? "12345\n" : "");
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+  EXPECT_EQ(bsp::testing::stats_total(result, "tcp_refused"), 0) << describe(result);
+  // Every case syncs (an `end` to every peer): 7 peers through 2 connections means closes.
+  EXPECT_GT(bsp::testing::stats_total(result, "tcp_closed"), 0) << describe(result);
+  // At most twice the limit open at once in any process: 8 processes, at most 32 in all.
+  EXPECT_LE(bsp::testing::stats_total(result, "tcp_peak_open"), 8 * 4) << describe(result);
+}
+
+INSTANTIATE_TEST_SUITE_P(tcp_p8_limit2, TcpConnectionLimitTest, ::testing::ValuesIn(kHoldingCases),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // The same case with put combining off (bsprun --combine-puts=0): one record per put,
 // and the same results.
@@ -79,7 +111,7 @@ TEST(CombinePutsOff, OneRecordPerPutSameResults) {
 }
 
 // ---- failures that must stop the job with a clear message ----
-using Failure = std::tuple<std::string, int>;  // transport, procs
+using Failure = std::tuple<std::string, int, std::string>;  // transport, procs, sync
 
 class FailureTest : public ::testing::TestWithParam<Failure> {
  protected:
@@ -88,10 +120,11 @@ class FailureTest : public ::testing::TestWithParam<Failure> {
   }
   const std::string& transport() const { return std::get<0>(GetParam()); }
   int procs() const { return std::get<1>(GetParam()); }
+  const std::string& sync() const { return std::get<2>(GetParam()); }
 };
 
 TEST_P(FailureTest, AbortPrintsMessageOnceAndFails) {
-  ProgramResult result = run_case(transport(), procs(), "abort_with_message", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "abort_with_message", "", 30s, sync());
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.err, "custom abort message 42 from the test"), 1)
@@ -103,7 +136,7 @@ TEST_P(FailureTest, AbortPrintsMessageOnceAndFails) {
 
 TEST_P(FailureTest, KilledProcessStopsTheOthersNamingIt) {
   if (procs() < 2) GTEST_SKIP() << "needs a process to survive the killed one";
-  ProgramResult result = run_case(transport(), procs(), "killed_process", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "killed_process", "", 30s, sync());
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("pid " + std::to_string(procs() - 1)), std::string::npos) << describe(result);
@@ -112,14 +145,14 @@ TEST_P(FailureTest, KilledProcessStopsTheOthersNamingIt) {
 }
 
 TEST_P(FailureTest, PutToUnregisteredAddress) {
-  ProgramResult result = run_case(transport(), procs(), "put_unregistered", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "put_unregistered", "", 30s, sync());
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("bsp_put on pid"), std::string::npos) << describe(result);
   EXPECT_NE(result.err.find("is not registered"), std::string::npos) << describe(result);
 }
 
 TEST_P(FailureTest, PutOutsideRegistration) {
-  ProgramResult result = run_case(transport(), procs(), "put_outside_registration", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "put_outside_registration", "", 30s, sync());
   EXPECT_NE(result.exit_code, 0);
   std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 4 + 12 bytes";
   EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
@@ -130,7 +163,7 @@ TEST_P(FailureTest, PutOutsideRegistration) {
 // destination stops the job when the put's header arrives (before its data).
 TEST_P(FailureTest, PutOutsideRegistrationCaughtWhereItLands) {
   ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(),
-                                      "--library-level=2", kCases, "--case=put_outside_registration"},
+                                      "--sync=" + sync(), "--library-level=2", kCases, "--case=put_outside_registration"},
                                      30s);
   EXPECT_NE(result.exit_code, 0);
   std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 4 + 12 bytes";
@@ -138,7 +171,7 @@ TEST_P(FailureTest, PutOutsideRegistrationCaughtWhereItLands) {
 }
 
 TEST_P(FailureTest, GetOutsideRegistration) {
-  ProgramResult result = run_case(transport(), procs(), "get_outside_registration", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "get_outside_registration", "", 30s, sync());
   EXPECT_NE(result.exit_code, 0);
   std::string expected = "bsp_get by pid " + std::to_string(procs() - 1) + " from pid 0: offset 0 + 12 bytes";
   EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
@@ -146,23 +179,48 @@ TEST_P(FailureTest, GetOutsideRegistration) {
 
 TEST_P(FailureTest, RegistrationOrderDiffers) {
   if (procs() < 2) GTEST_SKIP() << "needs two processes to differ";
-  ProgramResult result = run_case(transport(), procs(), "registration_mismatch", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "registration_mismatch", "", 30s, sync());
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("registrations differ between processes"), std::string::npos) << describe(result);
 }
 
 TEST_P(FailureTest, PidOutOfRange) {
-  ProgramResult result = run_case(transport(), procs(), "bad_pid", "", 30s);
+  ProgramResult result = run_case(transport(), procs(), "bad_pid", "", 30s, sync());
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("pid " + std::to_string(procs()) + " is out of range"), std::string::npos)
       << describe(result);
 }
 
+TEST_P(FailureTest, MismatchedEndNamesBothSides) {
+  if (procs() < 2) GTEST_SKIP() << "needs two processes to differ";
+  ProgramResult result = run_case(transport(), procs(), "mismatched_end", "", 30s, sync());
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("mismatched collective calls in superstep 1"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("called bsp_end"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("pid 0 called bsp_end"), std::string::npos) << describe(result);
+}
+
+TEST_P(FailureTest, TagSizesDiffer) {
+  if (procs() < 2) GTEST_SKIP() << "needs two processes to differ";
+  ProgramResult result = run_case(transport(), procs(), "tagsize_mismatch", "", 30s, sync());
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("bsp_set_tagsize differs between processes in superstep 0"), std::string::npos)
+      << describe(result);
+}
+
+std::string failure_name(const ::testing::TestParamInfo<Failure>& info) {
+  const auto& [transport, procs, sync] = info.param;
+  return transport + "_p" + std::to_string(procs) + (sync == "auto" ? "" : "_" + sync);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTransports, FailureTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 4)),
-                         [](const ::testing::TestParamInfo<Failure>& info) {
-                           return std::get<0>(info.param) + "_p" + std::to_string(std::get<1>(info.param));
-                         });
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 4),
+                                            ::testing::Values("auto")),
+                         failure_name);
+INSTANTIATE_TEST_SUITE_P(SparseSync, FailureTest,
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 4),
+                                            ::testing::Values("sparse")),
+                         failure_name);
 
 // ---- the progress watchdog ----
 TEST(WatchdogTest, LongWaitNamesTheProcessThatHasNotArrived) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/install.sh: installs bsprun, bspcc, bsp.h, the library and a pkg-config file under
+# tools/install.sh: installs bsprun, bspcc, bspprof, bsp.h, the library and a pkg-config file under
 # PREFIX. Run through Bazel, which builds what it copies: `bazel run //:install -- PREFIX`.
 set -e
 if [ $# -ne 1 ]; then echo "usage: bazel run //:install -- PREFIX (got $# arguments: $*)" >&2; exit 2; fi
@@ -11,6 +11,7 @@ mkdir -p "$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
 copy() { rm -f "$3"; cp "$2" "$3"; chmod "$1" "$3"; }
 copy 755 "$here/bsplib/bsprun" "$prefix/bin/bsprun"
 copy 755 "$here/bsplib/bspcc.sh" "$prefix/bin/bspcc"
+copy 755 "$here/tools/bspprof/bspprof" "$prefix/bin/bspprof"
 copy 644 "$here/bsplib/bsp.h" "$prefix/include/bsp.h"
 copy 644 "$here/bsplib/bsp_level1.h" "$prefix/include/bsp_level1.h"
 copy 755 "$here/bsplib/libbsplib.so" "$prefix/lib/libbsp.so"
@@ -25,4 +26,4 @@ Version: 0.1
 Cflags: -I\${includedir}
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lbsp
 PC
-echo "installed bsprun, bspcc, bsp.h, libbsp.so and bsp.pc under $prefix"
+echo "installed bsprun, bspcc, bspprof, bsp.h, libbsp.so and bsp.pc under $prefix"

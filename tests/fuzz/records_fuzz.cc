@@ -5,7 +5,9 @@
 // Checked: record_size never announces more bytes than the stream holds from the parse
 // position; a complete record's size is exactly what its read_* fields add up to; every
 // byte a record points at (put and reply data, message tag and payload, end's pushes and
-// pops) lies inside the stream (each is read, in a heap block of the stream's exact size,
+// pops) lies inside the stream; a barrier record's body goes through the sparse
+// protocol's DisseminationBarrier::receive, which refuses or takes it without reading
+// outside it (each is read, in a heap block of the stream's exact size,
 // so AddressSanitizer reports any read past it); parsing a stream that arrives in pieces
 // gives the same records as parsing it whole (a piece never shows a different size, and
 // "bad" never appears on a piece where the whole stream is good); records written with
@@ -15,8 +17,11 @@
 // parse the rest as a stream, cut into pieces at offsets taken from byte 0).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "bsplib/dissemination_barrier.h"
 #include "bsplib/superstep_records.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -108,6 +113,26 @@ std::vector<Parsed> walk(std::span<const std::byte> stream, bool& stopped_bad) {
         GetReply reply = read_get_reply_pulled(at);
         FUZZ_CHECK(reply.pulled);
         g_sink = reply.request_id ^ reply.piece_offset ^ reply.size ^ static_cast<std::uint32_t>(reply.token);
+        break;
+      }
+      case Kind::open:
+      case Kind::ack:
+        FUZZ_CHECK(size == kOpenSize);
+        g_sink = read_u32(at + 1);
+        break;
+      case Kind::close:
+        FUZZ_CHECK(size == kCloseSize);
+        g_sink = read_u32(at + 1) ^ read_u32(at + 5);
+        break;
+      case Kind::barrier: {
+        FUZZ_CHECK(size == kBarrierHeader + std::size_t{read_u32(at + 1)});
+        // The body as the sparse protocol takes it: refused or taken, never read outside.
+        std::span<const std::byte> body{at + kBarrierHeader, size - kBarrierHeader};
+        std::optional<std::uint32_t> superstep = bsp::DisseminationBarrier::superstep_of(body);
+        bsp::DisseminationBarrier barrier(static_cast<int>(g_sink % 64) + 1, 70);
+        barrier.start(superstep.value_or(0), {}, {});
+        std::string wrong = barrier.receive(static_cast<int>(body.size() % 70), body);
+        g_sink = static_cast<std::uint32_t>(wrong.size());
         break;
       }
       default:

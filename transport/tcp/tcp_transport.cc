@@ -1,22 +1,52 @@
-// transport/tcp/tcp_transport.cc: full-mesh TCP transport (see tcp_transport.h).
+// transport/tcp/tcp_transport.cc: the tcp transport (see tcp_transport.h): connections
+// made on first use, limited in number, closed in order, frames kept in order per peer.
 //
-// Set-up: every process listens; pid i dials every lower pid and accepts from every
-// higher one, all at once in one poll loop, so a connection that says nothing delays only
-// itself. A connection is adopted only after both ends proved the job's secret and their
-// pids (little-endian integers; A = the accepting pid, D = the dialing pid):
+// Set-up. local_address() listens; connect() only records the peers' addresses and
+// watches the listening socket, so a job starts without any connection. The first frame
+// for a peer with no connection is held (bounded: kPendingLimit bytes, then send() is
+// busy) and a non-blocking connect() is started; the handshake (tcp_handshake.h: the
+// acceptor challenges, the dialer proves the secret and its pid, the acceptor proves
+// itself back) is driven from receive(), like every accept, so nothing blocks. Once the
+// welcome verifies, the held frames go first, in order. Timers (a dial to retry, a
+// handshake's deadline) are a timerfd in the epoll set, so a waiter on wait_fd() wakes.
 //
-//   A -> D  challenge  u32 job id, i32 A, 16 random bytes nA                     (24 bytes)
-//   D -> A  hello      i32 D, 16 random bytes nD,
-//                      u64 MAC(secret, "bsplib tcp hello"   | job id | D | A | nA | nD)  (28)
-//   A -> D  welcome    u64 MAC(secret, "bsplib tcp welcome" | job id | A | D | nD | nA)  (8)
+// Admission (every byte from a socket is hostile until the connection is proven): an
+// accepted connection may send exactly the 28 bytes of a hello and is closed, counted as
+// refused, when it stays silent for 2 s, claims a pid out of range or its own, or fails
+// the MAC; at most kMaxUnproven wait at once (the oldest unproven is dropped). A dialed
+// connection is adopted only if the challenge names the job and pid dialed and the
+// welcome verifies; else it is closed and dialed again (backing off from 1 to 200 ms)
+// until connect_timeout_ms after the first attempt, when the peer is reported lost
+// naming its pid and the last failure. A refused connect() (nobody listens at the
+// address, which every member does from local_address() until it ends) reports the peer
+// lost at once.
 //
-// (MAC = SipHash-2-4, auth/mac.h; the two purpose strings keep one answer from serving as
-// the other.) A reads exactly 28 bytes from a connection before it is proven, and closes
-// it, counting it as refused, when it stays silent for 2 s, claims a pid that is not
-// higher than A's, out of range or already connected, or fails the MAC. D reads exactly
-// 24 + 8 bytes and adopts the connection only if the challenge names the job and pid it
-// dialed and the welcome verifies; otherwise it closes it and dials again (backing off)
-// until the set-up deadline (60 s), which names the pids still missing.
+// Two processes dialing each other at once: the connection dialed by the lower pid
+// survives. The lower pid drops a proven hello from the higher one while its own dial
+// to it holds a socket; the higher pid adopts the lower's connection and closes its own
+// dial. Neither side sends a frame before the welcome, so nothing is lost either way. A
+// proven connection is also dropped (the peer dials again, backing off) while a
+// connection with that peer is open or closing, and when the link changed while it
+// waited for a slot: it may be a dial the peer has given up.
+//
+// The limit (tcp_connections). Sockets of data connections and of dials in progress
+// count. A dial that would exceed the limit waits for a slot; accepted connections are
+// adopted up to twice the limit (so processes dialing each other in a cycle never wait
+// on each other) and wait, welcome withheld, for up to 2 s beyond it. Whenever more
+// are open or wanted than the limit, the least recently used connections (idle ones
+// first: nothing queued either way) are closed in order:
+//
+//   closer -> peer   bye      (u32 0xFFFFFFFF in place of a frame length) after its
+//                             queued frames; it sends nothing more on the connection
+//   peer -> closer   bye-ack  (u32 0xFFFFFFFE) after the peer's own queued frames
+//
+// Either marker means "nothing more from me on this connection"; a side closes its socket
+// once it has sent its marker, received the other's, and written everything queued, so
+// no frame in flight is lost and neither side sees a loss (two byes crossing close it as
+// well). Frames sent meanwhile are held and go through a new connection, dialed once the
+// old one is closed on the sender's side and adopted by the receiver only once its side
+// is closed too, so a peer's frames are delivered in the order sent.
+// End of file before the peer's marker is a loss, as is a byte after it.
 //
 // Data path: each frame goes out as [u32 length][frame] with one sendmsg; what the kernel
 // does not take is kept in the peer's queue (which makes send() busy until flushed).
@@ -31,15 +61,15 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -54,168 +84,136 @@
 #include "auth/mac.h"
 #include "transport/file_descriptor.h"
 #include "transport/registry.h"
+#include "transport/tcp/byte_buffer.h"
+#include "transport/tcp/tcp_handshake.h"
 
 namespace bsp::transport {
 namespace {
 
+using namespace tcp;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
+using Fd = FileDescriptor;
 
 constexpr std::size_t kTcpMtu = 65536;             // largest frame
 constexpr std::size_t kReadChunk = 256 * 1024;     // bytes asked of the kernel per recv
 constexpr std::size_t kDirectPollPeers = 2;        // up to this many peers: recv each, no epoll
-constexpr std::uint32_t kLossEvent = UINT32_MAX;   // epoll tag of the loss eventfd
+constexpr std::size_t kPendingLimit = 256 * 1024;  // bytes held for a peer not yet connected
+constexpr std::uint32_t kByeMark = 0xFFFFFFFFu;     // in place of a frame length: closing
+constexpr std::uint32_t kByeAckMark = 0xFFFFFFFEu;  // the answer to a bye
 
-// Set-up bounds.
-constexpr int kDefaultSetupTimeoutMs = 60000;      // the whole of connect()
+constexpr int kDefaultConnectTimeoutMs = 60000;    // a connection to be made and proven
 constexpr milliseconds kHandshakeDeadline{2000};   // an accepted connection, to prove itself
-constexpr std::size_t kMaxUnproven = 64;           // accepted, not yet proven; oldest evicted
-constexpr milliseconds kFirstRetry{1};             // dial again after a refusal, doubling
+constexpr std::size_t kMaxUnproven = 64;           // accepted, not adopted (or p, if more); oldest dropped
+constexpr milliseconds kFirstRetry{1};             // dial again after a failure, doubling
 constexpr milliseconds kMaxRetry{200};
+constexpr milliseconds kAcceptPause{10};           // out of descriptors: accept again after
+constexpr std::size_t kOtherDescriptors = 256;     // kept for the rest of the process
 
-// The handshake (layout at the top of the file).
-constexpr std::size_t kNonceSize = 16;
-constexpr std::size_t kChallengeSize = 4 + 4 + kNonceSize;
-constexpr std::size_t kHelloSize = 4 + kNonceSize + 8;
-constexpr std::size_t kWelcomeSize = 8;
-constexpr std::string_view kHelloPurpose = "bsplib tcp hello";
-constexpr std::string_view kWelcomePurpose = "bsplib tcp welcome";
-using Nonce = std::array<std::byte, kNonceSize>;
+// epoll tags: kind << 32 | value. Sockets of a peer carry its pid and a generation, so
+// an event of a socket closed earlier in the same batch is not taken for its successor.
+enum Kind : std::uint32_t { kLossEvent = 1, kListener, kTimer, kData, kDial, kIncoming };
+std::uint64_t tag(Kind kind, std::uint32_t value) { return (std::uint64_t{kind} << 32) | value; }
+std::uint32_t peer_value(int pid, std::uint16_t generation) {
+  return static_cast<std::uint32_t>(pid) | (std::uint32_t{generation} << 16);
+}
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("tcp transport: {}: {}", what, std::strerror(errno)));
 }
 
-void put_u32(std::byte* at, std::uint32_t value) {
-  for (int i = 0; i < 4; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
-}
-std::uint32_t get_u32(const std::byte* at) {
-  std::uint32_t value = 0;
-  for (int i = 0; i < 4; ++i) value |= std::to_integer<std::uint32_t>(at[i]) << (8 * i);
-  return value;
-}
-void put_u64(std::byte* at, std::uint64_t value) {
-  for (int i = 0; i < 8; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
-}
-std::uint64_t get_u64(const std::byte* at) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < 8; ++i) value |= std::to_integer<std::uint64_t>(at[i]) << (8 * i);
-  return value;
+void append(std::vector<std::byte>& queue, std::uint32_t word) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(&word);
+  queue.insert(queue.end(), bytes, bytes + 4);
 }
 
-// MAC(secret, purpose | job id | from | to | first | second).
-std::uint64_t handshake_tag(const auth::Key& secret, std::string_view purpose, std::uint32_t job_id,
-                            int from, int to, const Nonce& first, const Nonce& second) {
-  std::array<std::byte, 12> fields;
-  put_u32(fields.data(), job_id);
-  put_u32(fields.data() + 4, static_cast<std::uint32_t>(from));
-  put_u32(fields.data() + 8, static_cast<std::uint32_t>(to));
-  return auth::mac(secret, {std::as_bytes(std::span(purpose.data(), purpose.size())), fields,
-                            first, second});
-}
+// The state of this process's link to one peer.
+enum class Link {
+  none,     // no connection: the first frame sent starts a dial
+  dialing,  // a dial in progress (or waiting to retry, or for a slot under the limit)
+  open,     // a proven connection carries frames both ways
+  closing,  // a marker was sent or received: read until the peer's, write what is queued
+};
 
-std::string pid_list(const std::vector<int>& pids) {
-  return fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "));
-}
+// This process dialing a peer.
+struct Dial {
+  enum class Step { slot, waiting, connecting, challenge, welcome };
+  Step step = Step::slot;
+  Fd fd;
+  Clock::time_point deadline{};  // connect_timeout_ms after the first attempt
+  Clock::time_point retry_at{};
+  milliseconds backoff = kFirstRetry;
+  Challenge challenge{};
+  Welcome welcome{};
+  std::size_t have = 0;
+  Nonce own_nonce{};
+  std::string problem;  // the last attempt's failure, for the loss's message
+  bool holds_socket() const { return fd.get() >= 0; }
+};
 
-using Fd = FileDescriptor;
+struct Peer {
+  Link link = Link::none;
+  int fd = -1;  // the data connection, while open or closing
+  std::uint16_t generation = 0;
+  std::uint64_t epoch = 0;  // counts connections adopted and ended: what a waiting connection was judged in
+  std::uint32_t events = 0;  // what epoll watches on fd
+  Dial dial;
+  bool sent_marker = false, got_marker = false, eof = false;
+  bool lost = false, loss_reported = false;
+  std::string why;                  // the loss, once lost
+  ByteBuffer inbox;                 // bytes read, not yet handed out as frames
+  std::vector<std::byte> queued;    // bytes for the connection the kernel did not take yet
+  std::size_t queued_start = 0;
+  std::vector<std::byte> pending;   // frames for the next connection
+  std::uint64_t last_used = 0;      // for closing the least recently used
+  sockaddr_in address{};
+  bool has_address = false;
+  std::string address_text;
+};
 
-// Reads into buffer[have, size) without blocking. complete: full; partial: the kernel has
-// no more now; failed: the connection closed or broke (why says how).
-enum class Got { complete, partial, failed };
-Got read_exact(int fd, std::span<std::byte> buffer, std::size_t& have, std::string& why) {
-  while (have < buffer.size()) {
-    ssize_t n = ::recv(fd, buffer.data() + have, buffer.size() - have, MSG_DONTWAIT);
-    if (n > 0) {
-      have += static_cast<std::size_t>(n);
-      continue;
-    }
-    if (n == 0) {
-      why = "closed the connection";
-      return Got::failed;
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return Got::partial;
-    why = std::strerror(errno);
-    return Got::failed;
-  }
-  return Got::complete;
-}
-
-// Sends a handshake message whole. It is the first thing written on a fresh connection
-// (at most 24 bytes, after at most 24 more), so the kernel's empty send buffer always
-// takes it; anything else is a broken connection.
-bool send_whole(int fd, std::span<const std::byte> bytes) {
-  ssize_t n;
-  do {
-    n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
-  return n == static_cast<ssize_t>(bytes.size());
-}
-
-// A byte queue that reads append to and frames are consumed from, without zero-filling
-// the room a read may use (a std::vector resize would clear it on every recv).
-class ByteBuffer {
- public:
-  std::span<const std::byte> bytes() const { return {data_.get() + begin_, end_ - begin_}; }
-  void consume(std::size_t count) {
-    begin_ += count;
-    if (begin_ == end_) begin_ = end_ = 0;
-  }
-  // At least `want` writable bytes after the stored ones (moving or growing storage).
-  std::span<std::byte> room(std::size_t want) {
-    if (capacity_ - end_ < want) {
-      std::size_t stored = end_ - begin_;
-      if (stored + want > capacity_ || begin_ == 0) {
-        std::size_t capacity = std::max(2 * capacity_, stored + want);
-        auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity);
-        if (stored) std::memcpy(bigger.get(), data_.get() + begin_, stored);
-        data_ = std::move(bigger);
-        capacity_ = capacity;
-      } else {
-        std::memmove(data_.get(), data_.get() + begin_, stored);
-      }
-      begin_ = 0;
-      end_ = stored;
-    }
-    return {data_.get() + end_, capacity_ - end_};
-  }
-  void grow(std::size_t count) { end_ += count; }
-
- private:
-  std::unique_ptr<std::byte[]> data_;
-  std::size_t capacity_ = 0, begin_ = 0, end_ = 0;
+// A connection accepted on the listening port and not adopted yet.
+struct Incoming {
+  Fd fd;
+  Clock::time_point deadline;
+  Nonce nonce{};
+  Hello hello{};
+  std::size_t have = 0;
+  int proven_pid = -1;  // hello verified; waiting (welcome withheld) for a slot
+  std::uint64_t epoch = 0;  // the peer's link epoch when the hello verified
 };
 
 class TcpTransport final : public Transport {
  public:
   explicit TcpTransport(const TransportConfig& config)
-      : config_(config), peers_(static_cast<std::size_t>(config.nprocs)) {
-    auto option = [&](const char* key, const char* fallback) {
+      : config_(config), peers_(static_cast<std::size_t>(std::max(config.nprocs, 1))) {
+    auto option = [&](const char* key, const std::string& fallback) {
       auto found = config.options.find(key);
-      return found == config.options.end() ? std::string(fallback) : found->second;
+      return found == config.options.end() ? fallback : found->second;
     };
     host_ = option("host", "127.0.0.1");
     sndbuf_ = std::stoi(option("sndbuf", "0"));
     rcvbuf_ = std::stoi(option("rcvbuf", "0"));
-    setup_timeout_ms_ = std::stoi(option("connect_timeout_ms", std::to_string(kDefaultSetupTimeoutMs).c_str()));
-    if (setup_timeout_ms_ <= 0) {
-      throw std::runtime_error(fmt::format("tcp transport: connect_timeout_ms={} must be positive", setup_timeout_ms_));
+    connect_timeout_ms_ = std::stoi(option("connect_timeout_ms", std::to_string(kDefaultConnectTimeoutMs)));
+    if (connect_timeout_ms_ <= 0) {
+      throw std::runtime_error(fmt::format("tcp transport: connect_timeout_ms={} must be positive", connect_timeout_ms_));
     }
+    long limit = std::stol(option("tcp_connections", std::to_string(default_tcp_connections())));
+    if (limit < 1) throw std::runtime_error(fmt::format("tcp transport: tcp_connections={} must be at least 1", limit));
+    limit_ = static_cast<std::size_t>(limit);
   }
 
   ~TcpTransport() override {
     for (Peer& peer : peers_) {
       if (peer.fd >= 0) ::close(peer.fd);
     }
-    if (listen_fd_ >= 0) ::close(listen_fd_);
-    if (epoll_fd_ >= 0) ::close(epoll_fd_);
-    if (loss_fd_ >= 0) ::close(loss_fd_);
+    for (int fd : {listen_fd_, epoll_fd_, loss_fd_, timer_fd_}) {
+      if (fd >= 0) ::close(fd);
+    }
   }
 
   std::string_view name() const override { return "tcp"; }
   // Every connection proved the job's secret and its pid when it was set up (the
-  // handshake above), so frames need no MAC of their own.
+  // handshake), so frames need no MAC of their own.
   Capabilities capabilities() const override {
     Capabilities capabilities{kTcpMtu, true};
     capabilities.authenticated_links = true;
@@ -245,29 +243,33 @@ class TcpTransport final : public Transport {
     return fmt::format("{}:{}", host_, ntohs(address.sin_port));
   }
 
+  // Records the addresses and starts watching the listening socket: no connection yet.
   void connect(const std::vector<std::string>& addresses) override {
     const int nprocs = static_cast<int>(addresses.size());
     if (config_.pid < 0 || config_.pid >= nprocs) {
       throw std::runtime_error(fmt::format("tcp transport: pid {} is not among the {} addresses", config_.pid, nprocs));
     }
-    if (listen_fd_ < 0 && config_.pid + 1 < nprocs) {
-      throw std::runtime_error("tcp transport: connect() before local_address()");
-    }
+    if (nprocs > 0xFFFF) throw std::runtime_error(fmt::format("tcp transport: {} processes are too many", nprocs));
+    if (listen_fd_ < 0 && nprocs > 1) throw std::runtime_error("tcp transport: connect() before local_address()");
     peers_.resize(static_cast<std::size_t>(nprocs));
-    set_up(addresses);
-    if (listen_fd_ >= 0) ::close(listen_fd_);
-    listen_fd_ = -1;
+    // Every peer may dial at once (a superstep that talks to all): that is no flood.
+    max_unproven_ = std::max(kMaxUnproven, std::min(static_cast<std::size_t>(nprocs), limit_));
+    for (int pid = 0; pid < nprocs; ++pid) {
+      // A hybrid gives the network transport every address; a peer it reaches otherwise
+      // is never sent to, so an address that does not parse matters only if it is.
+      Peer& peer = peers_[static_cast<std::size_t>(pid)];
+      peer.address_text = addresses[static_cast<std::size_t>(pid)];
+      peer.has_address = pid != config_.pid && parse_address(peer.address_text, peer.address);
+    }
     epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw system_error("epoll_create1");
     loss_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (loss_fd_ < 0) throw system_error("eventfd");
-    watch(loss_fd_, kLossEvent);
-    for (int pid = 0; pid < nprocs; ++pid) {
-      if (pid != config_.pid) watch(peers_[pid].fd, static_cast<std::uint32_t>(pid));
-    }
-    if (stats_.refused_connections + stats_.unproven_peers > 0) {
-      std::fprintf(stderr, "tcp transport: pid %d refused %zu connection(s) during set-up (last: %s)\n", config_.pid,
-                   stats_.refused_connections + stats_.unproven_peers, stats_.last_refusal.c_str());
+    timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (timer_fd_ < 0) throw system_error("timerfd_create");
+    if (!watch(loss_fd_, EPOLLIN, tag(kLossEvent, 0)) || !watch(timer_fd_, EPOLLIN, tag(kTimer, 0)) ||
+        (listen_fd_ >= 0 && !watch(listen_fd_, EPOLLIN, tag(kListener, 0)))) {
+      throw system_error("epoll_ctl");
     }
   }
 
@@ -279,6 +281,8 @@ class TcpTransport final : public Transport {
   SendStatus send_gathered(int peer_pid, std::span<const std::byte> head, std::span<const std::byte> body) override {
     Peer& peer = peers_[static_cast<std::size_t>(peer_pid)];
     if (peer.lost) return SendStatus::sent;  // reported by receive(); drop quietly
+    peer.last_used = ++tick_;
+    if (peer.link != Link::open) return hold(peer_pid, head, body);
     if (!peer.queued.empty() && !flush_peer(peer_pid)) return SendStatus::busy;
     if (peer.lost) return SendStatus::sent;
     std::uint32_t length = static_cast<std::uint32_t>(head.size() + body.size());
@@ -307,7 +311,7 @@ class TcpTransport final : public Transport {
         peer.queued.insert(peer.queued.end(), bytes + from, bytes + part.iov_len);
         skip -= from;
       }
-      watch_writable(peer_pid, true);
+      set_events(peer_pid);
     }
     return SendStatus::sent;
   }
@@ -316,34 +320,32 @@ class TcpTransport final : public Transport {
     std::size_t delivered = 0;
     // Frames already buffered from an earlier read come first.
     for (int pid = 0; pid < static_cast<int>(peers_.size()) && delivered < max_frames; ++pid) {
-      if (pid != config_.pid) delivered += deliver(pid, sink, max_frames - delivered);
-    }
-    if (delivered < max_frames) {
-      if (peers_.size() <= kDirectPollPeers + 1) {
-        // Few peers: asking each socket costs fewer system calls than epoll + recv.
-        for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
-          if (pid != config_.pid && !peers_[pid].lost) delivered += read_and_deliver(pid, sink, max_frames, delivered);
-        }
-      } else {
-        epoll_event events[64];
-        int ready = ::epoll_wait(epoll_fd_, events, 64, 0);
-        for (int i = 0; i < ready; ++i) {
-          if (events[i].data.u32 == kLossEvent) continue;  // report_losses() below
-          int pid = static_cast<int>(events[i].data.u32);
-          if (events[i].events & EPOLLOUT) flush_peer(pid);
-          if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-            delivered += read_and_deliver(pid, sink, max_frames, delivered);
-          }
-        }
+      if (pid != config_.pid && !peers_[static_cast<std::size_t>(pid)].inbox.empty()) {
+        delivered += deliver(pid, sink, max_frames - delivered);
       }
     }
+    if (delivered < max_frames) {
+      bool direct = peers_.size() <= kDirectPollPeers + 1 && all_open();
+      if (direct) {
+        // Few peers, all connected: asking each socket costs fewer system calls than
+        // epoll + recv. Set-up events (a stranger, a timer) are looked at when idle.
+        for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
+          if (pid != config_.pid) delivered += read_and_deliver(pid, sink, max_frames, delivered);
+        }
+      }
+      if (!direct || delivered == 0) delivered += poll_events(sink, max_frames, delivered);
+    }
+    if (setup_active()) service(Clock::now());
     return delivered + report_losses(sink);
   }
 
   bool flush() override {
     bool drained = true;
     for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
-      if (pid != config_.pid && !peers_[pid].queued.empty()) drained &= flush_peer(pid);
+      Peer& peer = peers_[static_cast<std::size_t>(pid)];
+      if (pid == config_.pid || peer.lost) continue;
+      if (!peer.queued.empty()) drained &= flush_peer(pid);
+      if (!peer.pending.empty() && !peer.lost) drained = false;  // its connection is being made
     }
     return drained;
   }
@@ -353,215 +355,128 @@ class TcpTransport final : public Transport {
   const TcpSetupStats& setup_stats() const { return stats_; }
 
  private:
-  struct Peer {
-    int fd = -1;
-    bool lost = false;
-    bool loss_reported = false;
-    std::string why;                    // the loss, once lost
-    ByteBuffer inbox;                   // bytes read, not yet handed out as frames
-    std::vector<std::byte> queued;      // bytes the kernel did not take yet
-    std::size_t queued_start = 0;
-    bool watching_writable = false;
-  };
+  // ---------------------------------------------------------------- holding and dialing
 
-  // ---------------------------------------------------------------- set-up
-
-  // A connection to a lower pid, dialed (and dialed again after a refusal) until adopted.
-  struct Dial {
-    enum class Step { waiting, connecting, challenge, welcome, done };
-    int pid = 0;
-    std::string address;
-    sockaddr_in target{};
-    Step step = Step::waiting;
-    Fd fd;
-    Clock::time_point retry_at{};
-    milliseconds backoff = kFirstRetry;
-    std::array<std::byte, kChallengeSize> challenge{};
-    std::array<std::byte, kWelcomeSize> welcome{};
-    std::size_t have = 0;
-    Nonce own_nonce{};
-    std::string problem;  // the last attempt's failure, for the timeout message
-  };
-
-  // A connection accepted on the listening port, not yet proven.
-  struct Unproven {
-    Fd fd;
-    Clock::time_point deadline;
-    Nonce nonce{};
-    std::array<std::byte, kHelloSize> hello{};
-    std::size_t have = 0;
-  };
-
-  void set_up(const std::vector<std::string>& addresses) {
-    const int nprocs = static_cast<int>(addresses.size());
-    const int self = config_.pid;
-    const auto start = Clock::now();
-    const auto deadline = start + milliseconds(setup_timeout_ms_);
-    std::vector<Dial> dials(static_cast<std::size_t>(self));
-    for (int pid = 0; pid < self; ++pid) {
-      Dial& dial = dials[static_cast<std::size_t>(pid)];
-      dial.pid = pid;
-      dial.address = addresses[static_cast<std::size_t>(pid)];
-      dial.target = parse_address(dial.address);
-      dial.retry_at = start;
-    }
-    std::vector<Unproven> unproven;
-    int missing_from = nprocs - 1 - self;  // higher pids not yet adopted
-    int missing_to = self;                 // lower pids not yet adopted
-    std::vector<pollfd> waiters;
-    std::vector<std::pair<int, std::size_t>> owners;  // per waiter: 0 listener, 1 dial, 2 unproven; index
-
-    while (missing_from + missing_to > 0) {
-      auto now = Clock::now();
-      if (now >= deadline) throw timeout(dials, nprocs);
-      for (Dial& dial : dials) {
-        if (dial.step == Dial::Step::waiting && dial.retry_at <= now) start_dial(dial, now);
-      }
-      for (Unproven& connection : unproven) {
-        if (connection.fd && connection.deadline <= now) {
-          std::string said = connection.have == 0 ? "nothing" : fmt::format("{} bytes", connection.have);
-          refuse(connection, fmt::format("a connection said {} of its {}-byte hello in {} ms", said, kHelloSize,
-                                         kHandshakeDeadline.count()));
-        }
-      }
-      std::erase_if(unproven, [](const Unproven& connection) { return !connection.fd; });
-      if (missing_from + missing_to == 0) break;
-
-      // Everything that may progress, in one poll.
-      waiters.clear();
-      owners.clear();
-      auto wake = deadline;
-      if (missing_from > 0) {
-        waiters.push_back({listen_fd_, POLLIN, 0});
-        owners.emplace_back(0, 0);
-      }
-      for (std::size_t i = 0; i < dials.size(); ++i) {
-        Dial& dial = dials[i];
-        if (dial.step == Dial::Step::waiting) wake = std::min(wake, dial.retry_at);
-        if (dial.step == Dial::Step::connecting) {
-          waiters.push_back({dial.fd.get(), POLLOUT, 0});
-          owners.emplace_back(1, i);
-        } else if (dial.step == Dial::Step::challenge || dial.step == Dial::Step::welcome) {
-          waiters.push_back({dial.fd.get(), POLLIN, 0});
-          owners.emplace_back(1, i);
-        }
-      }
-      for (std::size_t i = 0; i < unproven.size(); ++i) {
-        wake = std::min(wake, unproven[i].deadline);
-        waiters.push_back({unproven[i].fd.get(), POLLIN, 0});
-        owners.emplace_back(2, i);
-      }
-      auto wait = std::chrono::ceil<milliseconds>(wake - now).count();
-      int ready = ::poll(waiters.data(), waiters.size(), static_cast<int>(std::clamp<long long>(wait, 0, INT_MAX)));
-      if (ready < 0) {
-        if (errno == EINTR) continue;
-        throw system_error("poll");
-      }
-      bool listener_ready = false;
-      for (std::size_t w = 0; w < waiters.size(); ++w) {
-        if (waiters[w].revents == 0) continue;
-        auto [kind, index] = owners[w];
-        if (kind == 0) {
-          listener_ready = true;
-        } else if (kind == 1) {
-          Dial& dial = dials[index];
-          progress_dial(dial);
-          if (dial.step == Dial::Step::done) {
-            adopt(dial.pid, dial.fd.release());
-            --missing_to;
-          }
-        } else if (int pid = progress_unproven(unproven[index], nprocs); pid >= 0) {
-          adopt(pid, unproven[index].fd.release());
-          --missing_from;
-        }
-      }
-      if (listener_ready) accept_all(unproven);
-    }
-    for (Unproven& connection : unproven) {
-      if (connection.fd) refuse(connection, "a connection was still unproven when every peer had connected");
-    }
+  // A frame for a peer without an open connection: held for the next one.
+  SendStatus hold(int pid, std::span<const std::byte> head, std::span<const std::byte> body) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.pending.size() >= kPendingLimit) return SendStatus::busy;
+    append(peer.pending, static_cast<std::uint32_t>(head.size() + body.size()));
+    peer.pending.insert(peer.pending.end(), head.begin(), head.end());
+    peer.pending.insert(peer.pending.end(), body.begin(), body.end());
+    if (peer.link == Link::none) request_connection(pid, Clock::now());
+    return SendStatus::sent;
   }
 
-  sockaddr_in parse_address(const std::string& address) {
-    auto colon = address.rfind(':');
-    sockaddr_in target{};
-    target.sin_family = AF_INET;
-    int port = -1;
-    try {
-      if (colon != std::string::npos) port = std::stoi(address.substr(colon + 1));
-    } catch (const std::exception&) {
+  void request_connection(int pid, Clock::time_point now) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (!peer.has_address) {
+      return mark_lost(pid, fmt::format("no tcp address for it ('{}')", peer.address_text), false);
     }
-    if (colon == std::string::npos || port <= 0 || port > 65535 ||
-        ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &target.sin_addr) != 1) {
-      throw std::runtime_error(fmt::format("tcp transport: bad peer address '{}'", address));
-    }
-    target.sin_port = htons(static_cast<std::uint16_t>(port));
-    return target;
+    peer.link = Link::dialing;
+    peer.dial = Dial{};
+    peer.dial.deadline = now + milliseconds(connect_timeout_ms_);
+    dialing_.push_back(pid);
+    try_dial(pid, now);
   }
 
-  // Opens a non-blocking connection to dial.pid; a failure schedules another attempt.
-  void start_dial(Dial& dial, Clock::time_point now) {
+  // Opens a non-blocking connection to pid if the limit allows; else waits for a slot.
+  void try_dial(int pid, Clock::time_point now) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    Dial& dial = peer.dial;
+    if (sockets_ >= limit_) {
+      dial.step = Dial::Step::slot;
+      make_room();
+      return;
+    }
     dial.fd = Fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!dial.fd) throw system_error("socket");
+    if (!dial.fd) {
+      return dial_failed(pid, fmt::format("socket: {}", std::strerror(errno)), false, now);
+    }
+    count_socket(+1);
     tune(dial.fd.get());
     dial.have = 0;
+    ++peer.generation;
     int result;
     do {
-      result = ::connect(dial.fd.get(), reinterpret_cast<const sockaddr*>(&dial.target), sizeof dial.target);
+      result = ::connect(dial.fd.get(), reinterpret_cast<const sockaddr*>(&peer.address), sizeof peer.address);
     } while (result < 0 && errno == EINTR);
-    if (result == 0) {
-      dial.step = Dial::Step::challenge;
-    } else if (errno == EINPROGRESS) {
-      dial.step = Dial::Step::connecting;
-    } else {
-      retry(dial, fmt::format("connect: {}", std::strerror(errno)), now);
+    if (result < 0 && errno != EINPROGRESS) {
+      return dial_failed(pid, fmt::format("connect: {}", std::strerror(errno)), errno == ECONNREFUSED, now);
+    }
+    dial.step = result == 0 ? Dial::Step::challenge : Dial::Step::connecting;
+    if (!watch(dial.fd.get(), result == 0 ? EPOLLIN : EPOLLOUT, tag(kDial, peer_value(pid, peer.generation)))) {
+      return dial_failed(pid, fmt::format("epoll_ctl: {}", std::strerror(errno)), false, now);
     }
   }
 
-  void retry(Dial& dial, std::string problem, Clock::time_point now = Clock::now()) {
-    dial.fd.reset();
+  void close_dial_socket(Dial& dial) {
+    if (dial.fd) {
+      dial.fd.reset();  // closing removes it from the epoll set
+      count_socket(-1);
+    }
+  }
+
+  // This attempt failed: try again after a back-off, or report the peer lost once the
+  // connect timeout has passed (at once when nobody listens at its address: it is gone).
+  void dial_failed(int pid, std::string problem, bool nobody_listens, Clock::time_point now = Clock::now()) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    Dial& dial = peer.dial;
+    close_dial_socket(dial);
     dial.problem = std::move(problem);
+    if (nobody_listens) {
+      return mark_lost(pid, fmt::format("nobody listens at {} any more ({})", peer.address_text, dial.problem), false);
+    }
+    if (now >= dial.deadline) return lose_dial(pid);
     dial.step = Dial::Step::waiting;
     dial.retry_at = now + dial.backoff;
     dial.backoff = std::min(dial.backoff * 2, kMaxRetry);
+    serve_waiters(now);  // the socket it held may be another dial's slot
   }
 
-  void unproven_peer(Dial& dial, std::string problem) {
+  void lose_dial(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    mark_lost(pid,
+              fmt::format("no connection to {} within {:g} s ({})", peer.address_text, connect_timeout_ms_ / 1000.0,
+                          peer.dial.problem.empty() ? "no answer" : peer.dial.problem),
+              false);
+  }
+
+  void unproven_peer(int pid, std::string problem) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
     ++stats_.unproven_peers;
-    stats_.last_refusal = fmt::format("the process at {} (dialed as pid {}) {}", dial.address, dial.pid, problem);
-    retry(dial, std::move(problem));
+    stats_.last_refusal = fmt::format("the process at {} (dialed as pid {}) {}", peer.address_text, pid, problem);
+    note_refusal();
+    dial_failed(pid, std::move(problem), false);
   }
 
-  void progress_dial(Dial& dial) {
+  void progress_dial(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    Dial& dial = peer.dial;
+    if (peer.link != Link::dialing || !dial.holds_socket()) return;
     std::string why;
     switch (dial.step) {
       case Dial::Step::connecting: {
         int error = 0;
         socklen_t length = sizeof error;
         ::getsockopt(dial.fd.get(), SOL_SOCKET, SO_ERROR, &error, &length);
-        if (error != 0) return retry(dial, fmt::format("connect: {}", std::strerror(error)));
+        if (error != 0) return dial_failed(pid, fmt::format("connect: {}", std::strerror(error)), error == ECONNREFUSED);
         dial.step = Dial::Step::challenge;
+        modify(dial.fd.get(), EPOLLIN, tag(kDial, peer_value(pid, peer.generation)));
         return;
       }
       case Dial::Step::challenge: {
         Got got = read_exact(dial.fd.get(), dial.challenge, dial.have, why);
-        if (got == Got::failed) return retry(dial, fmt::format("it {} before its challenge", why));
+        if (got == Got::failed) return dial_failed(pid, fmt::format("it {} before its challenge", why), false);
         if (got == Got::partial) return;
-        std::uint32_t job_id = get_u32(dial.challenge.data());
-        int pid = static_cast<int>(get_u32(dial.challenge.data() + 4));
-        if (job_id != config_.job_id || pid != dial.pid) {
-          return unproven_peer(dial, fmt::format("says it is pid {} of job {:#x}, not pid {} of job {:#x}", pid, job_id,
-                                                 dial.pid, config_.job_id));
+        ChallengeFields fields = read_challenge(dial.challenge);
+        if (fields.job_id != config_.job_id || fields.acceptor != pid) {
+          return unproven_peer(pid, fmt::format("says it is pid {} of job {:#x}, not pid {} of job {:#x}",
+                                                fields.acceptor, fields.job_id, pid, config_.job_id));
         }
-        Nonce acceptor_nonce;
-        std::memcpy(acceptor_nonce.data(), dial.challenge.data() + 8, kNonceSize);
         auth::random_bytes(dial.own_nonce);
-        std::array<std::byte, kHelloSize> hello;
-        put_u32(hello.data(), static_cast<std::uint32_t>(config_.pid));
-        std::memcpy(hello.data() + 4, dial.own_nonce.data(), kNonceSize);
-        put_u64(hello.data() + 4 + kNonceSize, handshake_tag(config_.secret, kHelloPurpose, config_.job_id, config_.pid,
-                                                             dial.pid, acceptor_nonce, dial.own_nonce));
-        if (!send_whole(dial.fd.get(), hello)) return retry(dial, "sending the hello failed");
+        Hello hello = make_hello(config_.secret, config_.job_id, config_.pid, pid, fields.nonce, dial.own_nonce);
+        if (!send_whole(dial.fd.get(), hello)) return dial_failed(pid, "sending the hello failed", false);
         dial.have = 0;
         dial.step = Dial::Step::welcome;
         return;
@@ -569,169 +484,457 @@ class TcpTransport final : public Transport {
       case Dial::Step::welcome: {
         Got got = read_exact(dial.fd.get(), dial.welcome, dial.have, why);
         if (got == Got::failed) {
-          return retry(dial, fmt::format("it {} instead of welcoming pid {} (a different secret?)", why, config_.pid));
+          return dial_failed(pid,
+                             fmt::format("it {} instead of welcoming pid {} (a different secret, or it chose "
+                                         "another connection)",
+                                         why, config_.pid),
+                             false);
         }
         if (got == Got::partial) return;
-        Nonce acceptor_nonce;
-        std::memcpy(acceptor_nonce.data(), dial.challenge.data() + 8, kNonceSize);
-        std::uint64_t expected = handshake_tag(config_.secret, kWelcomePurpose, config_.job_id, dial.pid, config_.pid,
-                                               dial.own_nonce, acceptor_nonce);
-        if (!auth::same_tag(get_u64(dial.welcome.data()), expected)) {
-          return unproven_peer(dial, "answered with a welcome that fails the job's secret");
+        ChallengeFields fields = read_challenge(dial.challenge);
+        if (!welcome_verifies(config_.secret, config_.job_id, pid, config_.pid, dial.own_nonce, fields.nonce,
+                              dial.welcome)) {
+          return unproven_peer(pid, "answered with a welcome that fails the job's secret");
         }
-        dial.step = Dial::Step::done;  // adopted by set_up()
-        return;
+        int fd = dial.fd.release();  // stays counted: now the data connection's socket
+        return adopt(pid, fd);
       }
+      case Dial::Step::slot:
       case Dial::Step::waiting:
-      case Dial::Step::done:
         return;
     }
   }
 
-  // Accepts every pending connection and challenges it.
-  void accept_all(std::vector<Unproven>& unproven) {
+  // ---------------------------------------------------------------- accepting
+
+  void accept_all(Clock::time_point now) {
     for (;;) {
       int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
-        return;  // EAGAIN, or out of descriptors: try at the next readiness
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+          // Out of descriptors: stop watching the listener for a moment instead of
+          // waking up for it again and again (pending connections wait in the backlog).
+          ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+          listener_paused_until_ = now + kAcceptPause;
+          listener_paused_ = true;
+        }
+        return;  // EAGAIN: none left
       }
-      Unproven connection;
+      Incoming connection;
       connection.fd = Fd(fd);
-      connection.deadline = Clock::now() + kHandshakeDeadline;
+      connection.deadline = now + kHandshakeDeadline;
       auth::random_bytes(connection.nonce);
-      std::array<std::byte, kChallengeSize> challenge;
-      put_u32(challenge.data(), config_.job_id);
-      put_u32(challenge.data() + 4, static_cast<std::uint32_t>(config_.pid));
-      std::memcpy(challenge.data() + 8, connection.nonce.data(), kNonceSize);
-      if (!send_whole(fd, challenge)) {
-        refuse(connection, "a connection broke before it could be challenged");
+      if (!send_whole(fd, make_challenge(config_.job_id, config_.pid, connection.nonce))) {
+        refuse(connection, "a connection broke before it could be challenged", false);
         continue;
       }
-      if (unproven.size() >= kMaxUnproven) {
-        // Many unproven at once: a flood. Keep the newest (real peers answer in
-        // microseconds, so the oldest are the silent ones).
-        auto oldest = std::find_if(unproven.begin(), unproven.end(), [](const Unproven& c) { return bool(c.fd); });
-        if (oldest != unproven.end()) {
-          refuse(*oldest, fmt::format("more than {} connections were unproven at once", kMaxUnproven));
-        }
-        std::erase_if(unproven, [](const Unproven& c) { return !c.fd; });
+      if (!watch(fd, EPOLLIN, tag(kIncoming, static_cast<std::uint32_t>(fd)))) {
+        refuse(connection, fmt::format("epoll_ctl: {}", std::strerror(errno)));
+        continue;
       }
-      unproven.push_back(std::move(connection));
+      if (incoming_.size() >= max_unproven_) {
+        // Many unproven at once: a flood. Keep the newest (real peers answer in
+        // microseconds, so the oldest are the silent ones); proven ones stay.
+        auto oldest = std::find_if(incoming_.begin(), incoming_.end(),
+                                   [](const Incoming& c) { return c.fd && c.proven_pid < 0; });
+        if (oldest != incoming_.end()) {
+          refuse(*oldest, fmt::format("more than {} connections were unproven at once", max_unproven_));
+        }
+        std::erase_if(incoming_, [](const Incoming& c) { return !c.fd; });
+      }
+      incoming_.push_back(std::move(connection));
     }
   }
 
-  // Reads a hello; returns the proven pid once it verifies (and the welcome went out), -1
-  // while it is incomplete or after refusing it.
-  int progress_unproven(Unproven& connection, int nprocs) {
-    if (!connection.fd) return -1;
+  // Reads a hello; once it verifies, decides what becomes of the connection.
+  void progress_incoming(Incoming& connection, Clock::time_point now) {
+    if (!connection.fd || connection.proven_pid >= 0) return;
     std::string why;
     Got got = read_exact(connection.fd.get(), connection.hello, connection.have, why);
     if (got == Got::failed) {
-      refuse(connection, fmt::format("a connection {} after {} bytes of its hello", why, connection.have));
-      return -1;
+      if (connection.have == 0 && (why == "closed the connection" || why == std::strerror(ECONNRESET))) {
+        // Closed before saying anything: a peer that gave up this dial because it
+        // adopted the connection this process dialed (or a stranger that left).
+        ++stats_.abandoned_connections;
+        connection.fd.reset();
+        return;
+      }
+      return refuse(connection, fmt::format("a connection {} after {} bytes of its hello", why, connection.have));
     }
-    if (got == Got::partial) return -1;
-    int pid = static_cast<int>(get_u32(connection.hello.data()));
-    if (pid <= config_.pid || pid >= nprocs) {
-      refuse(connection, fmt::format("a connection claimed pid {}, which does not dial pid {} (job of {})", pid,
-                                     config_.pid, nprocs));
-      return -1;
+    if (got == Got::partial) return;
+    const int nprocs = static_cast<int>(peers_.size());
+    int pid = hello_pid(connection.hello);
+    if (pid < 0 || pid >= nprocs || pid == config_.pid) {
+      return refuse(connection, fmt::format("a connection claimed pid {}, which is no peer of pid {} (job of {})", pid,
+                                            config_.pid, nprocs));
     }
-    Nonce dialer_nonce;
-    std::memcpy(dialer_nonce.data(), connection.hello.data() + 4, kNonceSize);
-    std::uint64_t expected = handshake_tag(config_.secret, kHelloPurpose, config_.job_id, pid, config_.pid,
-                                           connection.nonce, dialer_nonce);
-    if (!auth::same_tag(get_u64(connection.hello.data() + 4 + kNonceSize), expected)) {
-      refuse(connection, fmt::format("a connection claiming pid {} failed the job's secret", pid));
-      return -1;
+    if (!hello_verifies(config_.secret, config_.job_id, pid, config_.pid, connection.nonce, connection.hello)) {
+      return refuse(connection, fmt::format("a connection claiming pid {} failed the job's secret", pid));
     }
-    if (peers_[static_cast<std::size_t>(pid)].fd >= 0) {
-      refuse(connection, fmt::format("a second connection from pid {}", pid));
-      return -1;
-    }
-    std::array<std::byte, kWelcomeSize> welcome;
-    put_u64(welcome.data(), handshake_tag(config_.secret, kWelcomePurpose, config_.job_id, config_.pid, pid,
-                                          dialer_nonce, connection.nonce));
-    if (!send_whole(connection.fd.get(), welcome)) {
-      connection.fd.reset();  // pid's connection broke; it dials again
-      return -1;
-    }
-    return pid;
+    connection.proven_pid = pid;
+    connection.epoch = peers_[static_cast<std::size_t>(pid)].epoch;
+    connection.deadline = now + kHandshakeDeadline;
+    // Nothing more is read from it until it is adopted: a hostile peer's bytes stay in
+    // the kernel, and a level-triggered socket would wake every wait.
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection.fd.get(), nullptr);
+    decide(connection, now);
   }
 
-  void refuse(Unproven& connection, std::string why) {
-    ++stats_.refused_connections;
-    stats_.last_refusal = std::move(why);
+  // A proven connection from connection.proven_pid: adopt it, drop it, or keep it
+  // waiting (welcome withheld) for a slot. The decision may be put off only while the
+  // link stays as it was when the hello verified (the same epoch): a connection from
+  // before this process's latest connection with the peer may be one the peer has
+  // since given up (it adopted ours instead), and welcoming it would lose the peer.
+  void decide(Incoming& connection, Clock::time_point now) {
+    const int pid = connection.proven_pid;
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.lost) return drop(connection, "its pid was lost");
+    if (connection.epoch != peer.epoch) return drop(connection, "the link changed while it waited");
+    switch (peer.link) {
+      case Link::open:
+        return drop(connection, "a connection is open");
+      case Link::closing:
+        // The peer dials again once its side is closed; frames of a new connection
+        // must not overtake the old one's, so it waits (backing off) until ours is.
+        return drop(connection, "the old connection is still closing");
+      case Link::dialing:
+        if (peer.dial.holds_socket()) {
+          // Both dialed at once: the lower pid's connection survives.
+          if (config_.pid < pid) return drop(connection, "both dialed: ours survives");
+          ++stats_.crossed_connections;
+          close_dial_socket(peer.dial);
+          return welcome(connection, now);
+        }
+        [[fallthrough]];
+      case Link::none:
+        if (sockets_ < 2 * limit_) return welcome(connection, now);
+        make_room();
+        return;
+    }
+  }
+
+  // A proven connection that is not adopted: the peer dials again if it still needs to.
+  void drop(Incoming& connection, std::string_view why) {
+    ++stats_.crossed_connections;
     connection.fd.reset();
   }
 
-  std::runtime_error timeout(const std::vector<Dial>& dials, int nprocs) const {
-    std::vector<int> from, to;
-    for (int pid = config_.pid + 1; pid < nprocs; ++pid) {
-      if (peers_[static_cast<std::size_t>(pid)].fd < 0) from.push_back(pid);
+  void welcome(Incoming& connection, Clock::time_point now) {
+    const int pid = connection.proven_pid;
+    Nonce dialer_nonce = hello_nonce(connection.hello);
+    if (!send_whole(connection.fd.get(),
+                    make_welcome(config_.secret, config_.job_id, config_.pid, pid, dialer_nonce, connection.nonce))) {
+      connection.fd.reset();  // pid's connection broke; it dials again
+      return;
     }
-    for (const Dial& dial : dials) {
-      if (peers_[static_cast<std::size_t>(dial.pid)].fd < 0) to.push_back(dial.pid);
-    }
-    std::string message = fmt::format("tcp transport: pid {} has no connection", config_.pid);
-    if (!from.empty()) message += " from " + pid_list(from);
-    if (!to.empty()) message += fmt::format("{} to {}", from.empty() ? "" : " and", pid_list(to));
-    message += fmt::format(" after {:g} s", setup_timeout_ms_ / 1000.0);
-    for (const Dial& dial : dials) {
-      if (peers_[static_cast<std::size_t>(dial.pid)].fd < 0) {
-        message += fmt::format("; pid {} at {}: {}", dial.pid, dial.address,
-                               dial.problem.empty() ? "no answer to the connection" : dial.problem);
-      }
-    }
-    if (std::size_t refused = stats_.refused_connections + stats_.unproven_peers; refused > 0) {
-      message += fmt::format(" ({} connection{} refused; last: {})", refused, refused == 1 ? "" : "s",
-                             stats_.last_refusal);
-    }
-    return std::runtime_error(message);
+    count_socket(+1);
+    adopt(pid, connection.fd.release());
+    if (sockets_ > limit_) make_room();
+    (void)now;
   }
 
-  void tune(int fd) {
-    int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (sndbuf_ > 0) ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf_, sizeof sndbuf_);
-    if (rcvbuf_ > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf_, sizeof rcvbuf_);
+  void refuse(Incoming& connection, std::string why, bool say = true) {
+    ++stats_.refused_connections;
+    stats_.last_refusal = std::move(why);
+    if (say) note_refusal();
+    connection.fd.reset();
   }
 
+  // Says the first refusal on standard error (the rest are counted in the statistics).
+  void note_refusal() {
+    if (refusal_said_) return;
+    refusal_said_ = true;
+    std::fprintf(stderr, "tcp transport: pid %d refused a connection: %s\n", config_.pid, stats_.last_refusal.c_str());
+  }
+
+  // ---------------------------------------------------------------- connections
+
+  // pid's connection is proven: its held frames go first.
   void adopt(int pid, int fd) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
     tune(fd);
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-    peers_[static_cast<std::size_t>(pid)].fd = fd;
+    std::erase(dialing_, pid);
+    peer.dial = Dial{};
+    peer.link = Link::open;
+    peer.fd = fd;
+    ++peer.generation;
+    ++peer.epoch;
+    peer.sent_marker = peer.got_marker = peer.eof = false;
+    peer.events = 0;
+    peer.last_used = ++tick_;
+    ++stats_.connections_opened;
+    stats_.connections_open = ++data_connections_;
+    stats_.peak_connections = std::max(stats_.peak_connections, data_connections_);
+    if (!peer.pending.empty()) {
+      if (peer.queued.empty()) {
+        peer.queued.swap(peer.pending);
+      } else {
+        peer.queued.insert(peer.queued.end(), peer.pending.begin(), peer.pending.end());
+      }
+      peer.pending.clear();
+    }
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = tag(kData, peer_value(pid, peer.generation));
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event) < 0 && ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) < 0) {
+      return mark_lost(pid, fmt::format("epoll_ctl: {}", std::strerror(errno)), false);
+    }
+    peer.events = EPOLLIN;
+    if (!peer.queued.empty()) flush_peer(pid);
+    make_room();  // dials or connections may be waiting for a slot this one took
+  }
+
+  // Closes connections, least recently used first (idle ones before busy ones), until
+  // what stays open or is wanted fits the limit once the closes under way finish.
+  void make_room() {
+    std::size_t wanted = static_cast<std::size_t>(std::count_if(dialing_.begin(), dialing_.end(), [&](int pid) {
+      return peers_[static_cast<std::size_t>(pid)].dial.step == Dial::Step::slot;
+    }));
+    wanted += static_cast<std::size_t>(
+        std::count_if(incoming_.begin(), incoming_.end(), [](const Incoming& c) { return c.fd && c.proven_pid >= 0; }));
+    std::size_t staying = sockets_ - closing_;
+    while (staying + wanted > limit_) {
+      int victim = -1;
+      bool victim_idle = false;
+      for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
+        const Peer& peer = peers_[static_cast<std::size_t>(pid)];
+        if (peer.link != Link::open || peer.lost) continue;
+        bool idle = peer.queued.empty() && peer.inbox.empty();
+        if (victim < 0 || (idle && !victim_idle) ||
+            (idle == victim_idle && peer.last_used < peers_[static_cast<std::size_t>(victim)].last_used)) {
+          victim = pid;
+          victim_idle = idle;
+        }
+      }
+      if (victim < 0) return;  // nothing open: dials and closes under way free the slots
+      begin_close(victim);
+      --staying;
+    }
+  }
+
+  void begin_close(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    peer.link = Link::closing;
+    ++closing_;
+    append(peer.queued, kByeMark);
+    peer.sent_marker = true;
+    flush_peer(pid);
+  }
+
+  // The peer's bye or bye-ack: it sends nothing more on this connection.
+  void on_marker(int pid, bool bye) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.lost) return;
+    if (peer.link != Link::open && peer.link != Link::closing) return;
+    if (!bye && !peer.sent_marker) {
+      return mark_lost(pid, "it answered a bye that was never sent", false);
+    }
+    peer.got_marker = true;
+    if (!peer.inbox.empty()) return mark_lost(pid, "it sent bytes after closing the connection", false);
+    if (peer.link == Link::open) {
+      peer.link = Link::closing;
+      ++closing_;
+    }
+    if (!peer.sent_marker) {
+      append(peer.queued, kByeAckMark);  // after this side's own queued frames
+      peer.sent_marker = true;
+    }
+    if (!peer.queued.empty()) {
+      flush_peer(pid);  // finishes the close once written
+    } else {
+      maybe_finish_close(pid);
+    }
+  }
+
+  void maybe_finish_close(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.lost || peer.link != Link::closing || !peer.sent_marker || !peer.got_marker || !peer.queued.empty()) {
+      set_events(pid);
+      return;
+    }
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, peer.fd, nullptr);
+    ::close(peer.fd);
+    peer.fd = -1;
+    peer.events = 0;
+    peer.link = Link::none;
+    ++peer.epoch;
+    peer.sent_marker = peer.got_marker = peer.eof = false;
+    peer.inbox.release();
+    std::vector<std::byte>().swap(peer.queued);
+    peer.queued_start = 0;
+    --closing_;
+    stats_.connections_open = --data_connections_;
+    ++stats_.connections_closed;
+    count_socket(-1);
+    Clock::time_point now = Clock::now();
+    if (!peer.pending.empty()) request_connection(pid, now);
+    serve_waiters(now);
+  }
+
+  // A slot may be free, or an old connection closed: dials waiting for a slot and
+  // proven connections waiting for either get their turn.
+  void serve_waiters(Clock::time_point now) {
+    for (std::size_t i = 0; i < dialing_.size() && sockets_ < limit_; ++i) {
+      int pid = dialing_[i];
+      if (peers_[static_cast<std::size_t>(pid)].dial.step == Dial::Step::slot) try_dial(pid, now);
+    }
+    for (Incoming& connection : incoming_) {
+      if (connection.fd && connection.proven_pid >= 0) decide(connection, now);
+    }
+  }
+
+  // ---------------------------------------------------------------- timers
+
+  bool setup_active() const { return !dialing_.empty() || !incoming_.empty() || listener_paused_; }
+
+  // Retries, deadlines, waiting connections; then arms the timer for the next of them.
+  void service(Clock::time_point now) {
+    if (listener_paused_ && now >= listener_paused_until_) {
+      listener_paused_ = false;
+      watch(listen_fd_, EPOLLIN, tag(kListener, 0));
+    }
+    std::vector<int> dialing = dialing_;  // dials may finish (or be lost) meanwhile
+    for (int pid : dialing) {
+      Peer& peer = peers_[static_cast<std::size_t>(pid)];
+      if (peer.link != Link::dialing || peer.lost) continue;
+      Dial& dial = peer.dial;
+      if (now >= dial.deadline) {
+        close_dial_socket(dial);
+        lose_dial(pid);
+      } else if (dial.step == Dial::Step::waiting && dial.retry_at <= now) {
+        try_dial(pid, now);
+      } else if (dial.step == Dial::Step::slot && sockets_ < limit_) {
+        try_dial(pid, now);
+      }
+    }
+    for (Incoming& connection : incoming_) {
+      if (!connection.fd) continue;
+      if (connection.deadline <= now) {
+        if (connection.proven_pid >= 0) {
+          drop(connection, "no slot within the handshake deadline");
+        } else {
+          std::string said = connection.have == 0 ? "nothing" : fmt::format("{} bytes", connection.have);
+          refuse(connection, fmt::format("a connection said {} of its {}-byte hello in {} ms", said, kHelloSize,
+                                         kHandshakeDeadline.count()));
+        }
+      } else if (connection.proven_pid >= 0) {
+        decide(connection, now);
+      }
+    }
+    std::erase_if(incoming_, [](const Incoming& connection) { return !connection.fd; });
+    make_room();
+    arm_timer();
+  }
+
+  void arm_timer() {
+    Clock::time_point next = Clock::time_point::max();
+    for (int pid : dialing_) {
+      const Dial& dial = peers_[static_cast<std::size_t>(pid)].dial;
+      next = std::min(next, dial.deadline);
+      if (dial.step == Dial::Step::waiting) next = std::min(next, dial.retry_at);
+    }
+    for (const Incoming& connection : incoming_) next = std::min(next, connection.deadline);
+    if (listener_paused_) next = std::min(next, listener_paused_until_);
+    if (next == timer_at_) return;
+    timer_at_ = next;
+    itimerspec when{};
+    if (next != Clock::time_point::max()) {
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(next.time_since_epoch()).count();
+      if (ns <= 0) ns = 1;
+      when.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
+      when.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
+    }
+    ::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &when, nullptr);  // all zero: disarmed
   }
 
   // ---------------------------------------------------------------- data path
 
-  void watch(int fd, std::uint32_t tag) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u32 = tag;
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) < 0) throw system_error("epoll_ctl");
+  bool all_open() const {
+    for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
+      if (pid != config_.pid && peers_[static_cast<std::size_t>(pid)].link != Link::open) return false;
+    }
+    return true;
   }
 
-  void watch_writable(int pid, bool on) {
+  std::size_t poll_events(FrameSink& sink, std::size_t max_frames, std::size_t used) {
+    std::size_t delivered = 0;
+    epoll_event events[64];
+    int ready = ::epoll_wait(epoll_fd_, events, 64, 0);
+    Clock::time_point now{};
+    for (int i = 0; i < ready; ++i) {
+      auto kind = static_cast<Kind>(events[i].data.u64 >> 32);
+      auto value = static_cast<std::uint32_t>(events[i].data.u64);
+      int pid = static_cast<int>(value & 0xFFFF);
+      auto generation = static_cast<std::uint16_t>(value >> 16);
+      switch (kind) {
+        case kLossEvent:
+          break;  // report_losses()
+        case kListener:
+          if (now == Clock::time_point{}) now = Clock::now();
+          accept_all(now);
+          break;
+        case kTimer: {
+          std::uint64_t expirations;
+          while (::read(timer_fd_, &expirations, sizeof expirations) < 0 && errno == EINTR) {
+          }
+          timer_at_ = Clock::time_point::max();  // fired: arm again
+          break;
+        }
+        case kData: {
+          if (pid >= static_cast<int>(peers_.size()) || peers_[static_cast<std::size_t>(pid)].generation != generation) break;
+          if (events[i].events & EPOLLOUT) flush_peer(pid);
+          if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+            delivered += read_and_deliver(pid, sink, max_frames, used + delivered);
+          }
+          break;
+        }
+        case kDial:
+          if (pid < static_cast<int>(peers_.size()) && peers_[static_cast<std::size_t>(pid)].generation == generation) {
+            progress_dial(pid);
+          }
+          break;
+        case kIncoming: {
+          if (now == Clock::time_point{}) now = Clock::now();
+          for (Incoming& connection : incoming_) {
+            if (connection.fd.get() == static_cast<int>(value)) {
+              progress_incoming(connection, now);
+              break;
+            }
+          }
+          break;
+        }
+      }
+    }
+    return delivered;
+  }
+
+  // What epoll watches on pid's data connection: input until its marker or end of file,
+  // output while bytes wait.
+  void set_events(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    if (peer.watching_writable == on || peer.lost) return;
-    peer.watching_writable = on;
-    epoll_event event{};
-    event.events = EPOLLIN | (on ? EPOLLOUT : 0u);
-    event.data.u32 = static_cast<std::uint32_t>(pid);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, peer.fd, &event);
+    if (peer.fd < 0 || peer.lost) return;
+    std::uint32_t wanted = (peer.got_marker || peer.eof ? 0u : std::uint32_t{EPOLLIN}) |
+                           (peer.queued.empty() ? 0u : std::uint32_t{EPOLLOUT});
+    if (wanted == peer.events) return;
+    peer.events = wanted;
+    modify(peer.fd, wanted, tag(kData, peer_value(pid, peer.generation)));
   }
 
   // Pushes the peer's queued bytes; true when none are left.
   bool flush_peer(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.fd < 0) return peer.queued.empty();
     while (!peer.lost && peer.queued_start < peer.queued.size()) {
-      ssize_t sent = ::send(peer.fd, peer.queued.data() + peer.queued_start,
-                            peer.queued.size() - peer.queued_start, MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t sent = ::send(peer.fd, peer.queued.data() + peer.queued_start, peer.queued.size() - peer.queued_start,
+                            MSG_NOSIGNAL | MSG_DONTWAIT);
       if (sent < 0) {
         if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          set_events(pid);
+          return false;
+        }
         mark_lost(pid, fmt::format("send: {}", std::strerror(errno)), true);
         break;
       }
@@ -739,7 +942,12 @@ class TcpTransport final : public Transport {
     }
     peer.queued.clear();
     peer.queued_start = 0;
-    watch_writable(pid, false);
+    if (peer.lost) return true;
+    if (peer.link == Link::closing) {
+      maybe_finish_close(pid);
+    } else {
+      set_events(pid);
+    }
     return true;
   }
 
@@ -747,14 +955,32 @@ class TcpTransport final : public Transport {
   // of which `used` are spent). A loss is reported by report_losses().
   std::size_t read_and_deliver(int pid, FrameSink& sink, std::size_t max_frames, std::size_t used) {
     read_from(pid);
-    return deliver(pid, sink, max_frames - std::min(used, max_frames));
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    std::size_t delivered = deliver(pid, sink, max_frames - std::min(used, max_frames));
+    if (peer.eof && !peer.lost && peer.fd >= 0) {
+      // The peer closed: what it sent before must be handed out (and its marker seen)
+      // before its end of file can be judged.
+      delivered += deliver(pid, sink, SIZE_MAX);
+      settle_end_of_file(pid);
+    }
+    return delivered;
   }
 
-  // Reads what the kernel has for pid; marks the peer lost when the connection is gone.
+  // End of file after the peer's marker closes the connection; before it, a loss.
+  void settle_end_of_file(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (!peer.eof || peer.lost || peer.fd < 0) return;
+    if (!peer.got_marker) return mark_lost(pid, "connection closed", false);
+    if (!peer.queued.empty()) flush_peer(pid);
+    if (peer.fd >= 0 && !peer.lost && !peer.queued.empty()) {
+      mark_lost(pid, "it closed the connection before reading what was sent to it", false);
+    }
+  }
+
+  // Reads what the kernel has for pid; marks the peer lost when the connection breaks.
   void read_from(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    if (peer.lost) return;
-    // Read what the kernel has, into room after the bytes not yet handed out.
+    if (peer.lost || peer.fd < 0 || peer.got_marker || peer.eof) return;
     for (;;) {
       std::span<std::byte> room = peer.inbox.room(kReadChunk);
       ssize_t got = ::recv(peer.fd, room.data(), room.size(), MSG_DONTWAIT);
@@ -765,7 +991,12 @@ class TcpTransport final : public Transport {
       }
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
       if (got < 0 && errno == EINTR) continue;
-      mark_lost(pid, got == 0 ? "connection closed" : fmt::format("recv: {}", std::strerror(errno)), false);
+      if (got == 0) {
+        peer.eof = true;  // judged once the frames before it are handed out
+        set_events(pid);
+        return;
+      }
+      mark_lost(pid, fmt::format("recv: {}", std::strerror(errno)), false);
       return;
     }
   }
@@ -778,6 +1009,12 @@ class TcpTransport final : public Transport {
       if (available.size() < 4) break;
       std::uint32_t length;
       std::memcpy(&length, available.data(), 4);
+      if (length == kByeMark || length == kByeAckMark) {
+        peer.inbox.consume(4);
+        on_marker(pid, length == kByeMark);
+        if (peer.lost) peer.inbox.consume(peer.inbox.bytes().size());  // nothing after it counts
+        break;
+      }
       if (length > kTcpMtu) {
         mark_lost(pid, fmt::format("bad frame length {}", length), false);
         peer.inbox.consume(available.size());  // nothing after it can be framed
@@ -788,6 +1025,7 @@ class TcpTransport final : public Transport {
       peer.inbox.consume(4 + length);
       ++delivered;
     }
+    if (delivered) peer.last_used = ++tick_;
     return delivered;
   }
 
@@ -809,13 +1047,13 @@ class TcpTransport final : public Transport {
     return delivered;
   }
 
-  // The connection to pid is gone: stop watching it and make wait_fd() readable until
+  // The link to pid is gone: close its sockets and make wait_fd() readable until
   // receive() reports it. A loss found while sending first reads what the kernel still
   // holds from the peer, so frames it sent before going are not lost with it.
   void mark_lost(int pid, std::string why, bool drain) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     if (peer.lost) return;
-    if (drain) {
+    if (drain && peer.fd >= 0 && !peer.got_marker) {
       for (;;) {
         std::span<std::byte> room = peer.inbox.room(kReadChunk);
         ssize_t got = ::recv(peer.fd, room.data(), room.size(), MSG_DONTWAIT);
@@ -829,31 +1067,108 @@ class TcpTransport final : public Transport {
     }
     peer.lost = true;
     peer.why = std::move(why);
-    peer.queued.clear();
+    std::vector<std::byte>().swap(peer.queued);
+    std::vector<std::byte>().swap(peer.pending);
     peer.queued_start = 0;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, peer.fd, nullptr);
+    if (peer.fd >= 0) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, peer.fd, nullptr);
+      ::close(peer.fd);
+      peer.fd = -1;
+      stats_.connections_open = --data_connections_;
+      count_socket(-1);
+    }
+    if (peer.link == Link::closing) --closing_;
+    if (peer.link == Link::dialing) {
+      close_dial_socket(peer.dial);
+      std::erase(dialing_, pid);
+    }
+    peer.link = Link::none;
+    ++peer.epoch;
     losses_pending_ = true;
     std::uint64_t one = 1;
     while (::write(loss_fd_, &one, sizeof one) < 0 && errno == EINTR) {
     }
   }
 
+  // ---------------------------------------------------------------- helpers
+
+  void count_socket(int change) { sockets_ = static_cast<std::size_t>(static_cast<long>(sockets_) + change); }
+
+  bool watch(int fd, std::uint32_t events, std::uint64_t value) {
+    epoll_event event{};
+    event.events = events;
+    event.data.u64 = value;
+    return ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) == 0;
+  }
+
+  void modify(int fd, std::uint32_t events, std::uint64_t value) {
+    epoll_event event{};
+    event.events = events;
+    event.data.u64 = value;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event);
+  }
+
+  static bool parse_address(const std::string& address, sockaddr_in& target) {
+    auto colon = address.rfind(':');
+    target = sockaddr_in{};
+    target.sin_family = AF_INET;
+    int port = -1;
+    try {
+      if (colon != std::string::npos) port = std::stoi(address.substr(colon + 1));
+    } catch (const std::exception&) {
+    }
+    if (colon == std::string::npos || port <= 0 || port > 65535 ||
+        ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &target.sin_addr) != 1) {
+      return false;
+    }
+    target.sin_port = htons(static_cast<std::uint16_t>(port));
+    return true;
+  }
+
+  void tune(int fd) {
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (sndbuf_ > 0) ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf_, sizeof sndbuf_);
+    if (rcvbuf_ > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf_, sizeof rcvbuf_);
+  }
+
   TransportConfig config_;
   std::string host_;
   int sndbuf_ = 0;
   int rcvbuf_ = 0;
-  int setup_timeout_ms_ = kDefaultSetupTimeoutMs;
+  int connect_timeout_ms_ = kDefaultConnectTimeoutMs;
+  std::size_t limit_ = 1;
+  std::size_t max_unproven_ = kMaxUnproven;
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
-  int loss_fd_ = -1;  // eventfd in the epoll set: readable while a loss waits to be reported
+  int loss_fd_ = -1;   // eventfd in the epoll set: readable while a loss waits to be reported
+  int timer_fd_ = -1;  // timerfd in the epoll set: the next retry or deadline
+  Clock::time_point timer_at_ = Clock::time_point::max();
+  bool listener_paused_ = false;
+  Clock::time_point listener_paused_until_{};
   bool losses_pending_ = false;
+  bool refusal_said_ = false;
   std::vector<Peer> peers_;
+  std::vector<int> dialing_;        // pids whose link is dialing
+  std::vector<Incoming> incoming_;  // accepted, not adopted
+  std::size_t sockets_ = 0;         // data connections and dials holding a socket
+  std::size_t closing_ = 0;         // data connections closing
+  std::size_t data_connections_ = 0;
+  std::uint64_t tick_ = 0;
   TcpSetupStats stats_;
 };
 
 const TransportRegistration kRegistration{"tcp", make_tcp_transport};
 
 }  // namespace
+
+std::size_t default_tcp_connections() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 65536;
+  std::size_t available =
+      limit.rlim_cur > kOtherDescriptors ? static_cast<std::size_t>(limit.rlim_cur) - kOtherDescriptors : 0;
+  return std::max<std::size_t>(1, available / 3);
+}
 
 std::unique_ptr<Transport> make_tcp_transport(const TransportConfig& config) {
   return std::make_unique<TcpTransport>(config);

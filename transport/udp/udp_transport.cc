@@ -3,7 +3,10 @@
 // names its pid (-1 when it is nobody of this job: the layer above counts and drops it).
 // Consecutive equal-size frames to one peer leave in one sendmsg with UDP_SEGMENT (GSO),
 // gathered from where they lie; with UDP_GRO the kernel hands several datagrams in one
-// buffer, cut back into frames by transport/udp/datagram_batching.h.
+// buffer, cut back into frames by transport/udp/datagram_batching.h. Memory per process
+// does not grow with p: the receive slots cost pages only once datagrams land in them,
+// and the kernel receive buffer shrinks beyond 64 processes (the job's buffers on a host
+// stay within 1 GiB).
 #include "transport/udp/udp_transport.h"
 
 #include <arpa/inet.h>
@@ -13,11 +16,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +55,16 @@ constexpr int kDefaultSocketBuffer = 4 * 1024 * 1024;
 // Receive side: what every peer may have in flight to us (half the reliable layer's pool
 // of 8 KiB frames on loopback, 4 MiB) with room for the kernel's per-datagram overhead.
 constexpr int kDefaultReceiveBuffer = 16 * 1024 * 1024;
+// Beyond 64 processes the default shrinks so that the job's receive buffers on one host
+// stay within this (the reliable layer's pools shrink with p too; recovery/buffer_pool.h),
+// down to kSmallestReceiveBuffer: 4 MiB holds two 8 KiB frames in flight from each of 255 peers.
+constexpr long long kHostReceiveBytes = 1LL << 30;
+constexpr int kSmallestReceiveBuffer = 4 * 1024 * 1024;
+
+int default_receive_buffer(int nprocs) {
+  long long share = kHostReceiveBytes / std::max(nprocs, 1);
+  return static_cast<int>(std::clamp<long long>(share, kSmallestReceiveBuffer, kDefaultReceiveBuffer));
+}
 constexpr std::size_t kBatch = 64;                  // datagrams per sendmmsg/recvmmsg
 // Frames one sendmmsg call may carry when runs of them are segmented (GSO).
 constexpr std::size_t kFramesPerCall = 1024;
@@ -111,7 +126,7 @@ class UdpTransport final : public Transport {
       // Fit to the path: an Ethernet payload, or larger frames when every peer is local.
       bool loopback = host.rfind("127.", 0) == 0;
       mtu_ = std::stoul(option("mtu", std::to_string(loopback ? kLoopbackMtu : kDefaultMtu).c_str()));
-      rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(kDefaultReceiveBuffer).c_str()));
+      rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(default_receive_buffer(config.nprocs)).c_str()));
       sndbuf_ = std::stoi(option("sndbuf", std::to_string(kDefaultSocketBuffer).c_str()));
     } catch (const std::exception&) {
       throw std::runtime_error("udp transport: options mtu, rcvbuf and sndbuf must be numbers");
@@ -148,9 +163,10 @@ class UdpTransport final : public Transport {
     // Receive buffers one byte longer than the largest datagram: a longer one shows as
     // truncated (and is cut to mtu + 1 bytes for the layer above, which drops it).
     slot_size_ = gro_ ? kCoalescedBuffer : mtu_ + 1;
-    storage_.resize(kBatch * slot_size_);
+    // Not zero-filled: a slot's pages become resident only once a datagram lands there.
+    storage_ = std::make_unique_for_overwrite<std::byte[]>(kBatch * slot_size_);
     for (std::size_t i = 0; i < kBatch; ++i) {
-      receive_iov_[i] = iovec{storage_.data() + i * slot_size_, slot_size_};
+      receive_iov_[i] = iovec{storage_.get() + i * slot_size_, slot_size_};
     }
   }
 
@@ -356,7 +372,7 @@ class UdpTransport final : public Transport {
   std::vector<sockaddr_in> peers_;
   std::unordered_map<std::uint64_t, int> pids_;
   std::map<int, std::string> lost_;  // peers a permanent send error cut off (text: not yet reported)
-  std::vector<std::byte> storage_;
+  std::unique_ptr<std::byte[]> storage_;
   iovec receive_iov_[kBatch];
   mmsghdr receive_headers_[kBatch];
   sockaddr_in sources_[kBatch];
