@@ -230,6 +230,10 @@ def fmt_us(us):
 
 
 def report(args):
+    for name in ("calibration.csv", "sync_scaling.csv"):
+        if not os.path.exists(os.path.join(args.out, name)):
+            sys.exit("sync_model.py: no %s in %s (bench/sync_scaling.sh makes both; calibrate makes the first)"
+                     % (name, args.out))
     with open(os.path.join(args.out, "calibration.csv")) as f:
         params = {(r["network"], r["transport"]): parameters(r) for r in csv.DictReader(f)}
     with open(os.path.join(args.out, "sync_scaling.csv")) as f:
