@@ -2,7 +2,9 @@
 #include "transport/shm/shm_transport.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -286,9 +288,28 @@ class ShmTransport final : public Transport {
     if (link.inbox.sleeping().load(std::memory_order_relaxed) != 0) poke(link);
   }
 
+  // A write into the pipe of a process that has died (its read end gone) raises SIGPIPE,
+  // which would kill this process before the coordinator names the dead one: the signal
+  // is blocked for the write and the one it raised is taken back (one already pending
+  // is left alone), and the peer counts as lost.
   void poke(Peer& link) {
     const char byte = 1;
-    [[maybe_unused]] ssize_t written = ::write(link.wake.get(), &byte, 1);  // EAGAIN: a wake-up is pending
+    sigset_t pipe_signal, previous, pending;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+    sigemptyset(&pending);
+    ::sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    ssize_t written = ::write(link.wake.get(), &byte, 1);  // EAGAIN: a wake-up is pending already
+    if (written < 0 && errno == EPIPE) {
+      if (!was_pending) {
+        const timespec now{};
+        ::sigtimedwait(&pipe_signal, nullptr, &now);
+      }
+      lose(link, "its wake-up pipe is closed (the process is gone)");
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
 
   void lose(Peer& link, std::string_view why) {
