@@ -3,7 +3,7 @@
 // a minute), and, with --gtest_also_run_disabled_tests or the manual target
 // //tests:many_processes_256_test, 256 (the long tier). Each run reports its peak
 // resident memory per process (--stats: max_rss_kib), checked against a bound, and tcp
-// its connections (made on first use; one per pair once every pair has talked).
+// its connections (made on first use: with the sparse sync, one per barrier partner).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,10 +64,21 @@ void start_and_end(const std::string& transport, int procs, std::chrono::millise
   // The library, the program and its buffers: well under 64 MiB each, whatever p.
   EXPECT_LT(rss.back(), 64 * 1024) << transport;
   if (transport == "tcp") {
-    // The dense sync talks to every peer: each pair ends with exactly one connection.
+    // The sparse sync (auto from 16 processes) talks only to the dissemination barrier's
+    // partners, pid ± 2^k: connections are made on first use, one per pair that talks.
     std::vector<long> opened = per_process(result, "tcp_opened");
     ASSERT_EQ(opened.size(), static_cast<std::size_t>(procs));
-    for (long value : opened) EXPECT_EQ(value, procs - 1);
+    for (int pid = 0; pid < procs; ++pid) {
+      std::vector<int> partners;
+      for (long step = 1; step < procs; step *= 2) {
+        partners.push_back(static_cast<int>((pid + step) % procs));
+        partners.push_back(static_cast<int>((pid - step % procs + procs) % procs));
+      }
+      std::sort(partners.begin(), partners.end());
+      partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
+      long expected = procs >= 16 ? static_cast<long>(partners.size()) : procs - 1;
+      EXPECT_EQ(opened[static_cast<std::size_t>(pid)], expected) << "pid " << pid;
+    }
     // At 256 on 2 cores some honest dialers are not scheduled within the 2 s an unproven
     // connection may stay silent: refused, they dial again (reported, not a failure).
     double refused = bsp::testing::stats_total(result, "tcp_refused");
