@@ -276,13 +276,8 @@ void Engine::on_peer_lost(int peer, std::string_view why) {
 void Engine::parse(int src) {
   Incoming& in = incoming_[src];
   while (in.phase != Phase::complete) {
-    bool bad = false;
-    std::size_t size = records::record_size({in.stream.data(), in.stream.size()}, in.parsed, bad);
-    if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
-    if (size == 0) {
-      if (in.parsed < in.stream.size()) screen_record(src, in, in.phase == Phase::records);
-      return;
-    }
+    std::size_t size = next_record(src, in, in.phase == Phase::records);
+    if (size == 0) return;
     const std::byte* at = in.stream.data() + in.parsed;
     auto kind = static_cast<records::Kind>(at[0]);
     if (in.phase == Phase::records) {
@@ -320,6 +315,17 @@ void Engine::parse(int src) {
     }
     in.parsed += size;
   }
+}
+
+// The size of the complete record at src's parse position, or 0 while it is incomplete
+// (its header screened: in_records, this superstep's records are being read); a damaged
+// one stops the job.
+std::size_t Engine::next_record(int src, const Incoming& in, bool in_records) {
+  bool bad = false;
+  std::size_t size = records::record_size({in.stream.data(), in.stream.size()}, in.parsed, bad);
+  if (bad) job_.abort_job(fmt::format("bsplib: pid {} received a malformed record from pid {}", pid_, src));
+  if (size == 0 && in.parsed < in.stream.size()) screen_record(src, in, in_records);
+  return size;
 }
 
 void Engine::take_record(int src, records::Kind kind, const std::byte* at, Incoming& in) {
@@ -553,6 +559,12 @@ void Engine::pump() {
 }
 
 namespace {
+// What an `end` record says of its sender's collective calls (as the sparse barrier carries them).
+CollectiveCalls collective_calls(const records::End& end) {
+  return {static_cast<std::uint8_t>((end.flags & records::kEndFlagFinal) ? 1 : 0), end.next_tagsize, static_cast<std::uint32_t>(end.pushes.size()),
+          static_cast<std::uint32_t>(end.pops.size())};
+}
+
 std::string pid_list(const std::vector<int>& pids) {
   return fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "));
 }
@@ -574,18 +586,8 @@ void Engine::check_collective_calls() {
   }
   for (int pid = 0; pid < nprocs_; ++pid) {
     const records::End& end = *incoming_[pid].end;
-    if (end.pushes.size() != first.pushes.size() || end.pops.size() != first.pops.size()) {
-      job_.abort_job(fmt::format(
-          "bsplib: registrations differ between processes in superstep {}: pid 0 made {} bsp_push_reg and {} "
-          "bsp_pop_reg, pid {} made {} and {} (bsp_push_reg/bsp_pop_reg must be called in the same order "
-          "everywhere)",
-          superstep_, first.pushes.size(), first.pops.size(), pid, end.pushes.size(), end.pops.size()));
-    }
-    if (end.next_tagsize != first.next_tagsize) {
-      job_.abort_job(fmt::format("bsplib: bsp_set_tagsize differs between processes in superstep {}: pid 0 asks for "
-                                 "tags of {} bytes, pid {} for {} (every process must set the same size)",
-                                 superstep_, first.next_tagsize, pid, end.next_tagsize));
-    }
+    CollectiveCalls calls_0 = collective_calls(first), calls = collective_calls(end);
+    if (!(calls == calls_0)) job_.abort_job(describe_conflict(superstep_, {0, calls_0, pid, calls}));
     any_pops |= !end.pops.empty();
   }
   if (!any_pops) return;

@@ -159,6 +159,7 @@ class Engine : private recovery::PayloadSink {
   std::vector<std::vector<std::uint64_t>> sparse_exchange(bool final);
   void parse_sparse(int src);
   // The records both protocols read alike: a put, a get request or a message from src.
+  std::size_t next_record(int src, const Incoming& in, bool in_records);
   void take_record(int src, records::Kind kind, const std::byte* at, Incoming& in);
   void take_reply(int src, records::Kind kind, const std::byte* at, Incoming& in);
   // Sparse: the barrier's next messages, once this process's data is acknowledged.

@@ -113,13 +113,8 @@ void Engine::parse_sparse(int src) {
     job_.abort_job(fmt::format("bsplib: pid {} received {} from pid {} in superstep {}", pid_, what, src, superstep_));
   };
   for (;;) {
-    bool bad = false;
-    std::size_t size = records::record_size({in.stream.data(), in.stream.size()}, in.parsed, bad);
-    if (bad) fail("a malformed record");
-    if (size == 0) {
-      if (in.parsed < in.stream.size()) screen_record(src, in, in.in_records);
-      return;
-    }
+    std::size_t size = next_record(src, in, in.in_records);
+    if (size == 0) return;
     const std::byte* at = in.stream.data() + in.parsed;
     auto kind = static_cast<records::Kind>(at[0]);
     switch (kind) {
