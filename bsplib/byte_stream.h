@@ -11,6 +11,8 @@
 #include <new>
 #include <utility>
 
+#include "bsplib/bulk_copy.h"
+
 namespace bsp {
 
 class ByteStream {
@@ -39,7 +41,7 @@ class ByteStream {
     return at;
   }
   void append(const void* bytes, std::size_t count) {
-    if (count) std::memcpy(extend(count), bytes, count);
+    if (count) copy_bytes(extend(count), bytes, count);
   }
   void clear() { size_ = 0; }
   // Drops the first `count` bytes (the records of a finished superstep).

@@ -399,7 +399,7 @@ void Engine::apply_replies() {
     const Incoming& in = incoming_[src];
     for (const records::GetReply& reply : in.replies) {
       const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size) : in.stream.data() + reply.data_at;
-      std::memcpy(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
+      copy_bytes(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
     }
   }
 }

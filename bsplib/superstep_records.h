@@ -178,7 +178,7 @@ class Writer {
         std::memcpy(to, from, 16);
         return;
       default:
-        if (size) std::memcpy(to, from, size);
+        if (size) copy_bytes(to, from, size);  // bulk_copy.h: large ones avoid a slow memcpy case
     }
   }
 
