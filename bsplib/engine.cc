@@ -106,34 +106,61 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
 void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
                        std::uint32_t size) {
   Outgoing& out = records_to(pid);
-  if (size >= pull_threshold_ && pid != pid_) {
-    std::uint64_t token = 0;
-    if (std::byte* staged = channel_->stage(pid, size, token)) {
-      std::memcpy(staged, src, size);
-      records::Writer(out.stream).put_pulled(registration, offset, size, token);
-      return;
-    }
-  }
+  if (write_staged_put(pid, out, registration, offset, src, size)) return;
   if (extends_last_put(out, registration, offset, size)) {
     records::extend_put(out.stream, out.last_put, src, size);
   } else {
     out.last_put = out.stream.size();
-    if (size >= 4 * max_payload_ && pid != pid_) {
-      // Large: copied in pieces, each full payload sent as soon as it is there (below).
-      records::Writer(out.stream).put_header(registration, offset, size);
-      const auto* from = static_cast<const std::byte*>(src);
-      for (std::uint32_t done = 0; done < size;) {
-        std::uint32_t piece = std::min<std::uint32_t>(size - done, static_cast<std::uint32_t>(4 * max_payload_));
-        out.stream.append(from + done, piece);
-        done += piece;
-        if (done < size) send_early(pid);
-      }
+    if (size >= gather_from() && pid != pid_) {
+      write_large_put(pid, out, registration, offset, src, size);
     } else {
       records::Writer(out.stream).put(registration, offset, src, size);
     }
   }
   out.last_put_end = out.stream.size();
   if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) send_early(pid);
+}
+
+// Push-Pull: a put of at least the pull threshold to a peer sharing memory is copied into
+// this process's staging memory and the peer pulls it; false where there is none.
+bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset,
+                              const void* src, std::uint32_t size) {
+  if (size < pull_threshold_ || pid == pid_) return false;
+  std::uint64_t token = 0;
+  std::byte* staged = channel_->stage(pid, size, token);
+  if (!staged) return false;
+  copy_bytes(staged, src, size);
+  records::Writer(out.stream).put_pulled(registration, offset, size, token);
+  return true;
+}
+
+// A large put to another process. Whenever everything before it has been handed to the
+// channel, its data goes to the channel straight from the caller's memory (the channel
+// copies it at once: into the kernel on tcp, into its pool on udp and nic, so bsp_put's
+// copy at the call is that one); what the channel cannot take now is copied into the
+// stream in pieces, each sent as soon as it is there, and once the stream is drained the
+// data goes direct again. On a receiver that keeps up, nothing is copied here at all.
+void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset,
+                             const void* src, std::uint32_t size) {
+  records::Writer(out.stream).put_header(registration, offset, size);
+  const auto* from = static_cast<const std::byte*>(src);
+  const std::size_t piece_limit = 4 * max_payload_;
+  bool direct = out.gathered_next == out.gathered.size();  // (at a sync, hp-puts may be queued)
+  if (direct) send_stream(pid, true);
+  for (std::size_t done = 0; done < size;) {
+    if (direct && out.sent == out.stream.size()) {
+      std::size_t piece = std::min<std::size_t>(size - done, max_payload_);
+      if (channel_->send(pid, {from + done, piece}) == recovery::SendResult::ok) {
+        done += piece;
+        ++progress_[static_cast<std::size_t>(pid)].events;
+        continue;
+      }
+    }
+    std::size_t piece = std::min<std::size_t>(size - done, piece_limit);
+    out.stream.append(from + done, piece);
+    done += piece;
+    if (done < size) send_early(pid);
+  }
 }
 
 // Whether a put continues the stream's last record: an unsent put into the same
@@ -151,15 +178,38 @@ bool Engine::extends_last_put(const Outgoing& out, std::uint32_t registration, s
 // until its bsp_sync, and the data flows while this process goes on putting or
 // computing. Never blocks: what the channel cannot take now waits for the sync.
 void Engine::send_early(int pid) {
+  if (send_stream(pid, false)) channel_->progress(*this);  // hands queued frames to the kernel; arrivals are kept
+}
+
+// Hands pid's records to the channel in order, stream bytes and gathered data where they
+// belong, until the channel refuses one; whole: everything (the sync), else a partial
+// payload at the stream's end waits for more records. True when anything was sent.
+bool Engine::send_stream(int pid, bool whole) {
   Outgoing& out = outgoing_[pid];
-  bool sent = false;
-  while (out.stream.size() - out.sent >= max_payload_) {
-    if (channel_->send(pid, {out.stream.data() + out.sent, max_payload_}) != recovery::SendResult::ok) break;
-    out.sent += max_payload_;
-    sent = true;
+  bool sent_any = false;
+  for (;;) {
+    const bool gathering = out.gathered_next < out.gathered.size();
+    std::span<const std::byte> payload;
+    if (gathering && out.sent == out.gathered[out.gathered_next].at) {
+      const Outgoing::Gathered& data = out.gathered[out.gathered_next];
+      payload = {data.data + out.gathered_done, std::min(max_payload_, data.size - out.gathered_done)};
+    } else {
+      std::size_t limit = gathering ? out.gathered[out.gathered_next].at : out.stream.size();
+      std::size_t size = std::min(max_payload_, limit - out.sent);
+      if (size == 0 || (!whole && !gathering && size < max_payload_)) break;
+      payload = {out.stream.data() + out.sent, size};
+    }
+    if (channel_->send(pid, payload) != recovery::SendResult::ok) break;
+    if (payload.data() == out.stream.data() + out.sent) {
+      out.sent += payload.size();
+    } else if ((out.gathered_done += payload.size()) == out.gathered[out.gathered_next].size) {
+      ++out.gathered_next;
+      out.gathered_done = 0;
+    }
+    sent_any = true;
     ++progress_[static_cast<std::size_t>(pid)].events;
   }
-  if (sent) channel_->progress(*this);  // hands queued frames to the kernel; arrivals are kept
+  return sent_any;
 }
 
 // Data a pulled record names in src's staging memory, or the job stops.
@@ -419,6 +469,12 @@ void Engine::serve_gets() {
         records::Writer(outgoing_[src].stream).get_reply_pulled(request.request_id, 0, request.size, token);
         continue;
       }
+      if (request.size >= gather_from() && src != pid_) {  // sent from this memory during the sync
+        Outgoing& out = outgoing_[src];
+        records::Writer(out.stream).get_reply_header(request.request_id, 0, request.size);
+        out.gathered.push_back({out.stream.size(), from, request.size});
+        continue;
+      }
       // Large replies go out in pieces no bigger than a payload, so they pack and flow.
       std::uint32_t piece = static_cast<std::uint32_t>(std::max<std::size_t>(max_payload_, 4096));
       for (std::uint32_t done = 0; done < request.size; done += piece) {
@@ -473,21 +529,14 @@ bool Engine::send_pending() {
   bool sent_any = false;
   for (int step = 1; step < nprocs_; ++step) {
     int peer = (pid_ + step) % nprocs_;
-    Outgoing& out = outgoing_[peer];
-    while (out.sent < out.stream.size()) {
-      std::size_t size = std::min(max_payload_, out.stream.size() - out.sent);
-      if (channel_->send(peer, {out.stream.data() + out.sent, size}) != recovery::SendResult::ok) break;
-      out.sent += size;
-      sent_any = true;
-      ++progress_[static_cast<std::size_t>(peer)].events;
-    }
+    if (outgoing_[peer].unsent()) sent_any |= send_stream(peer, true);
   }
   return sent_any;
 }
 
 bool Engine::all_sent() const {
   for (const Outgoing& out : outgoing_) {
-    if (out.sent != out.stream.size()) return false;
+    if (out.unsent()) return false;
   }
   return true;
 }
@@ -510,8 +559,7 @@ void Engine::collect_awaited() {
     }
     for (int peer = 0; peer < nprocs_; ++peer) {  // and those the channel has not taken all for yet
       const Outgoing& out = outgoing_[peer];
-      if (peer != pid_ && out.sent != out.stream.size() &&
-          std::find(awaited_.begin(), awaited_.end(), peer) == awaited_.end()) {
+      if (peer != pid_ && out.unsent() && std::find(awaited_.begin(), awaited_.end(), peer) == awaited_.end()) {
         awaited_.push_back(peer);
       }
     }
@@ -519,7 +567,7 @@ void Engine::collect_awaited() {
   }
   for (int peer = 0; peer < nprocs_; ++peer) {
     const Outgoing& out = outgoing_[peer];
-    if (peer != pid_ && (incoming_[peer].phase != Phase::complete || out.sent != out.stream.size())) {
+    if (peer != pid_ && (incoming_[peer].phase != Phase::complete || out.unsent())) {
       awaited_.push_back(peer);
     }
   }
@@ -604,8 +652,19 @@ void Engine::superstep(bool final) {
   sync_started_ = started;
   next_stall_report_ = started + stall_warn_;
   in_sync_ = true;
-  // Unbuffered puts read their source now.
-  for (const HpPut& hp : hpputs_) write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
+  // Unbuffered puts: large ones are sent from their source during the sync (gathered),
+  // others (and those staged for a peer to pull) read their source now.
+  for (const HpPut& hp : hpputs_) {
+    if (hp.size < gather_from() || hp.pid == pid_) {
+      write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
+      continue;
+    }
+    Outgoing& out = records_to(hp.pid);
+    if (write_staged_put(hp.pid, out, hp.registration, hp.offset, hp.src, hp.size)) continue;
+    records::Writer(out.stream).put_header(hp.registration, hp.offset, hp.size);
+    out.gathered.push_back({out.stream.size(), static_cast<const std::byte*>(hp.src), hp.size});
+    out.last_put_end = SIZE_MAX;  // its data is not in the stream: nothing extends it
+  }
   hpputs_.clear();
   std::vector<std::vector<std::uint64_t>> pushes = sparse_ ? sparse_exchange(final) : dense_exchange(final);
   // Get data is written, then put data.
@@ -622,6 +681,8 @@ void Engine::superstep(bool final) {
     out.sent = 0;
     out.get_requests = 0;
     out.reply_bytes_expected = 0;
+    out.gathered.clear();
+    out.gathered_next = out.gathered_done = 0;
     out.open = out.acked = false;
   }
   destinations_.clear();

@@ -22,6 +22,7 @@
 // (dissemination_barrier.h) replaces the `end` to everyone.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -121,6 +122,18 @@ class Engine : private recovery::PayloadSink {
     std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
     bool open = false;   // records of this superstep written (sparse: an `open` first)
     bool acked = false;  // sparse: the destination has acknowledged them
+    // Large data sent from where it lies instead of being copied into the stream: a
+    // bsp_hpput's source and a get reply's data (both may be read until this process's
+    // sync ends, and are all handed to the channel before it writes any data). Each
+    // belongs after the stream's first `at` bytes; send_stream() visits them in order.
+    struct Gathered {
+      std::size_t at;
+      const std::byte* data;
+      std::size_t size;
+    };
+    std::vector<Gathered> gathered;
+    std::size_t gathered_next = 0, gathered_done = 0;  // the one being sent, and how far
+    bool unsent() const { return sent != stream.size() || gathered_next != gathered.size(); }
   };
   enum class Phase { records, replies, complete };
   struct Incoming {
@@ -196,6 +209,13 @@ class Engine : private recovery::PayloadSink {
   void deliver_local();
   bool send_pending();
   void send_early(int pid);
+  bool send_stream(int pid, bool whole);
+  // Data of at least this many bytes is sent from where it lies (Outgoing::gathered).
+  std::size_t gather_from() const { return std::max<std::size_t>(max_payload_, 16384); }
+  bool write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                        std::uint32_t size);
+  void write_large_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                       std::uint32_t size);
   bool extends_last_put(const Outgoing& out, std::uint32_t registration, std::uint32_t offset,
                         std::uint32_t size) const;
   // One round of progress; blocks (spin, then wait) when nothing moved.

@@ -141,6 +141,10 @@ class Writer {
                  std::uint32_t size) {
     head(Kind::get_reply).u32(request_id).u32(piece_offset).u32(size).bytes(data, size);
   }
+  // A get reply's header alone: its size bytes of data follow it (sent from where they lie).
+  void get_reply_header(std::uint32_t request_id, std::uint32_t piece_offset, std::uint32_t size) {
+    head(Kind::get_reply).u32(request_id).u32(piece_offset).u32(size);
+  }
   void message(const void* tag, std::uint32_t tag_size, const void* payload, std::uint32_t payload_size) {
     head(Kind::message).u32(tag_size).u32(payload_size).bytes(tag, tag_size).bytes(payload, payload_size);
   }

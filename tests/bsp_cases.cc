@@ -315,6 +315,66 @@ void large_transfers() {
   bsp_sync();
 }
 
+// Large data sent from where it lies (bsplib/engine.cc: a large bsp_put goes to the
+// channel straight from its source while the channel takes it, a large bsp_hpput's source
+// and a large get reply's data are sent from user memory during the sync) keeps the
+// standard's rules: bsp_put copies at the call (its source is overwritten right after),
+// hpput reads its source during the sync, a get reads the memory before the superstep's
+// puts land there, and small records around the large data keep their order.
+void large_gathered() {
+  const int count = 3 << 18;  // 3 MB of ints: many frames on every transport
+  const int bytes = count * static_cast<int>(sizeof(int));
+  std::vector<int> area(count, -1), second(count, -1), fetched(count, -1), source(count), hp_source(count);
+  int small[2] = {-1, -1};
+  bsp_push_reg(area.data(), bytes);
+  bsp_push_reg(second.data(), bytes);
+  bsp_push_reg(small, sizeof small);
+  int tag_size = sizeof(int);
+  bsp_set_tagsize(&tag_size);
+  bsp_sync();
+  const int right = (me() + 1) % p(), left = (me() + p() - 1) % p(), left2 = (me() + 2 * p() - 2) % p();
+  auto put_value = [](int pid, int step, int i) { return pid * 1000003 + step * 7919 + i; };
+  auto hp_value = [](int pid, int step, int i) { return -(pid * 1000003 + step * 7919 + i) - 2; };
+  for (int step = 0; step < 3; ++step) {
+    for (int i = 0; i < count; ++i) {
+      source[i] = put_value(me(), step, i);
+      hp_source[i] = hp_value(me(), step, i);
+    }
+    int first = 100 + step;
+    bsp_put(right, &first, small, 0, sizeof first);  // a small record before the large ones
+    bsp_put(right, source.data(), area.data(), 0, bytes);
+    std::fill(source.begin(), source.end(), -7);  // bsp_put copied it at the call
+    bsp_hpput(right, hp_source.data(), second.data(), 0, bytes);
+    int after = 200 + step;
+    bsp_hpput(right, &after, small, sizeof(int), sizeof after);  // a small record after the large one
+    int tag = step;
+    bsp_send(right, &tag, &after, sizeof after);
+    // The left neighbour's area is being overwritten by its own left neighbour this
+    // superstep: the get sees it as the superstep began.
+    bsp_get(left, area.data(), 0, fetched.data(), bytes);
+    bsp_sync();
+    for (int i = 0; i < count; ++i) {
+      if (area[i] != put_value(left, step, i)) bsp_abort("large_gathered: pid %d area[%d] = %d\n", me(), i, area[i]);
+      if (second[i] != hp_value(left, step, i)) bsp_abort("large_gathered: pid %d second[%d] = %d\n", me(), i, second[i]);
+      int before = step == 0 ? -1 : put_value(left2, step - 1, i);
+      if (p() == 1) before = step == 0 ? -1 : put_value(me(), step - 1, i);
+      if (fetched[i] != before) bsp_abort("large_gathered: pid %d fetched[%d] = %d\n", me(), i, fetched[i]);
+    }
+    CHECK(small[0] == 100 + step && small[1] == 200 + step);
+    int messages = 0;
+    bsp_qsize(&messages, nullptr);
+    CHECK(messages == 1);
+    int status = 0, got_tag = -1, got = 0;
+    bsp_get_tag(&status, &got_tag);
+    bsp_move(&got, sizeof got);
+    CHECK(status == sizeof(int) && got_tag == step && got == 200 + step);
+  }
+  bsp_pop_reg(small);
+  bsp_pop_reg(second.data());
+  bsp_pop_reg(area.data());
+  bsp_sync();
+}
+
 // Many small puts to every destination in one superstep (packing).
 void many_small_puts() {
   const int per_peer = 5000;
@@ -669,6 +729,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"many_supersteps", many_supersteps},
       {"empty_supersteps", empty_supersteps},
       {"large_transfers", large_transfers},
+      {"large_gathered", large_gathered},
       {"all_to_all_bulk", all_to_all_bulk},
       {"many_small_puts", many_small_puts},
       {"combined_puts", combined_puts},

@@ -66,7 +66,8 @@ TEST_P(LossySemanticsTest, Holds) {
 const std::vector<std::string> kCasesUnderLoss = {
     "put_all_to_all", "get_before_put",  "overlapping_puts", "put_copies_source", "hp_variants",
     "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all", "many_supersteps",
-    "empty_supersteps", "large_transfers", "many_small_puts", "zero_length", "enquiry", "many_to_one"};
+    "empty_supersteps", "large_transfers", "many_small_puts", "zero_length", "enquiry", "many_to_one",
+    "large_gathered"};
 
 std::string loss_param_name(const std::string& transport, const Loss& loss, const std::string& policy) {
   return transport + "_" + loss.name + "_" + policy;

@@ -55,7 +55,7 @@ const std::vector<std::string> kHoldingCases = {
     "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
     "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
     "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one",
-    "combined_puts",  "racing_puts_and_gets"};
+    "combined_puts",  "racing_puts_and_gets", "large_gathered"};
 
 std::string semantics_name(const ::testing::TestParamInfo<Semantics>& info) {
   const auto& [transport, procs, name, sync] = info.param;
