@@ -40,6 +40,13 @@ class ByteStream {
     size_ += count;
     return at;
   }
+  // Room for `count` more bytes after the stored ones, without storing them yet: the
+  // caller fills it (a transport reading into it) and then extend(count)s, which returns
+  // the same place as long as nothing else changed the stream meanwhile.
+  std::byte* room(std::size_t count) {
+    if (capacity_ - size_ < count) grow(count);
+    return data_ + size_;
+  }
   void append(const void* bytes, std::size_t count) {
     if (count) copy_bytes(extend(count), bytes, count);
   }

@@ -301,9 +301,30 @@ int Engine::hpmove(void** tag_ptr, void** payload_ptr) {
 // ---------------------------------------------------------------- receiving
 
 void Engine::on_payload(int peer, std::span<const std::byte> payload) {
-  ++progress_[static_cast<std::size_t>(peer)].events;
+  incoming_[peer].stream.append(payload.data(), payload.size());
+  took_payload(peer);
+}
+
+// Placement: a large payload is read by the transport straight into the end of peer's
+// stream (one copy fewer than on_payload). Its bytes are stored once confirmed.
+std::span<std::byte> Engine::payload_room(int peer, std::size_t size) {
   Incoming& in = incoming_[peer];
-  in.stream.append(payload.data(), payload.size());
+  if (in.placing) return {};  // cannot happen: one payload at a time from a peer
+  in.placing = size;
+  return {in.stream.room(size), size};
+}
+
+void Engine::on_payload_placed(int peer) {
+  Incoming& in = incoming_[peer];
+  in.stream.extend(in.placing);  // within the room's capacity: nothing moves
+  in.placing = 0;
+  took_payload(peer);
+}
+
+// A payload from peer is at the end of its stream: parse it now if this process is in
+// its sync (else it waits there until then).
+void Engine::took_payload(int peer) {
+  ++progress_[static_cast<std::size_t>(peer)].events;
   if (!in_sync_) return;
   if (sparse_) {
     parse_sparse(peer);
@@ -687,10 +708,12 @@ void Engine::superstep(bool final) {
   }
   destinations_.clear();
   for (Incoming& in : incoming_) {
-    in.stream.erase_front(in.parsed);
-    in.parsed = 0;
+    if (in.placing == 0) {  // (else a payload is being written after the end: nothing may move yet)
+      in.stream.erase_front(in.parsed);
+      in.parsed = 0;
+    }
     in.phase = Phase::records;
-    in.records_at = in.end_at = 0;
+    in.records_at = in.end_at = in.parsed;
     in.opened = in.in_records = false;
     in.get_requests.clear();
     in.replies.clear();

@@ -148,6 +148,9 @@ class Engine : private recovery::PayloadSink {
     std::vector<records::GetReply> replies;  // written only once every get is served
     std::optional<records::End> end;
     std::uint64_t reply_bytes_missing = 0;
+    // A payload being written by the channel straight after the stream's end (placement:
+    // payload_room): its size; the stream's bytes must not move until it is confirmed.
+    std::size_t placing = 0;
   };
   struct PendingGet {
     std::byte* dst;
@@ -163,6 +166,9 @@ class Engine : private recovery::PayloadSink {
   // PayloadSink
   void on_payload(int peer, std::span<const std::byte> payload) override;
   void on_peer_lost(int peer, std::string_view why) override;
+  std::span<std::byte> payload_room(int peer, std::size_t size) override;
+  void on_payload_placed(int peer) override;
+  void took_payload(int peer);
 
   // The superstep protocol; final: this is bsp_end's superstep.
   void superstep(bool final);

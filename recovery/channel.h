@@ -39,6 +39,12 @@ class PayloadSink {
   virtual void on_payload(int peer, std::span<const std::byte> payload) = 0;
   // Peer is gone (connection closed): the job cannot finish normally.
   virtual void on_peer_lost(int peer, std::string_view why) = 0;
+  // Placement (transport.h's FrameSink::place_frame): where the next payload from peer,
+  // `size` bytes, may be written directly (exactly size bytes), or empty to receive it by
+  // on_payload. Room given is filled and confirmed by on_payload_placed, in order, before
+  // any other payload from peer, unless peer is reported lost first.
+  virtual std::span<std::byte> payload_room(int /*peer*/, std::size_t /*size*/) { return {}; }
+  virtual void on_payload_placed(int /*peer*/) {}
 };
 
 struct ChannelConfig {

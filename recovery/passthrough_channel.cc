@@ -109,6 +109,35 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
 
   void on_peer_lost(int peer, std::string_view why) override { sink_->on_peer_lost(peer, why); }
 
+  // Placement (transport.h): where frames carry neither CRC nor MAC (tcp), a data frame's
+  // header says all there is to check before its payload is here, so the payload may be
+  // read straight into the engine's memory. Any doubt (a header that is not exactly the
+  // next data frame from that peer) leaves the frame to on_frame, which judges it whole.
+  std::size_t placement_head() const override {
+    return frame_key_.checksum || frame_key_.authenticate ? 0 : wire::kHeaderSize;
+  }
+  std::span<std::byte> place_frame(int peer, std::span<const std::byte> head, std::size_t length) override {
+    if (head.size() != wire::kHeaderSize || length < wire::kHeaderSize || sink_ == nullptr) return {};
+    wire::Header header;
+    std::memcpy(&header, head.data(), wire::kHeaderSize);
+    if (header.magic != wire::kMagic || header.version != wire::kVersion ||
+        header.type != static_cast<std::uint8_t>(wire::FrameType::data) ||
+        header.length != length - wire::kHeaderSize || header.job_id != config_.job_id || header.dst != config_.pid ||
+        header.src != peer || header.seq != expected_seq_[static_cast<std::size_t>(peer)]) {
+      return {};
+    }
+    return sink_->payload_room(peer, header.length);
+  }
+  void on_frame_placed(int peer, std::span<const std::byte> head) override {
+    wire::Header header;
+    std::memcpy(&header, head.data(), wire::kHeaderSize);  // checked by place_frame
+    ++expected_seq_[static_cast<std::size_t>(peer)];
+    ++stats_.data_received;
+    stats_.bytes_received += header.length;
+    ++delivered_;
+    sink_->on_payload_placed(peer);
+  }
+
   // A reliable transport never drops, so a bad frame means the stream cannot be trusted.
   void lose(int peer, std::string_view why) { sink_->on_peer_lost(peer, why); }
 

@@ -92,6 +92,23 @@ class FrameSink {
   virtual void on_frame(int peer, std::span<const std::byte> frame) = 0;
   // The connection to peer is gone (closed, reset): the job cannot continue normally.
   virtual void on_peer_lost(int peer, std::string_view why) = 0;
+
+  // Placement, for a transport that reads a byte stream (tcp): instead of reading a large
+  // frame into its own buffer and handing it to on_frame (where the sink copies it on), it
+  // may read the frame's tail straight into memory the sink names. placement_head(): how
+  // many leading bytes of a frame the sink must see to decide (0: it never places).
+  virtual std::size_t placement_head() const { return 0; }
+  // A frame of `length` bytes from peer is arriving and `head` (its first placement_head()
+  // bytes) is here: where its other length - head.size() bytes go (exactly that many), or
+  // empty to have the frame delivered by on_frame as usual. A transport that was given room
+  // writes only there, and only those bytes, then calls on_frame_placed (or reports peer
+  // lost); it asks for no other placement from peer meanwhile.
+  virtual std::span<std::byte> place_frame(int /*peer*/, std::span<const std::byte> /*head*/,
+                                           std::size_t /*length*/) {
+    return {};
+  }
+  // The frame whose tail place_frame's room now holds, in its turn among peer's frames.
+  virtual void on_frame_placed(int /*peer*/, std::span<const std::byte> /*head*/) {}
 };
 
 class Transport {

@@ -99,6 +99,7 @@ constexpr std::size_t kTcpMtu = 65536;             // largest frame
 constexpr std::size_t kReadChunk = 256 * 1024;     // bytes asked of the kernel per recv
 constexpr std::size_t kDirectPollPeers = 2;        // up to this many peers: recv each, no epoll
 constexpr std::size_t kPendingLimit = 256 * 1024;  // bytes held for a peer not yet connected
+constexpr std::size_t kPlaceFrom = 16 * 1024;      // frames from this long may be read into the sink's memory
 constexpr std::uint32_t kByeMark = 0xFFFFFFFFu;     // in place of a frame length: closing
 constexpr std::uint32_t kByeAckMark = 0xFFFFFFFEu;  // the answer to a bye
 
@@ -162,6 +163,11 @@ struct Peer {
   bool lost = false, loss_reported = false;
   std::string why;                  // the loss, once lost
   ByteBuffer inbox;                 // bytes read, not yet handed out as frames
+  // A large frame being read straight into memory its sink named (FrameSink::place_frame):
+  // the room for its tail, how much of it has arrived, and its head.
+  std::span<std::byte> placing;
+  std::size_t placed = 0;
+  std::vector<std::byte> placing_head;
   std::vector<std::byte> queued;    // bytes for the connection the kernel did not take yet
   std::size_t queued_start = 0;
   std::vector<std::byte> pending;   // frames for the next connection
@@ -317,10 +323,12 @@ class TcpTransport final : public Transport {
   }
 
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    place_head_ = sink.placement_head();
     std::size_t delivered = 0;
     // Frames already buffered from an earlier read come first.
     for (int pid = 0; pid < static_cast<int>(peers_.size()) && delivered < max_frames; ++pid) {
-      if (pid != config_.pid && !peers_[static_cast<std::size_t>(pid)].inbox.empty()) {
+      const Peer& peer = peers_[static_cast<std::size_t>(pid)];
+      if (pid != config_.pid && (!peer.inbox.empty() || (!peer.placing.empty() && peer.placed == peer.placing.size()))) {
         delivered += deliver(pid, sink, max_frames - delivered);
       }
     }
@@ -701,7 +709,7 @@ class TcpTransport final : public Transport {
       for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
         const Peer& peer = peers_[static_cast<std::size_t>(pid)];
         if (peer.link != Link::open || peer.lost) continue;
-        bool idle = peer.queued.empty() && peer.inbox.empty();
+        bool idle = peer.queued.empty() && peer.inbox.empty() && peer.placing.empty();
         if (victim < 0 || (idle && !victim_idle) ||
             (idle == victim_idle && peer.last_used < peers_[static_cast<std::size_t>(victim)].last_used)) {
           victim = pid;
@@ -954,9 +962,14 @@ class TcpTransport final : public Transport {
   // Reads pid's socket and hands out its complete frames (within the max_frames budget,
   // of which `used` are spent). A loss is reported by report_losses().
   std::size_t read_and_deliver(int pid, FrameSink& sink, std::size_t max_frames, std::size_t used) {
-    read_from(pid);
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    std::size_t delivered = deliver(pid, sink, max_frames - std::min(used, max_frames));
+    std::size_t delivered = 0;
+    // A placed frame that completes may be followed by more: read on (within the budget).
+    while (read_from(pid)) {
+      delivered += deliver(pid, sink, max_frames - std::min(used + delivered, max_frames));
+      if (used + delivered >= max_frames) return delivered;
+    }
+    delivered += deliver(pid, sink, max_frames - std::min(used + delivered, max_frames));
     if (peer.eof && !peer.lost && peer.fd >= 0) {
       // The peer closed: what it sent before must be handed out (and its marker seen)
       // before its end of file can be judged.
@@ -978,32 +991,51 @@ class TcpTransport final : public Transport {
   }
 
   // Reads what the kernel has for pid; marks the peer lost when the connection breaks.
-  void read_from(int pid) {
+  // While a frame is placed, its tail is read straight into the sink's room and only the
+  // next frame's head into the inbox (so that frame may be placed too). True when a placed
+  // frame is complete and more may be waiting (deliver it, then read again).
+  bool read_from(int pid) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    if (peer.lost || peer.fd < 0 || peer.got_marker || peer.eof) return;
+    if (peer.lost || peer.fd < 0 || peer.got_marker || peer.eof) return false;
     for (;;) {
-      std::span<std::byte> room = peer.inbox.room(kReadChunk);
-      ssize_t got = ::recv(peer.fd, room.data(), room.size(), MSG_DONTWAIT);
+      const bool placing = !peer.placing.empty();
+      const std::size_t tail = placing ? peer.placing.size() - peer.placed : 0;
+      std::span<std::byte> room = peer.inbox.room(placing ? 4 + place_head_ : kReadChunk);
+      iovec parts[2] = {{peer.placing.data() + peer.placed, tail}, {room.data(), placing ? 4 + place_head_ : room.size()}};
+      msghdr message{};
+      message.msg_iov = placing ? parts : parts + 1;
+      message.msg_iovlen = placing ? 2 : 1;
+      ssize_t got = ::recvmsg(peer.fd, &message, MSG_DONTWAIT);
       if (got > 0) {
-        peer.inbox.grow(static_cast<std::size_t>(got));
-        if (static_cast<std::size_t>(got) < room.size()) return;  // drained
+        std::size_t into_room = std::min(static_cast<std::size_t>(got), tail);
+        peer.placed += into_room;
+        peer.inbox.grow(static_cast<std::size_t>(got) - into_room);
+        if (placing && peer.placed == peer.placing.size()) return true;
+        if (static_cast<std::size_t>(got) < tail + parts[1].iov_len) return false;  // drained
         continue;
       }
-      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
       if (got < 0 && errno == EINTR) continue;
       if (got == 0) {
         peer.eof = true;  // judged once the frames before it are handed out
         set_events(pid);
-        return;
+        return false;
       }
       mark_lost(pid, fmt::format("recv: {}", std::strerror(errno)), false);
-      return;
+      return false;
     }
   }
 
   std::size_t deliver(int pid, FrameSink& sink, std::size_t max_frames) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     std::size_t delivered = 0;
+    if (!peer.placing.empty()) {
+      if (peer.placed < peer.placing.size() || max_frames == 0) return 0;  // its tail is still coming
+      peer.placing = {};
+      peer.placed = 0;
+      sink.on_frame_placed(pid, peer.placing_head);
+      ++delivered;
+    }
     while (delivered < max_frames) {
       std::span<const std::byte> available = peer.inbox.bytes();
       if (available.size() < 4) break;
@@ -1020,13 +1052,34 @@ class TcpTransport final : public Transport {
         peer.inbox.consume(available.size());  // nothing after it can be framed
         break;
       }
-      if (available.size() < 4 + length) break;
+      if (available.size() < 4 + length) {
+        start_placing(pid, sink, length);
+        break;
+      }
       sink.on_frame(pid, available.subspan(4, length));
       peer.inbox.consume(4 + length);
       ++delivered;
     }
     if (delivered) peer.last_used = ++tick_;
     return delivered;
+  }
+
+  // The inbox holds the start of a frame of `length` bytes: a large one whose head is
+  // here goes into the room the sink names, if it names one of the right size; what of its
+  // tail already arrived is copied there now, the rest is read there by read_from().
+  void start_placing(int pid, FrameSink& sink, std::uint32_t length) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    std::span<const std::byte> available = peer.inbox.bytes();
+    if (place_head_ == 0 || length < kPlaceFrom || length <= place_head_ || available.size() < 4 + place_head_) return;
+    std::span<const std::byte> head = available.subspan(4, place_head_);
+    std::span<std::byte> room = sink.place_frame(pid, head, length);
+    if (room.size() != length - place_head_) return;  // none (or a sink's mistake): read it whole
+    peer.placing_head.assign(head.begin(), head.end());
+    std::span<const std::byte> arrived = available.subspan(4 + place_head_);
+    std::memcpy(room.data(), arrived.data(), arrived.size());  // fewer than length - place_head_ bytes
+    peer.placing = room;
+    peer.placed = arrived.size();
+    peer.inbox.consume(available.size());
   }
 
   // Reports each lost peer once, after handing out the frames that arrived before the loss.
@@ -1053,7 +1106,7 @@ class TcpTransport final : public Transport {
   void mark_lost(int pid, std::string why, bool drain) {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     if (peer.lost) return;
-    if (drain && peer.fd >= 0 && !peer.got_marker) {
+    if (drain && peer.fd >= 0 && !peer.got_marker && peer.placing.empty()) {  // (after a cut frame nothing counts)
       for (;;) {
         std::span<std::byte> room = peer.inbox.room(kReadChunk);
         ssize_t got = ::recv(peer.fd, room.data(), room.size(), MSG_DONTWAIT);
@@ -1067,6 +1120,8 @@ class TcpTransport final : public Transport {
     }
     peer.lost = true;
     peer.why = std::move(why);
+    peer.placing = {};  // a frame cut short is never delivered (the sink learns of the loss)
+    peer.placed = 0;
     std::vector<std::byte>().swap(peer.queued);
     std::vector<std::byte>().swap(peer.pending);
     peer.queued_start = 0;
@@ -1139,6 +1194,7 @@ class TcpTransport final : public Transport {
   int connect_timeout_ms_ = kDefaultConnectTimeoutMs;
   std::size_t limit_ = 1;
   std::size_t max_unproven_ = kMaxUnproven;
+  std::size_t place_head_ = 0;  // the sink's FrameSink::placement_head() (0: it places nothing)
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
   int loss_fd_ = -1;   // eventfd in the epoll set: readable while a loss waits to be reported
