@@ -168,6 +168,7 @@ struct Peer {
   std::span<std::byte> placing;
   std::size_t placed = 0;
   std::vector<std::byte> placing_head;
+  bool bulk = false;  // the last frame was placed: read the next one's head alone first
   std::vector<std::byte> queued;    // bytes for the connection the kernel did not take yet
   std::size_t queued_start = 0;
   std::vector<std::byte> pending;   // frames for the next connection
@@ -999,9 +1000,10 @@ class TcpTransport final : public Transport {
     if (peer.lost || peer.fd < 0 || peer.got_marker || peer.eof) return false;
     for (;;) {
       const bool placing = !peer.placing.empty();
+      const bool head_only = placing || (peer.bulk && peer.inbox.empty() && place_head_ > 0);
       const std::size_t tail = placing ? peer.placing.size() - peer.placed : 0;
-      std::span<std::byte> room = peer.inbox.room(placing ? 4 + place_head_ : kReadChunk);
-      iovec parts[2] = {{peer.placing.data() + peer.placed, tail}, {room.data(), placing ? 4 + place_head_ : room.size()}};
+      std::span<std::byte> room = peer.inbox.room(head_only ? 4 + place_head_ : kReadChunk);
+      iovec parts[2] = {{peer.placing.data() + peer.placed, tail}, {room.data(), head_only ? 4 + place_head_ : room.size()}};
       msghdr message{};
       message.msg_iov = placing ? parts : parts + 1;
       message.msg_iovlen = placing ? 2 : 1;
@@ -1012,6 +1014,7 @@ class TcpTransport final : public Transport {
         peer.inbox.grow(static_cast<std::size_t>(got) - into_room);
         if (placing && peer.placed == peer.placing.size()) return true;
         if (static_cast<std::size_t>(got) < tail + parts[1].iov_len) return false;  // drained
+        if (head_only) return true;  // a frame's head alone: deliver() may place the frame, then read on
         continue;
       }
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
@@ -1056,6 +1059,7 @@ class TcpTransport final : public Transport {
         start_placing(pid, sink, length);
         break;
       }
+      if (length < kPlaceFrom) peer.bulk = false;
       sink.on_frame(pid, available.subspan(4, length));
       peer.inbox.consume(4 + length);
       ++delivered;
@@ -1079,6 +1083,7 @@ class TcpTransport final : public Transport {
     std::memcpy(room.data(), arrived.data(), arrived.size());  // fewer than length - place_head_ bytes
     peer.placing = room;
     peer.placed = arrived.size();
+    peer.bulk = true;
     peer.inbox.consume(available.size());
   }
 
