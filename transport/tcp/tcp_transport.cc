@@ -1000,10 +1000,11 @@ class TcpTransport final : public Transport {
     if (peer.lost || peer.fd < 0 || peer.got_marker || peer.eof) return false;
     for (;;) {
       const bool placing = !peer.placing.empty();
-      const bool head_only = placing || (peer.bulk && peer.inbox.empty() && place_head_ > 0);
       const std::size_t tail = placing ? peer.placing.size() - peer.placed : 0;
-      std::span<std::byte> room = peer.inbox.room(head_only ? 4 + place_head_ : kReadChunk);
-      iovec parts[2] = {{peer.placing.data() + peer.placed, tail}, {room.data(), head_only ? 4 + place_head_ : room.size()}};
+      const std::size_t want = placing ? 4 + place_head_ : bulk_read(peer);  // bounded: up to a frame's head
+      const bool head_only = want != 0;
+      std::span<std::byte> room = peer.inbox.room(head_only ? want : kReadChunk);
+      iovec parts[2] = {{peer.placing.data() + peer.placed, tail}, {room.data(), head_only ? want : room.size()}};
       msghdr message{};
       message.msg_iov = placing ? parts : parts + 1;
       message.msg_iovlen = placing ? 2 : 1;
@@ -1066,6 +1067,22 @@ class TcpTransport final : public Transport {
     }
     if (delivered) peer.last_used = ++tick_;
     return delivered;
+  }
+
+  // After a placed frame, a peer is likely sending a run of large ones: read only up to the
+  // next frame's head (through the rest of the frame in the inbox, if any), so deliver() can
+  // place that frame before its tail is read. 0: read as much as the kernel has.
+  std::size_t bulk_read(const Peer& peer) const {
+    if (!peer.bulk || place_head_ == 0) return 0;
+    std::span<const std::byte> available = peer.inbox.bytes();
+    std::size_t through = 4 + place_head_;
+    if (available.size() >= 4) {
+      std::uint32_t length;
+      std::memcpy(&length, available.data(), 4);
+      if (length > kTcpMtu) return 0;  // a marker, or a bad length deliver() reports
+      through += 4 + length;
+    }
+    return through > available.size() ? through - available.size() : 0;
   }
 
   // The inbox holds the start of a frame of `length` bytes: a large one whose head is
