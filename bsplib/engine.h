@@ -3,7 +3,8 @@
 //
 // Communication posted in a superstep is only recorded (puts copy their source now) in
 // one record stream per destination (superstep_records.h). bsp_sync then:
-//   1. appends hp-put data (read now) and an `end` record to every stream, and sends the
+//   1. appends hp-put data (read now; large ones are sent from their source during the
+//      sync, as are large get replies: Outgoing::gathered) and an `end` record to every stream, and sends the
 //      streams as channel payloads, destinations visited in the order pid+1, pid+2, ...
 //      so processes do not all hit the same peer at once (scheduling), many records per
 //      payload (packing);
