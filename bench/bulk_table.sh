@@ -2,7 +2,7 @@
 # bench/bulk_table.sh: issue 14's table in one run: the bare floors of each transport (a
 # TCP stream of 64 KiB writes, with and without MSG_ZEROCOPY; the best udp and nic streams
 # of our bare transports, delivered bytes only), next to what BSPlib does with them at
-# p = 2: one 8 MiB bsp_put per superstep (best / median GB/s) and g by bspbench's method
+# p = 2: one 8 MiB bsp_put (and bsp_hpput, bsp_get) per superstep (best / median GB/s) and g by bspbench's method
 # (ns per 8-byte word). With --before=DIR (a directory holding bsprun, bench/ and nas/ of
 # an earlier build, e.g. copied from bazel-bin) every BSPlib figure is measured for both
 # builds, interleaved; --nas adds NAS CG, IS and FT class A at p = 4 on every transport
@@ -32,10 +32,11 @@ list=$(echo "$transports" | tr ',' ' ')
 
 # The launcher of a build: bazel-bin/bsplib/bsprun, or DIR/bsprun for a copied one.
 bsprun_of() { if [ "$1" = bazel-bin ]; then echo "$1/bsplib/bsprun"; else echo "$1/bsprun"; fi; }
-# One 8 MiB put per superstep at p=2: "best / median" GB/s.
+# One 8 MiB put (or hpput, or get: $via) per superstep at p=2: "best / median" GB/s.
+via=put
 put_8mib() {  # build transport
   "$(bsprun_of "$1")" -n 2 --transport="$2" "$1/bench/bsp_bandwidth" --sizes=8388608 --bytes=8388608 \
-      --repetitions=20 2>/dev/null | awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
+      --repetitions=20 --via="$via" 2>/dev/null | awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
 }
 # g at p=2 in ns per word (bspbench's fit over h = 0..2048).
 g_ns() {  # build transport
@@ -89,6 +90,10 @@ figure_row() {  # label function
   echo "$row"
 }
 figure_row "one 8 MiB bsp_put, GB/s best / median" put_8mib
+via=hpput
+figure_row "one 8 MiB bsp_hpput, GB/s best / median" put_8mib
+via=get
+figure_row "one 8 MiB bsp_get, GB/s best / median" put_8mib
 figure_row "g, ns per 8-byte word (bsp_params)" g_ns
 
 [ "$nas" = 1 ] || exit 0
