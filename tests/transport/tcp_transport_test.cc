@@ -751,7 +751,7 @@ TEST(TcpPlacement, LargeFramesLandInTheSinksRoomInOrder) {
   Job job = make_job(2);
   for (const std::string& error : connect(job)) ASSERT_EQ(error, "");
   auto frame_of = [](int k) {
-    std::size_t size = k % 16 == 15 ? 8 + static_cast<std::size_t>(k % 50) : 16384 + static_cast<std::size_t>(k * 7919) % 49152;
+    std::size_t size = k % 32 == 31 ? 8 + static_cast<std::size_t>(k % 50) : 16384 + static_cast<std::size_t>(k * 7919) % 49152;
     if (k % 11 == 0) size = 65536;
     std::vector<std::byte> frame(size);
     for (std::size_t i = 0; i < size; ++i) frame[i] = static_cast<std::byte>((k * 131 + i * 31) & 0xff);
@@ -782,7 +782,7 @@ TEST(TcpPlacement, LargeFramesLandInTheSinksRoomInOrder) {
     ASSERT_EQ(sink.frames[static_cast<std::size_t>(i)].first, 1);
     ASSERT_EQ(sink.frames[static_cast<std::size_t>(i)].second, frame_of(i)) << "frame " << i;
   }
-  EXPECT_GT(sink.placed, static_cast<std::size_t>(count) / 3) << sink.offers << " offers";
+  EXPECT_GT(sink.placed, static_cast<std::size_t>(count) / 4) << sink.offers << " offers";
   for (std::byte b : sink.wrong_room) ASSERT_EQ(b, std::byte{0xAA});  // a room of the wrong size is never written
 }
 
