@@ -168,7 +168,7 @@ struct Peer {
   std::span<std::byte> placing;
   std::size_t placed = 0;
   std::vector<std::byte> placing_head;
-  bool bulk = false;  // the last frame was placed: read the next one's head alone first
+  bool bulk = false;  // the last frame was large: read only through the next one's head first
   std::vector<std::byte> queued;    // bytes for the connection the kernel did not take yet
   std::size_t queued_start = 0;
   std::vector<std::byte> pending;   // frames for the next connection
@@ -1060,7 +1060,7 @@ class TcpTransport final : public Transport {
         start_placing(pid, sink, length);
         break;
       }
-      if (length < kPlaceFrom) peer.bulk = false;
+      peer.bulk = length >= kPlaceFrom && place_head_ > 0;  // a large frame read whole: place the next one
       sink.on_frame(pid, available.subspan(4, length));
       peer.inbox.consume(4 + length);
       ++delivered;
@@ -1069,7 +1069,7 @@ class TcpTransport final : public Transport {
     return delivered;
   }
 
-  // After a placed frame, a peer is likely sending a run of large ones: read only up to the
+  // After a large frame, a peer is likely sending a run of them: read only up to the
   // next frame's head (through the rest of the frame in the inbox, if any), so deliver() can
   // place that frame before its tail is read. 0: read as much as the kernel has.
   std::size_t bulk_read(const Peer& peer) const {
