@@ -1075,8 +1075,8 @@ class TcpTransport final : public Transport {
   std::size_t bulk_read(const Peer& peer) const {
     if (!peer.bulk || place_head_ == 0) return 0;
     std::span<const std::byte> available = peer.inbox.bytes();
-    std::size_t through = 4 + place_head_;
-    if (available.size() >= 4) {
+    std::size_t through = 4 + place_head_;  // the head first: deliver() may place the frame
+    if (available.size() >= through) {  // here and not placed: through its end and the next head
       std::uint32_t length;
       std::memcpy(&length, available.data(), 4);
       if (length > kTcpMtu) return 0;  // a marker, or a bad length deliver() reports
