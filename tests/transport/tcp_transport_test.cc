@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -744,6 +745,24 @@ struct Placing final : FrameSink {
   void on_peer_lost(int peer, std::string_view why) override { losses.emplace_back(peer, std::string(why)); }
 };
 
+// A raw connection to pid 0 that proves itself as pid 1 (it has the secret): a peer whose
+// bytes after the handshake are whatever the test writes. Drives receiver meanwhile.
+void prove_as_pid_1(Transport& receiver, FrameSink& sink, const Socket& impostor) {
+  auto read_pumping = [&](std::size_t size) {  // up to size bytes within 2 s
+    std::vector<std::byte> bytes;
+    for (auto until = Clock::now() + 2s; bytes.size() < size && Clock::now() < until;) {
+      receiver.receive(sink, 64);
+      auto more = read_bytes(impostor.fd(), size - bytes.size(), 10ms);
+      bytes.insert(bytes.end(), more.begin(), more.end());
+    }
+    return bytes;
+  };
+  std::vector<std::byte> challenge = read_pumping(24);
+  ASSERT_EQ(challenge.size(), 24u);
+  send_bytes(impostor.fd(), hello(1, challenge, key(1)));
+  ASSERT_EQ(read_pumping(8).size(), 8u);  // the welcome
+}
+
 // Frames of 8 bytes to 64 KiB, large ones in runs (placed one after another) and small ones
 // between them, gathered from two pieces or not: every one arrives whole, in order, and
 // most large ones were placed.
@@ -787,30 +806,25 @@ TEST(TcpPlacement, LargeFramesLandInTheSinksRoomInOrder) {
   for (std::byte b : sink.wrong_room) ASSERT_EQ(b, std::byte{0xAA});  // a room of the wrong size is never written
 }
 
+// Pid 0 of a job of two, whose pid 1 is a raw socket that proved itself (prove_as_pid_1).
+class TcpHostilePeer : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(connect(job, {0})[0], "");
+    peer.emplace(dial(job.addresses[0]));
+    prove_as_pid_1(*job.members[0], sink, *peer);
+  }
+  Job job = make_job(2);
+  Placing sink;
+  std::optional<Socket> peer;
+};
+
 // A hostile (or broken) peer: a proven connection whose large frame is cut short by the
 // end of the connection. The part that arrived went into the sink's room, but the frame is
 // never confirmed or delivered; the peer is reported lost once.
-TEST(TcpPlacement, AFrameCutShortIsNeverDelivered) {
-  Job job = make_job(2);
-  ASSERT_EQ(connect(job, {0})[0], "");
+TEST_F(TcpHostilePeer, AFrameCutShortIsNeverDelivered) {
   Transport& receiver = *job.members[0];
-  Placing sink;
-  Socket impostor = dial(job.addresses[0]);  // proves itself as pid 1: it has the secret
-  std::vector<std::byte> challenge;
-  for (auto until = Clock::now() + 2s; challenge.size() < 24 && Clock::now() < until;) {
-    receiver.receive(sink, 64);
-    auto more = read_bytes(impostor.fd(), 24 - challenge.size(), 10ms);
-    challenge.insert(challenge.end(), more.begin(), more.end());
-  }
-  ASSERT_EQ(challenge.size(), 24u);
-  send_bytes(impostor.fd(), hello(1, challenge, key(1)));
-  std::vector<std::byte> welcome;
-  for (auto until = Clock::now() + 2s; welcome.size() < 8 && Clock::now() < until;) {
-    receiver.receive(sink, 64);
-    auto more = read_bytes(impostor.fd(), 8 - welcome.size(), 10ms);
-    welcome.insert(welcome.end(), more.begin(), more.end());
-  }
-  ASSERT_EQ(welcome.size(), 8u);
+  const Socket& impostor = *peer;
   // A whole small frame, then a 60000-byte one of which 30000 bytes come.
   std::uint32_t length = 20;
   std::vector<std::byte> bytes(4 + length, std::byte{1});
@@ -840,27 +854,9 @@ TEST(TcpPlacement, AFrameCutShortIsNeverDelivered) {
 
 // A length beyond any frame (the 64 KiB limit), announced by a proven peer while frames
 // are being placed, loses the peer without placing or delivering anything of it.
-TEST(TcpPlacement, AnImpossibleLengthIsNotPlaced) {
-  Job job = make_job(2);
-  ASSERT_EQ(connect(job, {0})[0], "");
+TEST_F(TcpHostilePeer, AnImpossibleLengthIsNotPlaced) {
   Transport& receiver = *job.members[0];
-  Placing sink;
-  Socket impostor = dial(job.addresses[0]);
-  std::vector<std::byte> challenge;
-  for (auto until = Clock::now() + 2s; challenge.size() < 24 && Clock::now() < until;) {
-    receiver.receive(sink, 64);
-    auto more = read_bytes(impostor.fd(), 24 - challenge.size(), 10ms);
-    challenge.insert(challenge.end(), more.begin(), more.end());
-  }
-  ASSERT_EQ(challenge.size(), 24u);
-  send_bytes(impostor.fd(), hello(1, challenge, key(1)));
-  std::vector<std::byte> welcome;
-  for (auto until = Clock::now() + 2s; welcome.size() < 8 && Clock::now() < until;) {
-    receiver.receive(sink, 64);
-    auto more = read_bytes(impostor.fd(), 8 - welcome.size(), 10ms);
-    welcome.insert(welcome.end(), more.begin(), more.end());
-  }
-  ASSERT_EQ(welcome.size(), 8u);
+  const Socket& impostor = *peer;
   std::uint32_t length = 40000;  // one placed frame, whole
   std::vector<std::byte> bytes(4 + length, std::byte{3});
   std::memcpy(bytes.data(), &length, 4);
