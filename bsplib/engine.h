@@ -71,7 +71,8 @@ class Engine : private recovery::PayloadSink {
   // Push-Pull: transfers of at least this many bytes to a peer whose path shares memory
   // are staged and pulled by the receiver (0: never).
   // Oxford's -fcombine-puts: a put into the bytes right after the previous put's, in the
-  // same registration on the same process, extends that put's record.
+  // same registration on the same process, extends that put's record; a run of puts of
+  // one size at equal steps shares one strided record.
   void set_combine_puts(bool on) { combine_puts_ = on; }
   // The sparse superstep protocol (data only to its destinations, acknowledged, then a
   // dissemination barrier) instead of the dense one (an `end` to every process).
@@ -184,7 +185,7 @@ class Engine : private recovery::PayloadSink {
   // The memory a put from src (or a get by src) touches, checked against the registration
   // as it is on this process; outside it, the job stops with the call, pids and sizes.
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
-                         std::uint32_t offset, std::uint32_t size) {
+                         std::uint32_t offset, std::uint64_t size) {
     const Registration* area = registrations_.get(registration);
     if (!area || std::uint64_t{offset} + size > area->size) [[unlikely]] {
       outside_local(call, direction, src, registration, offset, size);
@@ -196,8 +197,9 @@ class Engine : private recovery::PayloadSink {
   void deliver_local();
   bool send_pending();
   void send_early(int pid);
-  bool extends_last_put(const Outgoing& out, std::uint32_t registration, std::uint32_t offset,
-                        std::uint32_t size) const;
+  bool combine_put(Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                   std::uint32_t size);
+  static void apply_strided(std::byte* into, const records::StridedPut& run, const std::byte* data);
   // One round of progress; blocks (spin, then wait) when nothing moved.
   void pump();
   bool all_sent() const;
@@ -215,7 +217,7 @@ class Engine : private recovery::PayloadSink {
                                               std::uint32_t registration, long offset, long nbytes,
                                               std::uint64_t size);
   [[gnu::cold, noreturn]] void outside_local(const char* call, const char* direction, int src,
-                                             std::uint32_t registration, std::uint32_t offset, std::uint32_t size);
+                                             std::uint32_t registration, std::uint32_t offset, std::uint64_t size);
   void check_pid(std::string_view call, int pid) {
     if (static_cast<unsigned>(pid) >= static_cast<unsigned>(nprocs_)) [[unlikely]] bad_pid(call, pid);
   }
