@@ -78,15 +78,17 @@ void Engine::push_reg(const void* address, long size) {
     usage_error("bsp_push_reg", fmt::format("NULL registered with size {} (NULL is allowed with size 0 only)", size));
   }
   registrations_.push(address, static_cast<std::size_t>(size));
+  run_ = RunCursor{};
 }
 
 void Engine::pop_reg(const void* address) {
+  run_ = RunCursor{};
   if (!registrations_.pop(address)) {
     usage_error("bsp_pop_reg", fmt::format("address {} is not registered", static_cast<const void*>(address)));
   }
 }
 
-void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
+void Engine::put_general(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
   const char* call = buffered ? "bsp_put" : "bsp_hpput";
   std::uint32_t registration = registration_of(call, pid, dst, offset, nbytes);
   check_pointer(call, "the source", src, nbytes);
@@ -94,6 +96,7 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
   if (nbytes == 0) return;
   if (buffered) {
     write_put(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
+    aim_run(pid, dst, registration, static_cast<std::uint32_t>(nbytes));
   } else {
     hpputs_.push_back(HpPut{pid, src, registration, static_cast<std::uint32_t>(offset),
                             static_cast<std::uint32_t>(nbytes)});
@@ -164,6 +167,40 @@ bool Engine::combine_put(Outgoing& out, std::uint32_t registration, std::uint32_
   if (size != last_size || offset <= last_offset || size > kLargestStrided) return false;
   records::start_strided(out.stream, out.last_put, offset - last_offset, src, size);
   return true;
+}
+
+// After a buffered put of size bytes into pid's stream: where the next put of the same
+// size would continue its record's run, for put()'s inline path: one stride on (strided
+// record) or right after it (contiguous). A record that is not the stream's last, or
+// puts too large for runs, aim nowhere.
+void Engine::aim_run(int pid, const void* dst, std::uint32_t registration, std::uint32_t size) {
+  constexpr std::uint32_t kLargestInline = 1024;
+  constexpr std::uint64_t kLargestCombined = 1u << 30;  // as combine_put
+  const Outgoing& out = outgoing_[static_cast<std::size_t>(pid)];
+  run_ = RunCursor{};
+  if (!combine_puts_ || size > kLargestInline || out.last_put_end != out.stream.size() || out.last_put < out.sent) {
+    return;
+  }
+  const std::byte* at = out.stream.data() + out.last_put;
+  bool strided = static_cast<records::Kind>(at[0]) == records::Kind::put_strided;
+  std::uint64_t offset = records::read_u32(at + 5), step = size, next = offset + records::read_u32(at + 9);
+  // The run ends where the remote registration does (levels 0 and 1), at 4 GiB, or where
+  // its record would outgrow what combine_put lets a record hold.
+  std::uint64_t limit = UINT32_MAX;
+  if (library_level_ < 2) {
+    if (std::optional<std::uint64_t> remote = registrations_.remote_size(pid, registration)) limit = *remote;
+  }
+  if (strided) {
+    step = records::read_u32(at + 13);
+    std::uint64_t count = records::read_u32(at + 17), room = records::kMaxStridedData / size;
+    if (count >= room) return;
+    next = offset + count * step;
+    limit = std::min(limit, next + (room - count - 1) * step + size);
+  } else {
+    limit = std::min(limit, offset + kLargestCombined);
+  }
+  run_ = RunCursor{dst, pid, static_cast<long>(size), static_cast<long>(next), static_cast<long>(step), limit,
+                   out.last_put, strided};
 }
 
 // Full payloads of pid's stream go now, during the superstep: the receiver keeps them
@@ -670,6 +707,7 @@ void Engine::superstep(bool final) {
   messages_.deliver_arrived();
   tagsize_ = next_tagsize_;
   pending_gets_.clear();
+  run_ = RunCursor{};  // registrations change: the general path aims it again
   for (Outgoing& out : outgoing_) {
     out.stream.clear();
     out.last_put_end = SIZE_MAX;  // the stream's records are gone: nothing to extend

@@ -86,7 +86,29 @@ class Engine : private recovery::PayloadSink {
   // DRMA
   void push_reg(const void* address, long size);
   void pop_reg(const void* address);
-  void put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered);
+  void put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
+    // The next put of the run the previous one extended or started (same destination,
+    // address and size, at the run's next offset): appended here, inline. Every check of
+    // the general path holds for it (run_.limit is the remote check, done once for the
+    // run); anything else takes the general path.
+    if (buffered && dst == run_.dst && pid == run_.pid && pid >= 0 && nbytes == run_.size &&
+        offset == run_.next_offset && src != nullptr) [[likely]] {
+      Outgoing& out = outgoing_[static_cast<std::size_t>(pid)];
+      if (out.last_put == run_.record && out.last_put_end == out.stream.size() && out.last_put >= out.sent &&
+          static_cast<std::uint64_t>(offset + nbytes) <= run_.limit) [[likely]] {
+        if (run_.strided) {
+          records::extend_strided(out.stream, out.last_put, src, run_.size);
+        } else {
+          records::extend_put(out.stream, out.last_put, src, run_.size);
+        }
+        run_.next_offset += run_.step;
+        out.last_put_end = out.stream.size();
+        if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]] send_early(pid);
+        return;
+      }
+    }
+    put_general(pid, src, dst, offset, nbytes, buffered);
+  }
   void get(int pid, const void* src, long offset, void* dst, long nbytes);
 
   // BSMP
@@ -147,6 +169,23 @@ class Engine : private recovery::PayloadSink {
     const void* src;
     std::uint32_t registration, offset, size;
   };
+
+  // The run of combined puts put() continues inline: the record of outgoing_[pid] at
+  // `record` (strided, or a contiguous put record), into the registration named by dst,
+  // whose next put is size bytes at next_offset; limit is how far it may reach (the
+  // remote registration's size at library levels 0 and 1) before the general path is
+  // asked again. Set by the general path; pid -1: none (and a put naming pid -1 never
+  // matches it).
+  struct RunCursor {
+    const void* dst = nullptr;
+    int pid = -1;
+    long size = 0, next_offset = -1, step = 0;
+    std::uint64_t limit = 0;
+    std::size_t record = 0;
+    bool strided = false;
+  };
+  void put_general(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered);
+  void aim_run(int pid, const void* dst, std::uint32_t registration, std::uint32_t size);
 
   // PayloadSink
   void on_payload(int peer, std::span<const std::byte> payload) override;
@@ -249,6 +288,7 @@ class Engine : private recovery::PayloadSink {
   int next_tagsize_ = 0;
 
   std::vector<Outgoing> outgoing_;
+  RunCursor run_;
   std::vector<Incoming> incoming_;
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;

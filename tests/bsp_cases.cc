@@ -496,7 +496,8 @@ void strided_puts() {
 }
 
 // A strided run of 4-byte puts whose last put lies outside the registration (16 bytes on
-// pid 0): at library level 2 the destination refuses the whole run by its header.
+// pid 0): at library level 2 the destination refuses the whole run by its header; at
+// levels 0 and 1 the third put's call is refused.
 void strided_put_outside_registration() {
   std::int32_t x[4] = {0, 0, 0, 0};
   bsp_push_reg(x, sizeof x);

@@ -186,6 +186,16 @@ TEST_P(FailureTest, StridedPutOutsideRegistrationCaughtWhereItLands) {
   EXPECT_NE(result.err.find("(16 bytes on pid 0)"), std::string::npos) << describe(result);
 }
 
+// At the default library level the same run is stopped at the call of the put that leaves
+// the registration, also when the puts before it were appended by put()'s inline path.
+TEST_P(FailureTest, StridedPutOutsideRegistrationCaughtAtTheCall) {
+  ProgramResult result = run_case(transport(), procs(), "strided_put_outside_registration", "", 30s, sync());
+  EXPECT_NE(result.exit_code, 0);
+  std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 16 + 4 bytes";
+  EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("(16 bytes on pid 0)"), std::string::npos) << describe(result);
+}
+
 TEST_P(FailureTest, GetOutsideRegistration) {
   ProgramResult result = run_case(transport(), procs(), "get_outside_registration", "", 30s, sync());
   EXPECT_NE(result.exit_code, 0);
