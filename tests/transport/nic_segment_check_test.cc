@@ -159,9 +159,26 @@ struct ProbeFixture : ::testing::Test {
   const std::uint32_t job = 0x5eed0001;
   const auth::Key secret = key(3);
   const std::vector<NicAddress> addresses = {{"eth0", kMacA, "a"}, {"eth0", kMacB, "b"}, {"eth0", kMacA, "c"}};
-  ProbeFrame frame_from(std::uint32_t from, std::uint32_t to, std::uint8_t heard = 1) const {
-    return encode_probe({job, from, to, heard}, addresses[to % addresses.size()].mac,
-                        addresses[from % addresses.size()].mac, secret);
+  // A probe from `from` covering every pid: it heard pids 0 and 2, pid 1 reported.
+  Probe probe_from(std::uint32_t from, std::uint32_t to = 1, bool passed = false) const {
+    Probe probe;
+    probe.job_id = job;
+    probe.from = from;
+    probe.to = to;
+    probe.passed = passed;
+    probe.first = 0;
+    probe.count = 3;
+    probe.heard_bits = {0b101};
+    probe.reported_bits = {0b010};
+    return probe;
+  }
+  std::vector<std::byte> frame_of(const Probe& probe) const {
+    const MacAddress broadcast{0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    return encode_probe(probe, probe.to == kEveryone ? broadcast : addresses[probe.to % addresses.size()].mac,
+                        addresses[probe.from % addresses.size()].mac, secret);
+  }
+  std::vector<std::byte> frame_from(std::uint32_t from, std::uint32_t to = 1, bool passed = false) const {
+    return frame_of(probe_from(from, to, passed));
   }
   std::optional<Probe> decode(std::span<const std::byte> frame, int to = 1) const {
     return decode_probe(frame, job, to, addresses, secret);
@@ -169,21 +186,49 @@ struct ProbeFixture : ::testing::Test {
 };
 
 TEST_F(ProbeFixture, RoundTrips) {
-  ProbeFrame frame = frame_from(0, 1, 2);
+  std::vector<std::byte> frame = frame_from(0, 1, true);
+  EXPECT_EQ(frame.size(), 60u);  // padded to Ethernet's minimum
   std::optional<Probe> probe = decode(frame);
   ASSERT_TRUE(probe);
   EXPECT_EQ(probe->job_id, job);
   EXPECT_EQ(probe->from, 0u);
   EXPECT_EQ(probe->to, 1u);
-  EXPECT_EQ(probe->heard, 2);
+  EXPECT_TRUE(probe->passed);
+  EXPECT_EQ(probe->first, 0u);
+  EXPECT_EQ(probe->count, 3u);
+  EXPECT_TRUE(probe->heard(0));
+  EXPECT_FALSE(probe->heard(1));
+  EXPECT_TRUE(probe->heard(2));
+  EXPECT_TRUE(probe->reported(1));
+  EXPECT_FALSE(probe->reported(2));
+  EXPECT_FALSE(probe->heard(3));  // outside the range
   EXPECT_EQ(std::to_integer<int>(frame[12]), 0x88);
   EXPECT_EQ(std::to_integer<int>(frame[13]), 0xB6);
 }
 
+TEST_F(ProbeFixture, BroadcastsReachEveryPidAndGoToTheBroadcastAddress) {
+  std::vector<std::byte> frame = frame_from(0, kEveryone);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(std::to_integer<int>(frame[i]), 0xff);
+  EXPECT_TRUE(decode(frame, 1));
+  EXPECT_TRUE(decode(frame, 2));
+  EXPECT_FALSE(decode(frame, 0));  // not from oneself
+}
+
+TEST_F(ProbeFixture, BitsBeyondTheCountAreIgnored) {
+  Probe probe = probe_from(0);
+  probe.heard_bits = {0xFF};
+  probe.reported_bits = {0xFF};
+  std::optional<Probe> decoded = decode(frame_of(probe));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->heard_bits[0], 0b111);
+  EXPECT_EQ(decoded->reported_bits[0], 0b111);
+}
+
 TEST_F(ProbeFixture, RefusesEveryHostileVariant) {
-  ProbeFrame good = frame_from(0, 1);
+  std::vector<std::byte> good = frame_from(0, 1);
+  const std::size_t used = 14 + 23 + 2 + 8;  // header, fields, two 1-byte bitmaps, MAC
   // Truncated anywhere.
-  for (std::size_t size = 0; size < 14 + 25; ++size) EXPECT_FALSE(decode(std::span(good.data(), size))) << size;
+  for (std::size_t size = 0; size < used; ++size) EXPECT_FALSE(decode(std::span(good.data(), size))) << size;
   // Not addressed to this pid, another job, a secret not the job's.
   EXPECT_FALSE(decode(good, 2));
   EXPECT_FALSE(decode(good, -1));
@@ -193,15 +238,27 @@ TEST_F(ProbeFixture, RefusesEveryHostileVariant) {
   EXPECT_FALSE(decode(frame_from(3, 1)));
   EXPECT_FALSE(decode(frame_from(0xFFFFFFFF, 1)));
   EXPECT_FALSE(decode(frame_from(1, 1)));
-  // A level that does not exist.
-  EXPECT_FALSE(decode(frame_from(0, 1, 3)));
+  // Bitmaps outside the job, empty, or longer than a probe carries.
+  for (auto [first, count] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {0, 4}, {1, 3}, {3, 1}, {0xFFFFFFFF, 2}, {0, 0}, {0, kMostProbeBits + 1}}) {
+    Probe probe = probe_from(0);
+    probe.first = first;
+    probe.count = count;
+    probe.heard_bits.assign((count + 7) / 8, 0xFF);
+    probe.reported_bits.assign((count + 7) / 8, 0xFF);
+    EXPECT_FALSE(decode(frame_of(probe))) << first << "+" << count;
+  }
+  // A flag that does not exist.
+  std::vector<std::byte> flagged = good;
+  flagged[14 + 16] = std::byte{2};
+  EXPECT_FALSE(decode(flagged));
   // The source MAC is not the claimed pid's published one.
-  ProbeFrame spoofed = frame_from(0, 1);
+  std::vector<std::byte> spoofed = good;
   spoofed[11] ^= std::byte{1};
   EXPECT_FALSE(decode(spoofed));
   // Any bit flipped after the Ethernet addresses: the EtherType, or a field under the MAC.
-  for (std::size_t byte = 12; byte < 14 + 25; ++byte) {
-    ProbeFrame flipped = good;
+  for (std::size_t byte = 12; byte < used; ++byte) {
+    std::vector<std::byte> flipped = good;
     flipped[byte] ^= std::byte{0x10};
     EXPECT_FALSE(decode(flipped)) << "byte " << byte;
   }
@@ -209,9 +266,25 @@ TEST_F(ProbeFixture, RefusesEveryHostileVariant) {
 
 TEST_F(ProbeFixture, AcceptsPaddingBeyondTheProbe) {
   std::vector<std::byte> longer(1500, std::byte{0xAA});
-  ProbeFrame frame = frame_from(2, 1);
+  std::vector<std::byte> frame = frame_from(2, 1);
   std::memcpy(longer.data(), frame.data(), frame.size());
   EXPECT_TRUE(decode(longer));
+}
+
+TEST(ProbeSizeTest, TheLargestProbeFitsAnEthernetFrame) {
+  Probe probe;
+  probe.from = 1;
+  probe.to = kEveryone;
+  probe.count = kMostProbeBits;
+  probe.heard_bits.assign(kMostProbeBits / 8, 0x5A);
+  probe.reported_bits.assign(kMostProbeBits / 8, 0xA5);
+  std::vector<NicAddress> addresses(kMostProbeBits, NicAddress{"eth0", kMacA, "a"});
+  std::vector<std::byte> frame = encode_probe(probe, kMacB, kMacA, key(1));
+  EXPECT_LE(frame.size(), 14u + 1500u);
+  std::optional<Probe> decoded = decode_probe(frame, 0, 0, addresses, key(1));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->heard_bits, probe.heard_bits);
+  EXPECT_EQ(decoded->reported_bits, probe.reported_bits);
 }
 
 // ---- the live exchange, processes as threads on lo ----

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -31,12 +32,22 @@ constexpr std::size_t kDefaultMtu = 1500;   // an Ethernet payload, like the pap
 constexpr std::size_t kLargestMtu = 65535;
 constexpr std::size_t kLoopbackMtu = 65535;  // on lo: measured fastest (docs/tuning.md)
 // Ring memory unless rx_ring / tx_ring (frames) say otherwise: ~20k Ethernet frames or
-// ~500 of 64 KiB received while the program computes.
+// ~500 of 64 KiB received while the program computes. A receive ring is kernel memory,
+// allocated and zeroed whole when the socket is set up: the rings of one job's processes
+// stay within kHostRxRingBytes (32 MiB each up to p = 32, then shrinking; at 128
+// processes 32 MiB each were 4 GiB zeroed at start-up, slow enough on 2 cores that
+// processes missed the coordinator's 2 s proof deadline), never below kLeastRxRingBytes.
 constexpr std::size_t kDefaultRxRingBytes = 32u << 20;
+constexpr std::size_t kHostRxRingBytes = 1u << 30;
+constexpr std::size_t kLeastRxRingBytes = 4u << 20;
 constexpr std::size_t kDefaultTxRingBytes = 4u << 20;
 // The reliable layer's pool for frames above 16 KiB: 256 frames of 64 KiB measured as
 // fast as the layer's default 1024 (64 MiB), while 128 were slower (docs/tuning.md).
 constexpr std::size_t kPoolBytesForLargeFrames = 16u << 20;
+// ... but never fewer frames than the reliable layer's link-window floor asks of a pool
+// (2 × 2 frames per peer, recovery/protocol_constants.h), or beyond p = 65 its window
+// rule breaks. The pool's storage is touched only as frames are in flight.
+constexpr std::size_t kPoolFramesPerPeer = 4;
 // TPACKET_V3: a block not yet full is handed over after this long (the kernel's unit).
 constexpr unsigned kBlockRetireMs = 1;
 // How frames are received (v2: a status word per frame; v3: per block) and sent (ring:
@@ -78,7 +89,9 @@ class NicTransport final : public Transport {
       throw std::runtime_error("nic transport: nic-tx=ring needs nic-rx=v2 (the transmit ring is TPACKET_V2)");
     }
     std::size_t slot = kEthernetHeader + mtu_ + 128;  // about one ring slot
-    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRingBytes / slot;
+    std::size_t rx_bytes = std::clamp(kHostRxRingBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
+                                      kLeastRxRingBytes, kDefaultRxRingBytes);
+    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring")) : rx_bytes / slot;
     std::size_t tx_frames = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRingBytes / slot;
     segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
     if (segment_check_ms_ <= 0) {
@@ -109,7 +122,10 @@ class NicTransport final : public Transport {
     Capabilities capabilities{mtu_, false};
     capabilities.transmit_hook = !gather_;  // the ring's frames wait for their kick
     // Frames above 16 KiB: a 16 MiB pool (docs/tuning.md), not the layer's 1024 frames.
-    if (mtu_ > kPoolBytesForLargeFrames / 1024) capabilities.pool_frames = kPoolBytesForLargeFrames / mtu_;
+    if (mtu_ > kPoolBytesForLargeFrames / 1024) {
+      capabilities.pool_frames = std::max(kPoolBytesForLargeFrames / mtu_,
+                                          kPoolFramesPerPeer * static_cast<std::size_t>(std::max(config_.nprocs - 1, 1)));
+    }
     return capabilities;
   }
 
