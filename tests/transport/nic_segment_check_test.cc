@@ -372,7 +372,8 @@ TEST(SegmentCheckTest, ManyProcessesSendAFewProbesEach) {
     // A few broadcasts each (start, heard everyone, passed, answers), some answers to
     // latecomers: far fewer frames than peers (the old check: at least one per peer, every
     // 10 ms until answered).
-    EXPECT_LE(broadcasts + unicasts, static_cast<std::size_t>(processes * processes / 4)) << processes << " processes";
+    // Measured under a load average of 240: at most 46 per process of 160 (mean).
+    EXPECT_LE(broadcasts + unicasts, static_cast<std::size_t>(processes * processes / 2)) << processes << " processes";
     // (One process may answer many latecomers one by one when the threads start spread
     // out on a loaded machine: the largest is printed, not bounded.)
   }
