@@ -2,6 +2,7 @@
 #include "transport/nic/nic_transport.h"
 
 #include <fmt/format.h>
+#include <linux/if_packet.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "transport/nic/nic_address.h"
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
+#include "transport/nic/ring_geometry.h"
 #include "transport/nic/segment_check.h"
 #include "transport/file_descriptor.h"
 #include "transport/registry.h"
@@ -47,8 +49,8 @@ constexpr std::size_t kLeastRxRingBytes = 2u << 20;
 // slots as the reliable layer's windows let the peers have in flight to a process (2 per
 // peer beyond p = 65), at least kLeastLoopbackRingFrames. With 256 processes and 1 MiB
 // rings of 64 KiB slots (15), or of 8 KiB (120), an all-to-all put stalled in overflow
-// and resending; with 4 KiB frames (480 slots) it passed. 64 KiB frames up to p = 64,
-// 16 KiB at 128, 4 KiB at 256.
+// and resending; with 4 KiB frames (480 slots) it passed. 64 KiB frames up to p = 32,
+// 49 KiB at 64, 12 KiB at 128, 2.9 KiB at 256.
 constexpr std::size_t kLeastLoopbackRingFrames = 120;
 constexpr std::size_t kLoopbackRingFramesPerPeer = 2;
 constexpr std::size_t kLeastLoopbackMtu = 2048;
@@ -93,7 +95,8 @@ class NicTransport final : public Transport {
     // The largest frame the interface allows (jumbo frames where it has them), never more;
     // on lo as large as the ring's slots allow.
     std::size_t preferred =
-        name == "lo" ? std::clamp(rx_bytes / ring_frames - kEthernetHeader - 128, kLeastLoopbackMtu, kLoopbackMtu)
+        name == "lo" ? std::clamp(rx_bytes * 3 / 4 / ring_frames - kEthernetHeader - 128, kLeastLoopbackMtu,
+                                  kLoopbackMtu)  // 3/4: whole slots per block
                      : kLargestMtu;
     mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min({preferred, link_mtu, kLargestMtu});
     if (mtu_ > link_mtu) {
@@ -108,7 +111,10 @@ class NicTransport final : public Transport {
       throw std::runtime_error("nic transport: nic-tx=ring needs nic-rx=v2 (the transmit ring is TPACKET_V2)");
     }
     std::size_t slot = kEthernetHeader + mtu_ + 128;  // about one ring slot
-    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring")) : rx_bytes / slot;
+    // As many frames as whole blocks of rx_bytes hold (nic/ring_geometry.h).
+    nic::RingGeometry blocks = nic::ring_geometry(TPACKET_ALIGN(TPACKET2_HDRLEN + 16), kEthernetHeader + mtu_, 1);
+    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring"))
+                                              : std::max<std::size_t>(1, rx_bytes / blocks.block) * blocks.slots_per_block;
     std::size_t tx_frames = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRingBytes / slot;
     segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
     if (segment_check_ms_ <= 0) {
