@@ -58,7 +58,7 @@ program=$bin/bench/sync_scaling
 [ -x "$bsprun" ] && [ -x "$program" ] || { echo "sync_scaling.sh: build first (bazel build //bench:sync_scaling //bench:layer_pingpong //bsplib:bsprun, or --build)" >&2; exit 1; }
 mkdir -p "$out/logs"
 csv=$out/sync_scaling.csv
-header="network,sync,transport,p,kind,supersteps,mean_us,median_us,min_us,p90_us,data_frames_per_proc,ack_frames_per_proc,nack_frames_per_proc,retransmissions_per_proc,frames_per_proc,max_frames_per_proc,data_received_per_proc,load1"
+header="network,sync,transport,p,kind,supersteps,mean_us,median_us,min_us,p90_us,data_frames_per_proc,ack_frames_per_proc,nack_frames_per_proc,retransmissions_per_proc,frames_per_proc,max_frames_per_proc,data_received_per_proc,cpu_us_per_proc,voluntary_switches_per_proc,involuntary_switches_per_proc,load1"
 if [ $append = 0 ] || [ ! -s "$csv" ]; then echo "$header" >"$csv"; fi
 [ -s "$out/failures.csv" ] && [ $append = 1 ] || echo "network,sync,transport,p,exit_status,last_error_line" >"$out/failures.csv"
 
