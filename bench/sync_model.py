@@ -127,9 +127,11 @@ def wait_cost(params, p, cores):
     return full * min(1.0, n - 1)  # from nothing at a core each to s2 at 2 per core
 
 
-def predict(params, transport, sync, kind, p, cores=CORES):
+def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     """Predicted mean time per superstep (us), frames sent per process, and the CPU time per
-    process and superstep (us) of the shared-core term."""
+    process and superstep (us) of the shared-core term. With measured_us, the reliable
+    layer's acks are those of a superstep that long (the CPU check on a loaded machine,
+    where the time, and with it the acks, grew by the load)."""
     h, f, E = params["h"], params["f"], params["E"]
     D, R, W = protocol(sync, kind, p)
 
@@ -141,7 +143,7 @@ def predict(params, transport, sync, kind, p, cores=CORES):
     A = 0.0
     T, U = time_with(A)
     if transport in RELIABLE_LAYER:
-        A = D * min(1.0, max(0.0, (T - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
+        A = D * min(1.0, max(0.0, ((measured_us or T) - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
         T, U = time_with(A)
     return T, D + A, U
 
@@ -241,14 +243,16 @@ def calibrate(args):
                     got["t1"].append(float(rows["empty"]["mean_us"]))
                     if "cpu_us_per_proc" in rows["empty"]:
                         got["u1"].append(float(rows["empty"]["cpu_us_per_proc"]))
-                # The calibration subset for q: the sparse sync at p = 4 and 8 on all cores.
+                # The calibration subset for f and q: both protocols at p = 4 and 8 on all cores.
                 for p in (4, 8):
-                    rows = sync_rows(run([bsprun, "-n", str(p), "--transport=" + transport, "--sync=sparse"] + place
-                                         + bench, 180))
-                    for kind, row in rows.items():
-                        if "cpu_us_per_proc" in row:
-                            subset.setdefault((p, kind), []).append(
-                                (float(row["cpu_us_per_proc"]), float(row["frames_per_proc"]), float(row["mean_us"])))
+                    for sync in SYNCS:
+                        rows = sync_rows(run([bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync]
+                                             + place + bench, 180))
+                        for kind, row in rows.items():
+                            if "cpu_us_per_proc" in row:
+                                subset.setdefault((p, sync, kind), []).append(
+                                    (float(row["cpu_us_per_proc"]), float(row["frames_per_proc"]),
+                                     float(row["mean_us"])))
             if not (got["rtt"] and got["t2"] and got["t1"]):
                 print("  incomplete: %s %s left out" % (network, transport), flush=True)
                 continue
@@ -263,8 +267,8 @@ def calibrate(args):
             row["load1"] = open("/proc/loadavg").read().split()[0]
             out_rows.append(row)
             print("  " + ", ".join("%s=%s" % item for item in row.items()), flush=True)
-            for (p, kind), values in sorted(subset.items()):
-                out_runs.append({"network": network, "transport": transport, "sync": "sparse", "p": p, "kind": kind,
+            for (p, sync, kind), values in sorted(subset.items()):
+                out_runs.append({"network": network, "transport": transport, "sync": sync, "p": p, "kind": kind,
                                  "cpu_us_per_proc": "%.2f" % med(v[0] for v in values),
                                  "frames_per_proc": "%.3f" % med(v[1] for v in values),
                                  "mean_us": "%.2f" % med(v[2] for v in values)})
@@ -289,28 +293,37 @@ def calibrate(args):
 def parameters(row, runs, wake):
     """The model's parameters for one network and transport (µs)."""
     h = float(row["rtt_median_us"]) / 2
-    f = h  # on lo and the namespace cluster the wire is kernel work on the same cores
     E = max(float(row["p2_empty_min_us"]) - float(row["rtt_min_us"]) / 2, 0.0)
     if row.get("p2_onecore_empty_cpu_us"):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
-    s2 = max(u1 - E - f, 0.0)
-    params = {"h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": 0.0, "q_from": 0}
-    # q: least squares over the calibration subset of what the rest leaves unexplained.
-    num = den = 0.0
+    # f and q: least squares over the calibration subset (both protocols at p = 4 and 8):
+    #   U - E - W b (u1 - E + m(n)) = f (D - W b) + q W b (p - 2),   b = min(1, n - 1),
+    # s2 = u1 - E - f being what the one-core p = 2 run leaves after the frame.
+    sxx = sxy = syy = sxr = syr = 0.0
+    used = 0
     for run_row in runs:
-        p, kind = int(run_row["p"]), run_row["kind"]
-        _, _, W = protocol("sparse", kind, p)
-        n = p / CORES
-        explained = E + float(run_row["frames_per_proc"]) * f + W * (s2 + wake.m(n)) * min(1.0, n - 1)
-        x = W * (p - 2) * min(1.0, n - 1)
-        num += x * (float(run_row["cpu_us_per_proc"]) - explained)
-        den += x * x
-        params["q_from"] += 1
-    if den > 0:
-        params["q"] = max(0.0, num / den)
-    return params
+        p, kind, sync = int(run_row["p"]), run_row["kind"], run_row.get("sync", "sparse")
+        _, _, W = protocol(sync, kind, p)
+        blend = min(1.0, p / CORES - 1)
+        if blend <= 0:
+            continue
+        x = float(run_row["frames_per_proc"]) - W * blend
+        y = W * blend * (p - 2)
+        r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
+        sxx, sxy, syy, sxr, syr = sxx + x * x, sxy + x * y, syy + y * y, sxr + x * r, syr + y * r
+        used += 1
+    f, q = h, 0.0
+    det = sxx * syy - sxy * sxy
+    if used >= 2 and det > 1e-9:
+        f, q = (sxr * syy - syr * sxy) / det, (syr * sxx - sxr * sxy) / det
+        if q < 0:  # no per-peer growth: f alone
+            f, q = sxr / sxx, 0.0
+        if f <= 0:
+            f, q = h, 0.0
+    s2 = max(u1 - E - f, 0.0)
+    return {"h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "q_from": used}
 
 
 def model_ps(largest=10000):
@@ -385,6 +398,7 @@ def report(args):
         # getrusage columns): the model's U against it, where processes share cores.
         if row.get("cpu_us_per_proc") and p > CORES:
             cpu = float(row["cpu_us_per_proc"])
+            _, _, U = predict(params[key], row["transport"], row["sync"], row["kind"], p, measured_us=mean)
             extra["model_cpu_us_per_proc"] = "%.2f" % U
             extra["cpu_error_pct"] = "%.0f" % (100 * (U - cpu) / cpu)
             extra["share"] = "%.2f" % (p * cpu / (CORES * mean))  # of the C cores, the job had
@@ -397,15 +411,16 @@ def report(args):
 
 def write_table(args, params, comparison):
     ns = (4, 16, 64)
-    lines = ["Parameters (µs): h one hop and f a frame's CPU (half the channel's busy-polling round trip), "
+    lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
+             "received (fitted with q on both protocols at p = 4 and 8 only), "
              "E the engine's work per superstep (p = 2 minima), s2 a wait with 2 processes per core (p = 2 pinned "
              "to one core), m(n) − m(2) the scheduler's part at n processes per core (bench/wake_cost), q the "
              "library's per-peer work per wait (fitted on the sparse sync at p = 4 and 8 only).", "",
-             "| network | transport | h = f | E | s2 | q (runs) | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
-             "|---|---|---|---|---|---|" + "---|" * len(ns)]
+             "| network | transport | h | f | E | s2 | q (runs) | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
+             "|---|---|---|---|---|---|---|" + "---|" * len(ns)]
     for (network, transport), par in sorted(params.items()):
-        lines.append("| %s | %s | %.1f | %.1f | %.1f | %.3f (%d) | %s |"
-                     % (network, transport, par["h"], par["E"], par["s2"], par["q"], par["q_from"],
+        lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.3f (%d) | %s |"
+                     % (network, transport, par["h"], par["f"], par["E"], par["s2"], par["q"], par["q_from"],
                         " | ".join("%.1f" % par["wake"].m(n) for n in ns)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
