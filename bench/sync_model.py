@@ -71,6 +71,7 @@ ACK_FULL_US = 40000.0  # kMaxBackedOff: a late peer is poked at least this often
 RELIABLE_LAYER = {"udp", "nic"}
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
+CALIBRATION_PS = (4, 8, 16)  # f and q are fitted on these runs only (2, 4, 8 processes per core)
 
 
 def log2ceil(p):
@@ -119,12 +120,17 @@ class WakeCost:
 
 
 def wait_cost(params, p, cores):
-    """s(n, p): what one wait costs a process when n = p / cores processes share a core."""
+    """s(n): what one wait costs a process when n = p / cores processes share a core."""
     n = p / cores
     if n <= 1:
         return 0.0
-    full = params["s2"] + params["wake"].m(n) + params["q"] * max(0, p - 2)
-    return full * min(1.0, n - 1)  # from nothing at a core each to s2 at 2 per core
+    return (params["s2"] + params["wake"].m(n)) * min(1.0, n - 1)  # nothing at a core each, s2 at 2 per core
+
+
+def passes(D, A, W, p, cores):
+    """Progress passes per process and superstep that find the per-peer state cold: one per wait
+    (the process was switched out; frames that came meanwhile are taken in the same pass)."""
+    return W * min(1.0, max(0.0, p / cores - 1))
 
 
 def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
@@ -137,7 +143,7 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
 
     def time_with(A):
         T1 = E + R * h + (D + A - R) * f
-        U = E + (D + A) * f + W * wait_cost(params, p, cores)
+        U = E + (D + A) * f + W * wait_cost(params, p, cores) + passes(D, A, W, p, cores) * params["q"] * (p - 2)
         return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
@@ -217,7 +223,8 @@ def calibrate(args):
     med = statistics.median
     for network, netns in networks:
         for transport in args.transports.split(","):
-            print("calibrating %s %s (p = 2, 4, 8; %d repeats)" % (network, transport, args.repeats), flush=True)
+            print("calibrating %s %s (p = 2, %s; %d repeats)" % (network, transport, ", ".join(map(str, CALIBRATION_PS)),
+                                                                 args.repeats), flush=True)
             place = ["--netns=" + netns] if netns else []
             got = {name: [] for name in ("rtt", "rtt_min", "t2", "t2_mean", "t2_min", "u2", "t1", "u1")}
             subset = {}  # (p, kind) -> [(cpu, frames, mean)]
@@ -243,8 +250,8 @@ def calibrate(args):
                     got["t1"].append(float(rows["empty"]["mean_us"]))
                     if "cpu_us_per_proc" in rows["empty"]:
                         got["u1"].append(float(rows["empty"]["cpu_us_per_proc"]))
-                # The calibration subset for f and q: both protocols at p = 4 and 8 on all cores.
-                for p in (4, 8):
+                # The calibration subset for f and q: both protocols at p = 4, 8, 16 on all cores.
+                for p in CALIBRATION_PS:
                     for sync in SYNCS:
                         rows = sync_rows(run([bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync]
                                              + place + bench, 180))
@@ -298,19 +305,20 @@ def parameters(row, runs, wake):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
-    # f and q: least squares over the calibration subset (both protocols at p = 4 and 8):
-    #   U - E - W b (u1 - E + m(n)) = f (D - W b) + q W b (p - 2),   b = min(1, n - 1),
-    # s2 = u1 - E - f being what the one-core p = 2 run leaves after the frame.
+    # f and q: least squares over the calibration subset (both protocols at p = 4, 8, 16):
+    #   U - E - W b (u1 - E + m(n)) = f (D - W b) + q P (p - 2),   b = min(1, n - 1),
+    # P the progress passes, s2 = u1 - E - f what the one-core p = 2 run leaves after the frame.
     sxx = sxy = syy = sxr = syr = 0.0
     used = 0
     for run_row in runs:
         p, kind, sync = int(run_row["p"]), run_row["kind"], run_row.get("sync", "sparse")
-        _, _, W = protocol(sync, kind, p)
+        D, _, W = protocol(sync, kind, p)
         blend = min(1.0, p / CORES - 1)
         if blend <= 0:
             continue
-        x = float(run_row["frames_per_proc"]) - W * blend
-        y = W * blend * (p - 2)
+        frames = float(run_row["frames_per_proc"])
+        x = frames - W * blend
+        y = passes(frames, 0.0, W, p, CORES) * (p - 2)
         r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
         sxx, sxy, syy, sxr, syr = sxx + x * x, sxy + x * y, syy + y * y, sxr + x * r, syr + y * r
         used += 1
