@@ -2,11 +2,11 @@
 """bench/sync_model.py: a model of a superstep's cost against p (issue 15).
 
 Two commands:
-  calibrate  measures the model's parameters on this machine, per network and transport,
-             into OUT/calibration.csv (p = 2 runs: bench/layer_pingpong and
-             bench/sync_scaling, on 2 cores and pinned to one), OUT/calibration_runs.csv
-             (the sparse sync at p = 4 and 8: the calibration subset for q) and
-             OUT/wake_cost.csv (bench/wake_cost: what a wait costs with n processes per core);
+  calibrate  measures the model's parameters on this machine, per network and transport:
+             OUT/calibration.csv (p = 2: bench/layer_pingpong, bench/sync_scaling on two
+             cores and pinned to one), OUT/calibration_runs.csv (both protocols at p = 4, 8
+             and 16: the calibration subset f and q are fitted on) and OUT/wake_cost.csv
+             (bench/wake_cost: the scheduler's cost of a wait against processes per core);
   report     predicts, for p = 2 .. 10^4, the time of an empty bsp_sync and of a superstep
              in which every process puts one word to pid + 1, for the dense and the sparse
              protocol, compares it with OUT/sync_scaling.csv (bench/sync_scaling.sh), and
@@ -30,28 +30,28 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     0, 1), T the time without them (a ramp from the constants, not fitted).
   With a core per process (what a cluster of p such hosts pays; the dashed curves):
     T1(p) = E + R h + (D + A - R) f
-    h one hop (o_send + L + o_receive), f a frame's CPU (o_send + o_receive; on lo and on the
-    namespace cluster the wire is kernel work on the same cores, so f = h), E the engine's
-    own work per superstep.
+    h one hop (o_send + L + o_receive: half the channel's busy-polling round trip), f a
+    frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
+    work on the same cores), E the engine's own work per superstep (p = 2 minima).
 
 Shared cores (C cores, p > C, n = p / C processes per core; what lo and the 8-namespace
-cluster on this 2-core machine measure): the cores are never idle (some process is always
-runnable) and every wait ends in a context switch, so the superstep lasts the CPU time of
-all processes divided by C:
-    T = max(T1(p), (p / C) U),   U = E + (D + A) f + W s(n, p)
-    s(n, p) = s2 + [m(n) - m(2)] + q (p - 2)   a wait's cost on a shared core:
-      s2    a wait with 2 processes per core: both processes of a p = 2 job pinned to one
-            core (taskset), U1 = E + f + s2 per process and superstep (getrusage CPU time)
-      m(n)  the scheduler's part, measured by bench/wake_cost: CPU per message of k = C n
-            bare processes doing the sparse barrier's rounds over UDP with bsplib's wait
-            (spin 100 us yielding, then block); it grows with n (more processes to switch
-            through, colder caches)
-      q     the library's per-peer work per wait: after each wake-up the engine, the channel
-            and the transport walk per-peer state of all p peers (tcp's inboxes and send
-            queues, the reliable layer's links, the sparse engine's incoming streams), cold
-            in the cache after a switch. Fitted (least squares) on the calibration subset
-            only: the sparse sync at p = 4 and 8 (calibration_runs.csv), never on the
-            points it predicts.
+cluster on this 2-core machine measure): some process is always runnable, so the cores are
+never idle, and every wait ends in a switch to another process. The superstep lasts the
+CPU time of all processes divided by C:
+    T = max(T1(p), (p / C) U),   U = E + (D + A) f + W [s(n) + q (p - 2)]
+      s(n) = s2 + m(n) - m(2)   the switch: what a wait costs the scheduler
+        s2    with 2 processes per core: both processes of a p = 2 job pinned to one core
+              (taskset), U1 = E + f + s2 per process and superstep (getrusage CPU time)
+        m(n)  bench/wake_cost: CPU per message of k = C n bare processes doing the sparse
+              barrier's rounds over UDP with bsplib's wait (spin 100 us yielding, then
+              block); it grows with n (more processes to switch through, colder caches)
+      q (p - 2)  the library's pass over per-peer state after each wait: the engine, the
+              channel and the transport walk all p peers (tcp's inboxes and send queues, the
+              reliable layer's links, the sparse engine's incoming streams), cold in the cache
+              after a switch; frames that came while the process was off the core are taken
+              in the same pass.
+    f and q are fitted (least squares) on the calibration subset only: both protocols at
+    p = 4, 8 and 16 (calibration_runs.csv, runs of their own), never on the points compared.
     Every term is CPU time, so U is compared with the CPU each process used per superstep
     (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time: on a
     machine others load, the job gets a share of the cores and T grows by 1 / share,
@@ -71,6 +71,7 @@ ACK_FULL_US = 40000.0  # kMaxBackedOff: a late peer is poked at least this often
 RELIABLE_LAYER = {"udp", "nic"}
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
+CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
 CALIBRATION_PS = (4, 8, 16)  # f and q are fitted on these runs only (2, 4, 8 processes per core)
 
 
@@ -119,6 +120,15 @@ class WakeCost:
         return y1 + max(0.0, (y1 - y0) / (x1 - x0)) * (x - x1)
 
 
+def fanout(network, p):
+    """nic: packet sockets each frame is offered to beyond p = 2's two. Every process has one on
+    the interface, with a BPF filter on its destination pid, and the kernel runs each
+    socket's filter on each frame arriving there: on lo all p sockets, on the cluster the
+    destination host's ceil(p / 8)."""
+    on_interface = p if network == "lo" else math.ceil(p / CLUSTER_HOSTS)
+    return max(0, on_interface - 2)
+
+
 def wait_cost(params, p, cores):
     """s(n): what one wait costs a process when n = p / cores processes share a core."""
     n = p / cores
@@ -140,10 +150,12 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     where the time, and with it the acks, grew by the load)."""
     h, f, E = params["h"], params["f"], params["E"]
     D, R, W = protocol(sync, kind, p)
+    # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters.
+    f_shared = f + params["beta"] * fanout(params["network"], p)
 
     def time_with(A):
         T1 = E + R * h + (D + A - R) * f
-        U = E + (D + A) * f + W * wait_cost(params, p, cores) + passes(D, A, W, p, cores) * params["q"] * (p - 2)
+        U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(D, A, W, p, cores) * params["q"] * (p - 2)
         return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
@@ -167,6 +179,16 @@ def run(command, timeout):
         print("    failed (%d): %s" % (done.returncode, (done.stderr.strip().splitlines() or [""])[-1]), flush=True)
         return ""
     return done.stdout
+
+
+def packet_sockets():
+    """Packet sockets open on the machine now (/proc/net/packet): before a run, other jobs'.
+    On lo a nic frame is offered to every one of them, so they add to the frame's cost."""
+    try:
+        with open("/proc/net/packet") as f:
+            return max(0, len(f.read().splitlines()) - 1)
+    except OSError:
+        return 0
 
 
 def sync_rows(text):
@@ -253,13 +275,15 @@ def calibrate(args):
                 # The calibration subset for f and q: both protocols at p = 4, 8, 16 on all cores.
                 for p in CALIBRATION_PS:
                     for sync in SYNCS:
+                        foreign = packet_sockets()
                         rows = sync_rows(run([bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync]
                                              + place + bench, 180))
+                        foreign = (foreign + packet_sockets()) / 2
                         for kind, row in rows.items():
                             if "cpu_us_per_proc" in row:
                                 subset.setdefault((p, sync, kind), []).append(
                                     (float(row["cpu_us_per_proc"]), float(row["frames_per_proc"]),
-                                     float(row["mean_us"])))
+                                     float(row["mean_us"]), foreign))
             if not (got["rtt"] and got["t2"] and got["t1"]):
                 print("  incomplete: %s %s left out" % (network, transport), flush=True)
                 continue
@@ -278,7 +302,8 @@ def calibrate(args):
                 out_runs.append({"network": network, "transport": transport, "sync": sync, "p": p, "kind": kind,
                                  "cpu_us_per_proc": "%.2f" % med(v[0] for v in values),
                                  "frames_per_proc": "%.3f" % med(v[1] for v in values),
-                                 "mean_us": "%.2f" % med(v[2] for v in values)})
+                                 "mean_us": "%.2f" % med(v[2] for v in values),
+                                 "foreign_packet_sockets": "%.0f" % med(v[3] for v in values)})
     write_rows(path, kept + out_rows)
     write_rows(runs_path, kept_runs + out_runs)
     # The scheduler's part: bare processes, k = 2 .. 256 on this machine's cores.
@@ -305,33 +330,59 @@ def parameters(row, runs, wake):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
-    # f and q: least squares over the calibration subset (both protocols at p = 4, 8, 16):
-    #   U - E - W b (u1 - E + m(n)) = f (D - W b) + q P (p - 2),   b = min(1, n - 1),
-    # P the progress passes, s2 = u1 - E - f what the one-core p = 2 run leaves after the frame.
-    sxx = sxy = syy = sxr = syr = 0.0
-    used = 0
-    for run_row in runs:
-        p, kind, sync = int(run_row["p"]), run_row["kind"], run_row.get("sync", "sparse")
-        D, _, W = protocol(sync, kind, p)
-        blend = min(1.0, p / CORES - 1)
-        if blend <= 0:
-            continue
-        frames = float(run_row["frames_per_proc"])
-        x = frames - W * blend
-        y = passes(frames, 0.0, W, p, CORES) * (p - 2)
-        r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
-        sxx, sxy, syy, sxr, syr = sxx + x * x, sxy + x * y, syy + y * y, sxr + x * r, syr + y * r
-        used += 1
-    f, q = h, 0.0
-    det = sxx * syy - sxy * sxy
-    if used >= 2 and det > 1e-9:
-        f, q = (sxr * syy - syr * sxy) / det, (syr * sxx - sxr * sxy) / det
-        if q < 0:  # no per-peer growth: f alone
-            f, q = sxr / sxx, 0.0
+    # f, then q, by least squares over the calibration subset (both protocols at p = 4, 8,
+    # 16), b = min(1, n - 1) and s2 = u1 - E - f (what the one-core p = 2 run leaves after
+    # the frame):  U - E - W b (u1 - E + m(n)) = f (D - W b) + q W b (p - 2).
+    # f from the dense runs (p - 1 frames, one wait: the frames dominate), then q from the
+    # sparse ones (a few frames, r waits: the waits dominate).
+    network, transport = row["network"], row["transport"]
+    with_fanout = transport == "nic"
+
+    def subset(sync):
+        for run_row in runs:
+            p, kind = int(run_row["p"]), run_row["kind"]
+            blend = min(1.0, p / CORES - 1)
+            if run_row.get("sync", "sparse") != sync or blend <= 0:
+                continue
+            _, _, W = protocol(sync, kind, p)
+            frames = float(run_row["frames_per_proc"])
+            r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
+            # nic: the sockets a frame is offered to, other jobs' on lo included.
+            sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0)
+                                            if network == "lo" else 0.0)
+            yield p, W, blend, frames, r, sockets
+
+    # f from the dense runs (for nic, f = h and beta from them): r = f (D - W b) + beta D fanout
+    # (+ q's share of one wait, left in the residual).
+    rows_d = list(subset("dense"))
+    f, beta = h, 0.0
+    if rows_d:
+        xs = [(fr - W * b, fr * sockets) for p, W, b, fr, _, sockets in rows_d]
+        rs = [r for _, _, _, _, r, _ in rows_d]
+        s11 = sum(x[0] * x[0] for x in xs)
+        s12 = sum(x[0] * x[1] for x in xs)
+        s22 = sum(x[1] * x[1] for x in xs)
+        s1r = sum(x[0] * r for x, r in zip(xs, rs))
+        s2r = sum(x[1] * r for x, r in zip(xs, rs))
+        if with_fanout and s22 > 0:  # f the p = 2 hop's (two sockets), beta what each further one adds
+            f = h
+            beta = max(0.0, (s2r - f * s12) / s22)
+        else:
+            f = s1r / s11 if s11 > 0 else h
         if f <= 0:
-            f, q = h, 0.0
+            f = h
+    # q from the sparse runs, given f and beta: r - (f + beta fanout) (D - W b) = q W b (p - 2).
+    num = den = 0.0
+    rows_s = list(subset("sparse"))
+    for p, W, b, frames, r, sockets in rows_s:
+        r -= (f + beta * sockets) * frames - f * W * b
+        x = W * b * (p - 2)
+        num, den = num + x * r, den + x * x
+    q = max(num / den, 0.0) if den > 0 else 0.0
+    used = len(rows_d) + len(rows_s)
     s2 = max(u1 - E - f, 0.0)
-    return {"h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "q_from": used}
+    return {"network": network, "h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "beta": beta,
+            "q_from": used}
 
 
 def model_ps(largest=10000):
@@ -420,15 +471,19 @@ def report(args):
 def write_table(args, params, comparison):
     ns = (4, 16, 64)
     lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
-             "received (fitted with q on both protocols at p = 4 and 8 only), "
+             "received, and for nic β a frame's cost per other packet socket on its interface (both fitted on the "
+             "dense runs at p = 4, 8, 16 only), "
              "E the engine's work per superstep (p = 2 minima), s2 a wait with 2 processes per core (p = 2 pinned "
              "to one core), m(n) − m(2) the scheduler's part at n processes per core (bench/wake_cost), q the "
-             "library's per-peer work per wait (fitted on the sparse sync at p = 4 and 8 only).", "",
-             "| network | transport | h | f | E | s2 | q (runs) | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
-             "|---|---|---|---|---|---|---|" + "---|" * len(ns)]
+             "library's per-peer work per wait (fitted on the sparse runs at p = 4, 8, 16 only). The model: T = max(T1, "
+             "(p/2) U), U = E + (D + A) (f + β fan-out) + W (s2 + m(n) − m(2) + q (p − 2)) per process and superstep "
+             "(bench/sync_model.py).",
+             "",
+             "| network | transport | h | f | β | E | s2 | q (runs) | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(ns)]
     for (network, transport), par in sorted(params.items()):
-        lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.3f (%d) | %s |"
-                     % (network, transport, par["h"], par["f"], par["E"], par["s2"], par["q"], par["q_from"],
+        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.3f (%d) | %s |"
+                     % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["s2"], par["q"], par["q_from"],
                         " | ".join("%.1f" % par["wake"].m(n) for n in ns)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
@@ -533,7 +588,7 @@ plot %s
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("calibrate", help="measure the parameters (p = 2 runs, sparse at p = 4 and 8, wake_cost)")
+    c = sub.add_parser("calibrate", help="measure the parameters (p = 2 runs, both protocols at p = 4, 8, 16, wake_cost)")
     c.add_argument("--out", default="results/sync_scaling")
     c.add_argument("--transports", default="udp,nic,tcp")
     c.add_argument("--budget-ms", type=int, default=1000)
