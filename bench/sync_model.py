@@ -93,14 +93,20 @@ def protocol(sync, kind, p):
 
 class WakeCost:
     """m(n): bench/wake_cost's CPU per message against processes per core, interpolated
-    (and beyond the largest k measured, extrapolated) linearly in log2 k."""
+    (and beyond the largest k measured, extrapolated) linearly in log2 k. Only what the
+    model needs beyond p = 256 (the 2-core curves to 10^4) is extrapolated."""
 
     def __init__(self, rows, cores=CORES):
         points = {}
         for row in rows:
             if row.get("pattern") == "rounds" and row.get("wait") == "spin" and int(row["cpus"]) == cores:
                 points.setdefault(int(row["k"]), []).append(float(row["rusage_cpu_us_per_message"]))
-        self.points = sorted((math.log2(k), statistics.median(v)) for k, v in points.items())
+        # Medians per k, then a running maximum: a wait does not get cheaper with more
+        # processes per core, and a dip is the load of the moment.
+        self.points, top = [], 0.0
+        for x, y in sorted((math.log2(k), statistics.median(v)) for k, v in points.items()):
+            top = max(top, y)
+            self.points.append((x, top))
         self.cores = cores
 
     def m(self, n):
