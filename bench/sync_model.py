@@ -29,7 +29,7 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     least every 40 ms (recovery/protocol_constants.h), so A = D x clamp((T - 20 ms) / 20 ms,
     0, 1), T the time without them (a ramp from the constants, not fitted).
   With a core per process (what a cluster of p such hosts pays; the dashed curves):
-    T1(p) = E + R h + (D + A - R) f
+    T1(p) = E + R h + max(0, D + A - R) f
     h one hop (o_send + L + o_receive: half the channel's busy-polling round trip), f a
     frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
     work on the same cores), E the engine's own work per superstep (p = 2 minima).
@@ -160,7 +160,7 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     f_shared = f + params["beta"] * fanout(params["network"], p)
 
     def time_with(A):
-        T1 = E + R * h + (D + A - R) * f
+        T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
         U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(D, A, W, p, cores) * params["q"] * (p - 2)
         return (max(T1, p / cores * U) if p > cores else T1), U
 
