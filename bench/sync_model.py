@@ -358,33 +358,30 @@ def parameters(row, runs, wake):
                                             if network == "lo" else 0.0)
             yield p, W, blend, frames, r, sockets
 
-    # f from the dense runs (for nic, f = h and beta from them): r = f (D - W b) + beta D fanout
-    # (+ q's share of one wait, left in the residual).
-    rows_d = list(subset("dense"))
-    f, beta = h, 0.0
-    if rows_d:
-        xs = [(fr - W * b, fr * sockets) for p, W, b, fr, _, sockets in rows_d]
-        rs = [r for _, _, _, _, r, _ in rows_d]
-        s11 = sum(x[0] * x[0] for x in xs)
-        s12 = sum(x[0] * x[1] for x in xs)
-        s22 = sum(x[1] * x[1] for x in xs)
-        s1r = sum(x[0] * r for x, r in zip(xs, rs))
-        s2r = sum(x[1] * r for x, r in zip(xs, rs))
-        if with_fanout and s22 > 0:  # f the p = 2 hop's (two sockets), beta what each further one adds
-            f = h
-            beta = max(0.0, (s2r - f * s12) / s22)
-        else:
-            f = s1r / s11 if s11 > 0 else h
-        if f <= 0:
-            f = h
-    # q from the sparse runs, given f and beta: r - (f + beta fanout) (D - W b) = q W b (p - 2).
-    num = den = 0.0
-    rows_s = list(subset("sparse"))
-    for p, W, b, frames, r, sockets in rows_s:
-        r -= (f + beta * sockets) * frames - f * W * b
-        x = W * b * (p - 2)
-        num, den = num + x * r, den + x * x
-    q = max(num / den, 0.0) if den > 0 else 0.0
+    # The dense runs (p - 1 frames, one wait) give f (for nic, f = h and beta), the sparse ones
+    # (a few frames, r waits) q; each given the other's current value, alternately, until
+    # they settle (least squares of both, each term from the runs it dominates):
+    #   r = f (D - W b) + beta D sockets + q W b (p - 2).
+    rows_d, rows_s = list(subset("dense")), list(subset("sparse"))
+    f, beta, q = h, 0.0, 0.0
+    for _ in range(100):
+        if rows_d:
+            xs = [(fr - W * b, fr * sockets, r - q * W * b * (p - 2)) for p, W, b, fr, r, sockets in rows_d]
+            if with_fanout:  # f the p = 2 hop's (two sockets), beta what each further one adds
+                den = sum(x2 * x2 for _, x2, _ in xs)
+                f = h
+                beta = max(0.0, sum(x2 * (r - h * x1) for x1, x2, r in xs) / den) if den > 0 else 0.0
+            else:
+                den = sum(x1 * x1 for x1, _, _ in xs)
+                f = sum(x1 * r for x1, _, r in xs) / den if den > 0 else h
+            if f <= 0:
+                f = h
+        num = den = 0.0
+        for p, W, b, frames, r, sockets in rows_s:
+            x = W * b * (p - 2)
+            num += x * (r - (f + beta * sockets) * frames + f * W * b)
+            den += x * x
+        q = max(num / den, 0.0) if den > 0 else 0.0
     used = len(rows_d) + len(rows_s)
     s2 = max(u1 - E - f, 0.0)
     return {"network": network, "h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "beta": beta,
