@@ -5,6 +5,8 @@
 //           for the message of round j from (i − 2^(j mod ⌈log₂ k⌉)): the sparse sync's
 //           dissemination barrier, every process active at once
 //   ring    one token passed i → i + 1: a hand-off's latency, one process active
+//   alltoall  every process sends to every other, then waits for all k - 1 messages of the
+//           round: the dense sync, k (k - 1) messages per round
 // and one of three ways to wait:
 //   spin    poll with MSG_DONTWAIT and sched_yield for --spin-us (100, BSPlib's default),
 //           then block in poll(2): what bsplib's waits do
@@ -12,12 +14,12 @@
 //   block   block in poll(2) at once (--spin-us=0)
 // Per (pattern, wait, k) one CSV row: microseconds per round on process 0 (ring: a round is
 // the token's way round, k hops), the cost of a message (rounds: round time × C / k, the CPU
-// of one message with all C cores busy; ring: one hop's latency), the CPU the processes
-// used per message by getrusage, and context
+// of one message with all C cores busy; alltoall the same over k - 1 messages each; ring:
+// one hop's latency), the CPU the processes used per message by getrusage, and context
 // switches per process per round, voluntary (a block) and involuntary (preempted), from
 // getrusage over the timed rounds. The cores used are the first --cpus of the allowed set.
 // Run: bazel-bin/bench/wake_cost [--procs=2,4,8,16,32,64,128,256] [--cpus=2]
-//      [--patterns=rounds,ring] [--waits=spin,yield,block] [--spin-us=100]
+//      [--patterns=rounds,ring] (or alltoall) [--waits=spin,yield,block] [--spin-us=100]
 //      [--rounds=2000] [--budget-ms=500] [--warmup=50] [--touch-kib=0]
 // --touch-kib=N makes each process read and write N KiB of its own memory per round (a
 // working set that a switch between many processes evicts from the caches).
@@ -141,6 +143,12 @@ class Member {
       send((me_ + 1) % k, round);
       return;
     }
+    if (s_.pattern == "alltoall") {  // the dense sync: a message to every other, then all of theirs
+      touch();
+      for (int d = 1; d < k; ++d) send((me_ + d) % k, round);
+      for (int d = 1; d < k; ++d) wait_for(round);
+      return;
+    }
     const int r = std::max(1, static_cast<int>(std::ceil(std::log2(k))));
     const int distance = 1 << (round % r);
     touch();
@@ -179,6 +187,11 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   for (int i = 0; i < s.k; ++i) {
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) die("wake_cost: socket");
+    // Room for every process's message of a round (alltoall: k - 1 waiting at once).
+    int buffer = 4 << 20;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer) < 0) {
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -230,7 +243,9 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     involuntary += static_cast<double>(r.involuntary);
     cpu += r.user_us + r.system_us;
   }
-  const double steps = static_cast<double>(s.rounds) * s.k;
+  // Messages in the timed rounds: one per process per round, k - 1 in alltoall.
+  const double per_round = s.pattern == "alltoall" ? static_cast<double>(s.k - 1) : 1.0;
+  const double steps = static_cast<double>(s.rounds) * s.k * per_round;
   if (!print) return true;
   if (header) {
     std::printf("pattern,wait,k,cpus,spin_us,touch_kib,rounds,us_per_round,cpu_us_per_message,"
@@ -238,7 +253,8 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   }
   std::printf("%s,%s,%d,%d,%d,%ld,%ld,%.2f,%.2f,%.2f,%.3f,%.3f\n", s.pattern.c_str(), s.wait.c_str(), s.k, cpus,
               s.spin_us, s.touch_bytes / 1024, s.rounds, per,
-              s.pattern == "ring" ? per / s.k : per * std::min(cpus, s.k) / s.k, cpu / steps, voluntary / steps,
+              s.pattern == "ring" ? per / s.k : per * std::min(cpus, s.k) / s.k / per_round, cpu / steps,
+              voluntary / steps,
               involuntary / steps);
   std::fflush(stdout);
   return true;
@@ -287,7 +303,7 @@ int main(int argc, char** argv) {
   bool header = true, ok = true;
   for (const std::string& pattern : split(flags.text("patterns", "rounds,ring"))) {
     for (const std::string& wait : split(flags.text("waits", "spin,yield,block"))) {
-      if ((pattern != "rounds" && pattern != "ring") || (wait != "spin" && wait != "yield" && wait != "block")) {
+      if ((pattern != "rounds" && pattern != "ring" && pattern != "alltoall") || (wait != "spin" && wait != "yield" && wait != "block")) {
         std::fprintf(stderr, "wake_cost: unknown pattern %s or wait %s\n", pattern.c_str(), wait.c_str());
         return 2;
       }
