@@ -38,7 +38,7 @@ Shared cores (C cores, p > C, n = p / C processes per core; what lo and the 8-na
 cluster on this 2-core machine measure): some process is always runnable, so the cores are
 never idle, and every wait ends in a switch to another process. The superstep lasts the
 CPU time of all processes divided by C:
-    T = max(T1(p), (p / C) U),   U = E + (D + A) f + W [s(n) + q (p - 2)]
+    T = max(T1(p), (p / C) U),   U = E + (D + A) (f + beta k) + W [s(n) + q (p - 2)]
       s(n) = s2 + m(n) - m(2)   the switch: what a wait costs the scheduler
         s2    with 2 processes per core: both processes of a p = 2 job pinned to one core
               (taskset), U1 = E + f + s2 per process and superstep (getrusage CPU time)
@@ -50,8 +50,15 @@ CPU time of all processes divided by C:
               reliable layer's links, the sparse engine's incoming streams), cold in the cache
               after a switch; frames that came while the process was off the core are taken
               in the same pass.
-    f and q are fitted (least squares) on the calibration subset only: both protocols at
+      beta k  nic only: each process's packet socket filters every frame on its interface
+              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
+              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
+              cluster's destination host; none with a host per process (the dashed curves).
+    f (for nic beta, with f = h) and q are fitted (least squares; f from the dense runs, q
+    from the sparse ones, alternately) on the calibration subset only: both protocols at
     p = 4, 8 and 16 (calibration_runs.csv, runs of their own), never on the points compared.
+    A network without such runs (an older calibration) takes the transport's q from one
+    with: it is the library's own work.
     Every term is CPU time, so U is compared with the CPU each process used per superstep
     (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time: on a
     machine others load, the job gets a share of the cores and T grows by 1 / share,
@@ -143,9 +150,11 @@ def wait_cost(params, p, cores):
     return (params["s2"] + params["wake"].m(n)) * min(1.0, n - 1)  # nothing at a core each, s2 at 2 per core
 
 
-def passes(D, A, W, p, cores):
+def passes(W, p, cores):
     """Progress passes per process and superstep that find the per-peer state cold: one per wait
-    (the process was switched out; frames that came meanwhile are taken in the same pass)."""
+    (the process was switched out; frames that came meanwhile are taken in the same pass).
+    Counted with a uprobe on bsp::Engine::pump (bench/README.md): sparse W + 1-2, as here;
+    dense 3-11 at p = 8-64, more than this one: the model's known gap for dense."""
     return W * min(1.0, max(0.0, p / cores - 1))
 
 
@@ -161,7 +170,7 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
 
     def time_with(A):
         T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
-        U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(D, A, W, p, cores) * params["q"] * (p - 2)
+        U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(W, p, cores) * params["q"] * (p - 2)
         return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
