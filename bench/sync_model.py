@@ -196,6 +196,20 @@ def run(command, timeout):
     return done.stdout
 
 
+def cluster_command(netns, sshd_dir, p, command):
+    """command (bsprun ...) run inside the cluster's host 0 with a host file spreading p
+    processes evenly over its hosts, as bench/sync_scaling.sh's hostfile_for does."""
+    used = min(p, CLUSTER_HOSTS)
+    path = os.path.join(sshd_dir, "calibration_hostfile.%d" % p)
+    with open(path, "w") as f:
+        for i in range(used):
+            f.write("10.77.0.%d slots=%d\n" % (i + 1, (p + used - 1 - i) // used))
+    bsprun = os.path.abspath(command[0])
+    program = [os.path.abspath(a) if a.startswith("bazel-bin/") else a for a in command[1:]]
+    return (["ip", "netns", "exec", netns + "0", bsprun, "--hostfile=" + path,
+             "--rsh=ssh -F " + os.path.join(sshd_dir, "ssh_config")] + program)
+
+
 def packet_sockets():
     """Packet sockets open on the machine now (/proc/net/packet): before a run, other jobs'.
     On lo a nic frame is offered to every one of them, so they add to the frame's cost."""
@@ -287,12 +301,16 @@ def calibrate(args):
                     got["t1"].append(float(rows["empty"]["mean_us"]))
                     if "cpu_us_per_proc" in rows["empty"]:
                         got["u1"].append(float(rows["empty"]["cpu_us_per_proc"]))
-                # The calibration subset for f and q: both protocols at p = 4, 8, 16 on all cores.
+                # The calibration subset for f and q: both protocols at p = 4, 8, 16 on all cores
+                # (on the cluster placed as bench/sync_scaling.sh places its runs).
                 for p in CALIBRATION_PS:
                     for sync in SYNCS:
                         foreign = packet_sockets()
-                        rows = sync_rows(run([bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync]
-                                             + place + bench, 180))
+                        command = [bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync] + bench
+                        if netns:
+                            command = cluster_command(netns, args.sshd_dir, p, command) if args.sshd_dir else \
+                                command[:1] + place + command[1:]
+                        rows = sync_rows(run(command, 180))
                         foreign = (foreign + packet_sockets()) / 2
                         for kind, row in rows.items():
                             if "cpu_us_per_proc" in row:
@@ -614,7 +632,8 @@ def main():
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--networks", default="lo", help="lo,cluster (cluster needs --netns)")
     c.add_argument("--netns", default="", help="also calibrate on this namespace cluster (tools/cluster.sh)")
-    c.add_argument("--sshd-dir", default="", help="unused here: the cluster's p = 2 runs place by --netns")
+    c.add_argument("--sshd-dir", default="", help="the cluster's sshd directory (sync_scaling.sh): the p = 4..16 "
+                   "runs spread over its hosts by a host file; without it they place one per host by --netns")
     r = sub.add_parser("report", help="model, table and plots from OUT/calibration.csv and OUT/sync_scaling.csv")
     r.add_argument("--out", default="results/sync_scaling")
     args = parser.parse_args()
