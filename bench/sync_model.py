@@ -1,55 +1,68 @@
 #!/usr/bin/env python3
-"""bench/sync_model.py: a LogP-style model of a superstep's cost against p (issue 15).
+"""bench/sync_model.py: a model of a superstep's cost against p (issue 15).
 
 Two commands:
-  calibrate  measures the model's parameters on this machine with p = 2 runs only, per
-             network and transport (bench/layer_pingpong and bench/sync_scaling), into
-             OUT/calibration.csv;
+  calibrate  measures the model's parameters on this machine, per network and transport:
+             OUT/calibration.csv (p = 2: bench/layer_pingpong, bench/sync_scaling on two
+             cores and pinned to one), OUT/calibration_runs.csv (both protocols at p = 4, 8
+             and 16: the calibration subset f and q are fitted on) and OUT/wake_cost.csv
+             (bench/wake_cost: the scheduler's cost of a wait against processes per core);
   report     predicts, for p = 2 .. 10^4, the time of an empty bsp_sync and of a superstep
              in which every process puts one word to pid + 1, for the dense and the sparse
              protocol, compares it with OUT/sync_scaling.csv (bench/sync_scaling.sh), and
              writes OUT/model.csv (curves), OUT/comparison.csv, OUT/sync_scaling.md (the
              table) and the plots OUT/sync_scaling_NETWORK_TRANSPORT.png/.svg (gnuplot).
 
-The model (bench/README.md, "Superstep cost versus p", says the same in prose):
-  Protocol (frames D sent per process per superstep, rounds R on the critical path; r = ceil(log2 p)):
-    dense     D = p - 1 (an `end` to every other process), R = 1; the neighbour's word
-              rides in the `end` record: the same frames
-    sparse    empty:      D = r barrier messages, R = r
-              neighbour:  D = 1 data + 1 ack + r, R = 2 + r (data, its ack, the barrier);
-              at p = 2 the ack and the first barrier message go to the same peer in one
-              frame: D = 2
-    On udp and nic the reliable layer adds acks: a link whose frames stay unacknowledged
-    for 2 retry intervals is probed and answers with an ack; the retry interval is at most
-    10 ms, and a late peer is poked at least every 40 ms (recovery/protocol_constants.h),
-    so acks A = D x clamp((T - 20 ms) / 20 ms, 0, 1), T the time without them: none below
-    20 ms, one per data frame from 40 ms on (a ramp from the constants, not fitted).
-  Parameters, all from p = 2 runs (calibrate), per network and transport:
-    h  one hop (o_send + L + o_receive) = half the reliable channel's 16-byte round trip,
-       busy-polling (layer_pingpong --layer=channel). On lo and on the namespace cluster
-       L is kernel work on the same two cores, so a hop is CPU time.
-    E  the engine's own work per superstep = T2 - h, from the minimum empty sync at
-       p = 2 (dense: one `end` each way, one hop) and the minimum round trip: the work
-       itself, undisturbed (on a shared machine a p = 2 superstep is now 5 us, both
-       spinning, now 30, one descheduled: means and even medians move with the load).
-    w  a wake-up's latency: the median empty sync at p = 2 with --spin-us=0 (every wait
-       blocks) minus the median one spinning.
-    c  a frame's cost on a shared core: both processes of a p = 2 job pinned to one core
-       (taskset -c 0) spend T1 per superstep between them, each E + one frame sent and one
-       received + the switch to the other: c = T1/2 - E.
-    b  what sleeping and being woken adds to a wait: the same on one core with
-       --spin-us=0 (T1b): b = (T1b - T1)/2, at least 0.
-  Prediction, C cores (2 here, on lo and on the cluster, whose 8 hosts share them):
-    p <= C (a core each):  T = E + R h + (D + A - R) h
-    p >  C (shared cores): T = (p / C) (E + B b + (D + A) c) + R w
-      The scheduling term is explicit: with more processes than cores a superstep lasts
-      far longer than the 100 us a waiting process spins (--spin-us), so each wait ends
-      asleep and costs a wake-up b; B waits per superstep: dense 1 (a process wakes to a
-      burst of `end`s that arrived while it slept), sparse R (one per round: each round
-      waits for one message). The p processes' work is spread over the C busy cores
-      (p / C), and each round of the critical path adds one wake-up's latency w.
-    "a core each" (what p hosts of this speed would pay: the first line for every p) is
-    drawn too, for p up to 10^4.
+The model (bench/README.md, "Superstep cost versus p", says the same in prose) has two parts.
+
+Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
+    frames D sent (and as many received), rounds R on the critical path, waits W (times a
+    process must wait for a message it cannot have yet):
+    dense     D = p - 1 (an `end` to every other process), R = 1, W = 1; the neighbour's
+              word rides in the `end` record: the same frames
+    sparse    empty:      D = r barrier messages, R = r, W = r (one per round)
+              neighbour:  D = 1 data + 1 ack + r, R = 2 + r (data, its ack, the barrier),
+              W = 1 + r (the data and the ack come from processes that ran meanwhile: one
+              wait for both); at p = 2 the ack and the barrier message share a frame: D = 2
+    udp and nic add the reliable layer's acks A: a link whose frames stay unacknowledged for
+    2 retry intervals is probed; the interval is at most 10 ms and a late peer is poked at
+    least every 40 ms (recovery/protocol_constants.h), so A = D x clamp((T - 20 ms) / 20 ms,
+    0, 1), T the time without them (a ramp from the constants, not fitted).
+  With a core per process (what a cluster of p such hosts pays; the dashed curves):
+    T1(p) = E + R h + max(0, D + A - R) f
+    h one hop (o_send + L + o_receive: half the channel's busy-polling round trip), f a
+    frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
+    work on the same cores), E the engine's own work per superstep (p = 2 minima).
+
+Shared cores (C cores, p > C, n = p / C processes per core; what lo and the 8-namespace
+cluster on this 2-core machine measure): some process is always runnable, so the cores are
+never idle, and every wait ends in a switch to another process. The superstep lasts the
+CPU time of all processes divided by C:
+    T = max(T1(p), (p / C) U),   U = E + (D + A) (f + beta k) + W [s(n) + q (p - 2)]
+      s(n) = s2 + m(n) - m(2)   the switch: what a wait costs the scheduler
+        s2    with 2 processes per core: both processes of a p = 2 job pinned to one core
+              (taskset), U1 = E + f + s2 per process and superstep (getrusage CPU time)
+        m(n)  bench/wake_cost: CPU per message of k = C n bare processes doing the sparse
+              barrier's rounds over UDP with bsplib's wait (spin 100 us yielding, then
+              block); it grows with n (more processes to switch through, colder caches)
+      q (p - 2)  the library's pass over per-peer state after each wait: the engine, the
+              channel and the transport walk all p peers (tcp's inboxes and send queues, the
+              reliable layer's links, the sparse engine's incoming streams), cold in the cache
+              after a switch; frames that came while the process was off the core are taken
+              in the same pass.
+      beta k  nic only: each process's packet socket filters every frame on its interface
+              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
+              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
+              cluster's destination host; none with a host per process (the dashed curves).
+    f (for nic beta, with f = h) and q are fitted (least squares; f from the dense runs, q
+    from the sparse ones, alternately) on the calibration subset only: both protocols at
+    p = 4, 8 and 16 (calibration_runs.csv, runs of their own), never on the points compared.
+    A network without such runs (an older calibration) takes the transport's q from one
+    with: it is the library's own work.
+    Every term is CPU time, so U is compared with the CPU each process used per superstep
+    (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time: on a
+    machine others load, the job gets a share of the cores and T grows by 1 / share,
+    while U does not.
 """
 import argparse
 import csv
@@ -65,6 +78,8 @@ ACK_FULL_US = 40000.0  # kMaxBackedOff: a late peer is poked at least this often
 RELIABLE_LAYER = {"udp", "nic"}
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
+CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
+CALIBRATION_PS = (4, 8, 16)  # f and q are fitted on these runs only (2, 4, 8 processes per core)
 
 
 def log2ceil(p):
@@ -72,32 +87,98 @@ def log2ceil(p):
 
 
 def protocol(sync, kind, p):
-    """Data frames sent per process and rounds on the critical path."""
+    """Frames D sent per process, rounds R on the critical path, waits W per superstep."""
     if sync == "dense":
-        return p - 1, 1
+        return p - 1, 1, 1
     r = log2ceil(p)
     if kind == "empty":
-        return r, r
-    return (2 if p == 2 else 2 + r), 2 + r
+        return r, r, r
+    if p == 2:
+        return 2, 3, 2
+    return 2 + r, 2 + r, 1 + r
 
 
-def predict(params, transport, sync, kind, p, cores=CORES):
-    """Predicted mean time per superstep (us) and frames sent per process."""
-    h, E, w, c, b = params["h"], params["E"], params["w"], params["c"], params["b"]
-    D, R = protocol(sync, kind, p)
-    B = 1 if sync == "dense" else R
+class WakeCost:
+    """m(n): bench/wake_cost's CPU per message against processes per core, interpolated
+    (and beyond the largest k measured, extrapolated) linearly in log2 k. Only what the
+    model needs beyond p = 256 (the 2-core curves to 10^4) is extrapolated."""
+
+    def __init__(self, rows, cores=CORES):
+        points = {}
+        for row in rows:
+            if row.get("pattern") == "rounds" and row.get("wait") == "spin" and int(row["cpus"]) == cores:
+                points.setdefault(int(row["k"]), []).append(float(row["rusage_cpu_us_per_message"]))
+        # Medians per k, then a running maximum: a wait does not get cheaper with more
+        # processes per core, and a dip is the load of the moment.
+        self.points, top = [], 0.0
+        for x, y in sorted((math.log2(k), statistics.median(v)) for k, v in points.items()):
+            top = max(top, y)
+            self.points.append((x, top))
+        self.cores = cores
+
+    def m(self, n):
+        """Extra CPU per wait at n processes per core over n = 2 (0 without measurements)."""
+        if len(self.points) < 2 or n <= 2:
+            return 0.0
+        return max(0.0, self._at(math.log2(n * self.cores)) - self._at(math.log2(2 * self.cores)))
+
+    def _at(self, x):
+        pts = self.points
+        if x <= pts[0][0]:
+            return pts[0][1]
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+            if x <= x1:
+                return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+        (x0, y0), (x1, y1) = pts[-2], pts[-1]
+        return y1 + max(0.0, (y1 - y0) / (x1 - x0)) * (x - x1)
+
+
+def fanout(network, p):
+    """nic: packet sockets each frame is offered to beyond p = 2's two. Every process has one on
+    the interface, with a BPF filter on its destination pid, and the kernel runs each
+    socket's filter on each frame arriving there: on lo all p sockets, on the cluster the
+    destination host's ceil(p / 8)."""
+    on_interface = p if network == "lo" else math.ceil(p / CLUSTER_HOSTS)
+    return max(0, on_interface - 2)
+
+
+def wait_cost(params, p, cores):
+    """s(n): what one wait costs a process when n = p / cores processes share a core."""
+    n = p / cores
+    if n <= 1:
+        return 0.0
+    return (params["s2"] + params["wake"].m(n)) * min(1.0, n - 1)  # nothing at a core each, s2 at 2 per core
+
+
+def passes(W, p, cores):
+    """Progress passes per process and superstep that find the per-peer state cold: one per wait
+    (the process was switched out; frames that came meanwhile are taken in the same pass).
+    Counted with a uprobe on bsp::Engine::pump (bench/README.md): sparse W + 1-2, as here;
+    dense 3-11 at p = 8-64, more than this one: the model's known gap for dense."""
+    return W * min(1.0, max(0.0, p / cores - 1))
+
+
+def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
+    """Predicted mean time per superstep (us), frames sent per process, and the CPU time per
+    process and superstep (us) of the shared-core term. With measured_us, the reliable
+    layer's acks are those of a superstep that long (the CPU check on a loaded machine,
+    where the time, and with it the acks, grew by the load)."""
+    h, f, E = params["h"], params["f"], params["E"]
+    D, R, W = protocol(sync, kind, p)
+    # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters.
+    f_shared = f + params["beta"] * fanout(params["network"], p)
 
     def time_with(A):
-        if p <= cores:
-            return E + R * h + (D + A - R) * h
-        return (p / cores) * (E + B * b + (D + A) * c) + R * w
+        T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
+        U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(W, p, cores) * params["q"] * (p - 2)
+        return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
-    T = time_with(A)
+    T, U = time_with(A)
     if transport in RELIABLE_LAYER:
-        A = D * min(1.0, max(0.0, (T - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
-        T = time_with(A)
-    return T, D + A
+        A = D * min(1.0, max(0.0, ((measured_us or T) - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
+        T, U = time_with(A)
+    return T, D + A, U
 
 
 # ---------------------------------------------------------------- calibration
@@ -113,6 +194,30 @@ def run(command, timeout):
         print("    failed (%d): %s" % (done.returncode, (done.stderr.strip().splitlines() or [""])[-1]), flush=True)
         return ""
     return done.stdout
+
+
+def cluster_command(netns, sshd_dir, p, command):
+    """command (bsprun ...) run inside the cluster's host 0 with a host file spreading p
+    processes evenly over its hosts, as bench/sync_scaling.sh's hostfile_for does."""
+    used = min(p, CLUSTER_HOSTS)
+    path = os.path.join(sshd_dir, "calibration_hostfile.%d" % p)
+    with open(path, "w") as f:
+        for i in range(used):
+            f.write("10.77.0.%d slots=%d\n" % (i + 1, (p + used - 1 - i) // used))
+    bsprun = os.path.abspath(command[0])
+    program = [os.path.abspath(a) if a.startswith("bazel-bin/") else a for a in command[1:]]
+    return (["ip", "netns", "exec", netns + "0", bsprun, "--hostfile=" + path,
+             "--rsh=ssh -F " + os.path.join(sshd_dir, "ssh_config")] + program)
+
+
+def packet_sockets():
+    """Packet sockets open on the machine now (/proc/net/packet): before a run, other jobs'.
+    On lo a nic frame is offered to every one of them, so they add to the frame's cost."""
+    try:
+        with open("/proc/net/packet") as f:
+            return max(0, len(f.read().splitlines()) - 1)
+    except OSError:
+        return 0
 
 
 def sync_rows(text):
@@ -131,86 +236,183 @@ def sync_rows(text):
     return rows
 
 
+def write_rows(path, rows):
+    fields = []
+    for row in rows:
+        fields += [k for k in row if k not in fields]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields or ["network"], restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    print("wrote " + path)
+
+
+def read_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
 def calibrate(args):
-    bsprun, program, pingpong = "bazel-bin/bsplib/bsprun", "bazel-bin/bench/sync_scaling", "bazel-bin/bench/layer_pingpong"
-    for path in (bsprun, program, pingpong):
+    bsprun, program, pingpong, wake = ("bazel-bin/bsplib/bsprun", "bazel-bin/bench/sync_scaling",
+                                       "bazel-bin/bench/layer_pingpong", "bazel-bin/bench/wake_cost")
+    for path in (bsprun, program, pingpong, wake):
         if not os.access(path, os.X_OK):
-            sys.exit("sync_model.py: %s is missing (bazel build //bench:sync_scaling //bench:layer_pingpong //bsplib:bsprun)" % path)
+            sys.exit("sync_model.py: %s is missing (bazel build //bench:sync_scaling //bench:layer_pingpong "
+                     "//bench:wake_cost //bsplib:bsprun)" % path)
     wanted = args.networks.split(",")
     networks = ([("lo", None)] if "lo" in wanted else []) + (
         [("cluster", args.netns)] if args.netns and "cluster" in wanted else [])
+    redone = {(n, t) for n, _ in networks for t in args.transports.split(",")}
     path = os.path.join(args.out, "calibration.csv")
-    kept = []  # rows of other networks and transports from an earlier calibration
-    if os.path.exists(path):
-        with open(path) as f:
-            kept = [r for r in csv.DictReader(f)
-                    if (r["network"], r["transport"]) not in {(n, t) for n, _ in networks for t in args.transports.split(",")}]
-    out_rows = []
+    runs_path = os.path.join(args.out, "calibration_runs.csv")
+    # Rows of other networks and transports from an earlier calibration are kept.
+    kept = [r for r in read_rows(path) if (r["network"], r["transport"]) not in redone]
+    kept_runs = [r for r in read_rows(runs_path) if (r["network"], r["transport"]) not in redone]
+    out_rows, out_runs = [], []
+    med = statistics.median
     for network, netns in networks:
         for transport in args.transports.split(","):
-            print("calibrating %s %s (p = 2, %d repeats)" % (network, transport, args.repeats), flush=True)
+            print("calibrating %s %s (p = 2, %s; %d repeats)" % (network, transport, ", ".join(map(str, CALIBRATION_PS)),
+                                                                 args.repeats), flush=True)
             place = ["--netns=" + netns] if netns else []
-            rtts, t2, t2_nb, t2_block, t1, t1_nb, t1_block = [], [], [], [], [], [], []
-            t2_mean, t2_block_mean, t2_min, rtt_min = [], [], [], []
+            got = {name: [] for name in ("rtt", "rtt_min", "t2", "t2_mean", "t2_min", "u2", "t1", "u1")}
+            subset = {}  # (p, kind) -> [(cpu, frames, mean)]
             for _ in range(args.repeats):
                 text = run([pingpong, "--transport=" + transport, "--layer=channel", "--size=16",
                             "--repetitions=20000"] + place, 120)
                 for line in text.splitlines():
                     if "round_trip_us median=" in line:
-                        rtts.append(float(line.split("median=")[1].split()[0]))
-                        rtt_min.append(float(line.split("min=")[1].split()[0]))
+                        got["rtt"].append(float(line.split("median=")[1].split()[0]))
+                        got["rtt_min"].append(float(line.split("min=")[1].split()[0]))
                 base = [bsprun, "-n", "2", "--transport=" + transport, "--sync=dense"] + place
                 bench = [program, "--budget-ms=%d" % args.budget_ms]
                 rows = sync_rows(run(base + bench, 120))
                 if rows:
-                    t2.append(float(rows["empty"]["median_us"]))
-                    t2_mean.append(float(rows["empty"]["mean_us"]))
-                    t2_min.append(float(rows["empty"]["min_us"]))
-                    t2_nb.append(float(rows["neighbour"]["median_us"]))
-                rows = sync_rows(run(base + ["--spin-us=0"] + bench, 120))
-                if rows:
-                    t2_block.append(float(rows["empty"]["median_us"]))
-                    t2_block_mean.append(float(rows["empty"]["mean_us"]))
+                    got["t2"].append(float(rows["empty"]["median_us"]))
+                    got["t2_mean"].append(float(rows["empty"]["mean_us"]))
+                    got["t2_min"].append(float(rows["empty"]["min_us"]))
+                    if "cpu_us_per_proc" in rows["empty"]:
+                        got["u2"].append(float(rows["empty"]["cpu_us_per_proc"]))
+                # Both processes on one core: every wait is a switch to the other.
                 rows = sync_rows(run(["taskset", "-c", "0"] + base + bench, 120))
                 if rows:
-                    t1.append(float(rows["empty"]["mean_us"]))
-                    t1_nb.append(float(rows["neighbour"]["mean_us"]))
-                rows = sync_rows(run(["taskset", "-c", "0"] + base + ["--spin-us=0"] + bench, 120))
-                if rows:
-                    t1_block.append(float(rows["empty"]["mean_us"]))
-            if not (rtts and t2 and t2_block and t1 and t1_block):
+                    got["t1"].append(float(rows["empty"]["mean_us"]))
+                    if "cpu_us_per_proc" in rows["empty"]:
+                        got["u1"].append(float(rows["empty"]["cpu_us_per_proc"]))
+                # The calibration subset for f and q: both protocols at p = 4, 8, 16 on all cores
+                # (on the cluster placed as bench/sync_scaling.sh places its runs).
+                for p in CALIBRATION_PS:
+                    for sync in SYNCS:
+                        foreign = packet_sockets()
+                        command = [bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync] + bench
+                        if netns:
+                            command = cluster_command(netns, args.sshd_dir, p, command) if args.sshd_dir else \
+                                command[:1] + place + command[1:]
+                        rows = sync_rows(run(command, 180))
+                        foreign = (foreign + packet_sockets()) / 2
+                        for kind, row in rows.items():
+                            if "cpu_us_per_proc" in row:
+                                subset.setdefault((p, sync, kind), []).append(
+                                    (float(row["cpu_us_per_proc"]), float(row["frames_per_proc"]),
+                                     float(row["mean_us"]), foreign))
+            if not (got["rtt"] and got["t2"] and got["t1"]):
                 print("  incomplete: %s %s left out" % (network, transport), flush=True)
                 continue
-            med = statistics.median
-            out_rows.append({
-                "network": network, "transport": transport, "repeats": args.repeats,
-                "rtt_median_us": "%.2f" % med(rtts), "rtt_min_us": "%.2f" % min(rtt_min),
-                "p2_empty_min_us": "%.2f" % min(t2_min), "p2_empty_median_us": "%.2f" % med(t2),
-                "p2_neighbour_median_us": "%.2f" % med(t2_nb), "p2_block_empty_median_us": "%.2f" % med(t2_block),
-                "p2_empty_mean_us": "%.2f" % med(t2_mean), "p2_block_empty_mean_us": "%.2f" % med(t2_block_mean),
-                "p2_onecore_empty_mean_us": "%.2f" % med(t1), "p2_onecore_neighbour_mean_us": "%.2f" % med(t1_nb),
-                "p2_onecore_block_empty_mean_us": "%.2f" % med(t1_block),
-                "load1": open("/proc/loadavg").read().split()[0],
-            })
-            print("  " + ", ".join("%s=%s" % item for item in out_rows[-1].items()), flush=True)
-    out_rows = kept + out_rows
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()) if out_rows else ["network"])
-        writer.writeheader()
-        writer.writerows(out_rows)
-    print("wrote " + path)
+            row = {"network": network, "transport": transport, "repeats": args.repeats,
+                   "rtt_median_us": "%.2f" % med(got["rtt"]), "rtt_min_us": "%.2f" % min(got["rtt_min"]),
+                   "p2_empty_min_us": "%.2f" % min(got["t2_min"]), "p2_empty_median_us": "%.2f" % med(got["t2"]),
+                   "p2_empty_mean_us": "%.2f" % med(got["t2_mean"]),
+                   "p2_onecore_empty_mean_us": "%.2f" % med(got["t1"])}
+            if got["u2"] and got["u1"]:
+                row["p2_empty_cpu_us"] = "%.2f" % med(got["u2"])
+                row["p2_onecore_empty_cpu_us"] = "%.2f" % med(got["u1"])
+            row["load1"] = open("/proc/loadavg").read().split()[0]
+            out_rows.append(row)
+            print("  " + ", ".join("%s=%s" % item for item in row.items()), flush=True)
+            for (p, sync, kind), values in sorted(subset.items()):
+                out_runs.append({"network": network, "transport": transport, "sync": sync, "p": p, "kind": kind,
+                                 "cpu_us_per_proc": "%.2f" % med(v[0] for v in values),
+                                 "frames_per_proc": "%.3f" % med(v[1] for v in values),
+                                 "mean_us": "%.2f" % med(v[2] for v in values),
+                                 "foreign_packet_sockets": "%.0f" % med(v[3] for v in values)})
+    write_rows(path, kept + out_rows)
+    write_rows(runs_path, kept_runs + out_runs)
+    # The scheduler's part: bare processes, k = 2 .. 256 on this machine's cores.
+    print("calibrating the cost of a wait against processes per core (bench/wake_cost)", flush=True)
+    wake_rows = []
+    for _ in range(args.repeats):
+        text = run([wake, "--patterns=rounds", "--waits=spin", "--cpus=%d" % CORES,
+                    "--procs=2,4,8,16,32,64,128,256", "--budget-ms=300"], 600)
+        lines = [line for line in text.splitlines() if line.strip()]
+        if lines and lines[0].startswith("pattern,"):
+            names = lines[0].split(",")
+            wake_rows += [dict(zip(names, line.split(","))) for line in lines[1:] if line.count(",") == len(names) - 1]
+    if wake_rows:
+        write_rows(os.path.join(args.out, "wake_cost.csv"), wake_rows)
 
 
 # ---------------------------------------------------------------- report
 
-def parameters(row):
+def parameters(row, runs, wake):
+    """The model's parameters for one network and transport (µs)."""
     h = float(row["rtt_median_us"]) / 2
     E = max(float(row["p2_empty_min_us"]) - float(row["rtt_min_us"]) / 2, 0.0)
-    w = max(float(row["p2_block_empty_median_us"]) - float(row["p2_empty_median_us"]), 0.0)
-    t1 = float(row["p2_onecore_empty_mean_us"])
-    c = max(t1 / 2 - E, h)
-    b = max((float(row["p2_onecore_block_empty_mean_us"]) - t1) / 2, 0.0)
-    return {"h": h, "E": E, "w": w, "c": c, "b": b}
+    if row.get("p2_onecore_empty_cpu_us"):
+        u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
+    else:
+        u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
+    # f, then q, by least squares over the calibration subset (both protocols at p = 4, 8,
+    # 16), b = min(1, n - 1) and s2 = u1 - E - f (what the one-core p = 2 run leaves after
+    # the frame):  U - E - W b (u1 - E + m(n)) = f (D - W b) + q W b (p - 2).
+    # f from the dense runs (p - 1 frames, one wait: the frames dominate), then q from the
+    # sparse ones (a few frames, r waits: the waits dominate).
+    network, transport = row["network"], row["transport"]
+    with_fanout = transport == "nic"
+
+    def subset(sync):
+        for run_row in runs:
+            p, kind = int(run_row["p"]), run_row["kind"]
+            blend = min(1.0, p / CORES - 1)
+            if run_row.get("sync", "sparse") != sync or blend <= 0:
+                continue
+            _, _, W = protocol(sync, kind, p)
+            frames = float(run_row["frames_per_proc"])
+            r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
+            # nic: the sockets a frame is offered to, other jobs' on lo included.
+            sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0)
+                                            if network == "lo" else 0.0)
+            yield p, W, blend, frames, r, sockets
+
+    # The dense runs (p - 1 frames, one wait) give f (for nic, f = h and beta), the sparse ones
+    # (a few frames, r waits) q; each given the other's current value, alternately, until
+    # they settle (least squares of both, each term from the runs it dominates):
+    #   r = f (D - W b) + beta D sockets + q W b (p - 2).
+    rows_d, rows_s = list(subset("dense")), list(subset("sparse"))
+    f, beta, q = h, 0.0, 0.0
+    for _ in range(100):
+        if rows_d:
+            xs = [(fr - W * b, fr * sockets, r - q * W * b * (p - 2)) for p, W, b, fr, r, sockets in rows_d]
+            if with_fanout:  # f the p = 2 hop's (two sockets), beta what each further one adds
+                den = sum(x2 * x2 for _, x2, _ in xs)
+                f = h
+                beta = max(0.0, sum(x2 * (r - h * x1) for x1, x2, r in xs) / den) if den > 0 else 0.0
+            else:
+                den = sum(x1 * x1 for x1, _, _ in xs)
+                f = sum(x1 * r for x1, _, r in xs) / den if den > 0 else h
+            if f <= 0:
+                f = h
+        num = den = 0.0
+        for p, W, b, frames, r, sockets in rows_s:
+            x = W * b * (p - 2)
+            num += x * (r - (f + beta * sockets) * frames + f * W * b)
+            den += x * x
+        q = max(num / den, 0.0) if den > 0 else 0.0
+    used = len(rows_d) + len(rows_s)
+    s2 = max(u1 - E - f, 0.0)
+    return {"network": network, "h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "beta": beta,
+            "q_from": used}
 
 
 def model_ps(largest=10000):
@@ -234,8 +436,21 @@ def report(args):
         if not os.path.exists(os.path.join(args.out, name)):
             sys.exit("sync_model.py: no %s in %s (bench/sync_scaling.sh makes both; calibrate makes the first)"
                      % (name, args.out))
-    with open(os.path.join(args.out, "calibration.csv")) as f:
-        params = {(r["network"], r["transport"]): parameters(r) for r in csv.DictReader(f)}
+    wake = WakeCost(read_rows(os.path.join(args.out, "wake_cost.csv")))
+    if not wake.points:
+        print("sync_model.py: no wake_cost.csv in %s: the scheduler's part m(n) is left out (calibrate measures it)"
+              % args.out, file=sys.stderr)
+    runs = read_rows(os.path.join(args.out, "calibration_runs.csv"))
+    params = {}
+    for r in read_rows(os.path.join(args.out, "calibration.csv")):
+        key = (r["network"], r["transport"])
+        params[key] = parameters(r, [x for x in runs if (x["network"], x["transport"]) == key], wake)
+    # q is the library's own per-peer work, the same code on every network: a network
+    # calibrated without the runs (an older calibration) takes the transport's q from one with.
+    for (network, transport), par in params.items():
+        donors = [other for (n, t), other in sorted(params.items()) if t == transport and other["q_from"] > 0]
+        if par["q_from"] == 0 and donors:
+            par["q"], par["q_note"] = donors[0]["q"], " from " + donors[0]["network"]
     with open(os.path.join(args.out, "sync_scaling.csv")) as f:
         rows = list(csv.DictReader(f))
     # A point measured more than once (sync_scaling.sh --append, to rerun points taken
@@ -252,14 +467,15 @@ def report(args):
     with open(os.path.join(args.out, "model.csv"), "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["network", "transport", "sync", "kind", "p", "model_us", "model_frames_per_proc",
-                         "one_core_each_us"])
+                         "model_cpu_us_per_proc", "one_core_each_us"])
         for (network, transport), par in sorted(params.items()):
             for sync in SYNCS:
                 for kind in KINDS:
                     for p in model_ps():
-                        T, frames = predict(par, transport, sync, kind, p)
-                        T1, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
-                        writer.writerow([network, transport, sync, kind, p, "%.2f" % T, "%.1f" % frames, "%.2f" % T1])
+                        T, frames, U = predict(par, transport, sync, kind, p)
+                        T1, _, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
+                        writer.writerow([network, transport, sync, kind, p, "%.2f" % T, "%.1f" % frames, "%.2f" % U,
+                                         "%.2f" % T1])
 
     # Every measured point against the model.
     comparison = []
@@ -268,74 +484,95 @@ def report(args):
         if key not in params:
             continue
         p = int(row["p"])
-        T, frames = predict(params[key], row["transport"], row["sync"], row["kind"], p)
+        T, frames, U = predict(params[key], row["transport"], row["sync"], row["kind"], p)
         mean = float(row["mean_us"])
-        comparison.append(dict(row, model_us="%.2f" % T, model_frames_per_proc="%.1f" % frames,
-                               error_pct="%.0f" % (100 * (T - mean) / mean)))
-    with open(os.path.join(args.out, "comparison.csv"), "w", newline="") as f:
-        if comparison:
-            writer = csv.DictWriter(f, fieldnames=list(comparison[0].keys()))
-            writer.writeheader()
-            writer.writerows(comparison)
+        extra = {"model_us": "%.2f" % T, "model_frames_per_proc": "%.1f" % frames,
+                 "error_pct": "%.0f" % (100 * (T - mean) / mean), "model_cpu_us_per_proc": "", "cpu_error_pct": "",
+                 "share": ""}
+        # CPU per process and superstep (sync_scaling.csv from bench/sync_scaling with the
+        # getrusage columns): the model's U against it, where processes share cores.
+        if row.get("cpu_us_per_proc") and p > CORES:
+            cpu = float(row["cpu_us_per_proc"])
+            _, _, U = predict(params[key], row["transport"], row["sync"], row["kind"], p, measured_us=mean)
+            extra["model_cpu_us_per_proc"] = "%.2f" % U
+            extra["cpu_error_pct"] = "%.0f" % (100 * (U - cpu) / cpu)
+            extra["share"] = "%.2f" % (p * cpu / (CORES * mean))  # of the C cores, the job had
+        comparison.append(dict(row, **extra))
+    write_rows(os.path.join(args.out, "comparison.csv"), comparison)
 
     write_table(args, params, comparison)
     plot(args, params, measured)
 
 
 def write_table(args, params, comparison):
-    lines = ["Parameters (from p = 2 runs; µs): h one hop, E engine work per superstep, w wake-up latency, "
-             "c a frame's cost on a shared core, b a wait's sleep and wake-up on a shared core.", "",
-             "| network | transport | h | E | w | c | b |", "|---|---|---|---|---|---|---|"]
+    ns = (4, 16, 64)
+    lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
+             "received, and for nic β a frame's cost per other packet socket on its interface (both fitted on the "
+             "dense runs at p = 4, 8, 16 only), "
+             "E the engine's work per superstep (p = 2 minima), s2 a wait with 2 processes per core (p = 2 pinned "
+             "to one core), m(n) − m(2) the scheduler's part at n processes per core (bench/wake_cost), q the "
+             "library's per-peer work per wait (fitted on the sparse runs at p = 4, 8, 16 only). The model: T = max(T1, "
+             "(p/2) U), U = E + (D + A) (f + β fan-out) + W (s2 + m(n) − m(2) + q (p − 2)) per process and superstep "
+             "(bench/sync_model.py).",
+             "",
+             "| network | transport | h | f | β | E | s2 | q | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(ns)]
     for (network, transport), par in sorted(params.items()):
-        lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f |"
-                     % (network, transport, par["h"], par["E"], par["w"], par["c"], par["b"]))
+        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.3f (%d runs%s) | %s |"
+                     % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["s2"], par["q"], par["q_from"],
+                        par.get("q_note", ""),
+                        " | ".join("%.1f" % par["wake"].m(n) for n in ns)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
-              "superstep, measured (model); error = (model − mean) / mean.", "",
-              "| network | transport | p | kind | dense mean / median | dense model | err | dense frames | "
-              "sparse mean / median | sparse model | err | sparse frames |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
+              "process and superstep, measured (model), and the share of the 2 cores the job had, "
+              "p·CPU / (2·mean): below 1 other work took the rest.", "",
+              "| network | transport | p | kind | dense mean / median | dense model | err | dense frames | dense CPU, share | "
+              "sparse mean / median | sparse model | err | sparse frames | sparse CPU, share |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     index = {(r["network"], r["transport"], int(r["p"]), r["kind"], r["sync"]): r for r in comparison}
     keys = sorted({(k[0], k[1], k[2], k[3]) for k in index}, key=lambda k: (k[0] != "lo", k[0], k[1], k[2], k[3]))
-    worst = 0
     for network, transport, p, kind in keys:
         cells = [network, transport, str(p), kind]
         for sync in SYNCS:
             r = index.get((network, transport, p, kind, sync))
             if r is None:
-                cells += ["—", "—", "—", "—"]
+                cells += ["—"] * 5
                 continue
-            worst = max(worst, abs(float(r["error_pct"])))
+            cpu = "—"
+            if r.get("cpu_error_pct"):
+                cpu = "%.0f (%.0f) %+d%%, %s" % (float(r["cpu_us_per_proc"]), float(r["model_cpu_us_per_proc"]),
+                                                 int(float(r["cpu_error_pct"])), r["share"])
             cells += ["%s / %s" % (fmt_us(float(r["mean_us"])), fmt_us(float(r["median_us"]))),
                       fmt_us(float(r["model_us"])), "%+d%%" % int(float(r["error_pct"])),
-                      "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"])]
+                      "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"]), cpu]
         lines.append("| " + " | ".join(cells) + " |")
-    # What a frame really cost on shared cores at each p: the measured mean solved for c.
-    lines += ["", "A frame's cost on shared cores solved from each measured mean, c(p) = ((C/p)(T − R w) − E − B b) "
-              "/ frames measured (µs; the model uses c from p = 2 on one core, first column):", ""]
-    ps = sorted({k[2] for k in keys if k[2] > CORES})
-    lines += ["| network | transport | sync | kind | c (p = 2) | " + " | ".join("p = %d" % p for p in ps) + " |",
-              "|---|---|---|---|---|" + "---|" * len(ps)]
-    for (network, transport), par in sorted(params.items(), key=lambda item: (item[0][0] != "lo", item[0])):
-        for sync in SYNCS:
-            for kind in KINDS:
-                cells = []
-                for p in ps:
-                    r = index.get((network, transport, p, kind, sync))
-                    if r is None:
-                        cells.append("—")
-                        continue
-                    D, R = protocol(sync, kind, p)
-                    B = 1 if sync == "dense" else R
-                    frames = float(r["frames_per_proc"])
-                    c = ((CORES / p) * (float(r["mean_us"]) - R * par["w"]) - par["E"] - B * par["b"]) / frames
-                    cells.append("%.1f" % c)
-                lines.append("| %s | %s | %s | %s | %.1f | %s |" % (network, transport, sync, kind, par["c"], " | ".join(cells)))
-    within = sum(1 for r in comparison if abs(float(r["error_pct"])) <= 30)
-    lines += ["", "%d of %d points within 30%% of the model; largest error %d%%." % (within, len(comparison), worst)]
+    lines += [""] + summary(comparison)
     path = os.path.join(args.out, "sync_scaling.md")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote " + path)
+    print("\n".join(summary(comparison)))
+
+
+def summary(comparison):
+    """How many points are within 30%, per network, of the time and (where measured) of the CPU."""
+    out = []
+    for network in sorted({r["network"] for r in comparison}, key=lambda n: (n != "lo", n)):
+        rows = [r for r in comparison if r["network"] == network]
+        within = sum(1 for r in rows if abs(float(r["error_pct"])) <= 30)
+        worst = sorted(rows, key=lambda r: -abs(float(r["error_pct"])))[:3]
+        text = "%s: time within 30%% of the model at %d of %d points; worst %s." % (
+            network, within, len(rows), ", ".join("%s %s %s p=%s %+d%%" % (r["transport"], r["sync"], r["kind"], r["p"],
+                                                                        int(float(r["error_pct"]))) for r in worst))
+        cpu_rows = [r for r in rows if r.get("cpu_error_pct")]
+        if cpu_rows:
+            cpu_within = sum(1 for r in cpu_rows if abs(float(r["cpu_error_pct"])) <= 30)
+            shares = sorted(float(r["share"]) for r in cpu_rows)
+            text += (" CPU per process and superstep within 30%% at %d of %d points (p > 2); the job had %.2f–%.2f "
+                     "(median %.2f) of the 2 cores." % (cpu_within, len(cpu_rows), shares[0], shares[-1],
+                                                         statistics.median(shares)))
+        out.append(text)
+    return out
 
 
 def plot(args, params, measured):
@@ -350,8 +587,8 @@ def plot(args, params, measured):
                 model_file = os.path.join(data_dir, "model_%s_%s_%s_%s.dat" % (network, transport, sync, kind))
                 with open(model_file, "w") as f:
                     for p in model_ps():
-                        T, _ = predict(par, transport, sync, kind, p)
-                        T1, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
+                        T, _, _ = predict(par, transport, sync, kind, p)
+                        T1, _, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
                         f.write("%d %.3f %.3f\n" % (p, T, T1))
                 points = [r for r in measured if r["network"] == network and r["transport"] == transport
                           and r["sync"] == sync and r["kind"] == kind]
@@ -388,14 +625,15 @@ plot %s
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("calibrate", help="measure the parameters with p = 2 runs")
+    c = sub.add_parser("calibrate", help="measure the parameters (p = 2 runs, both protocols at p = 4, 8, 16, wake_cost)")
     c.add_argument("--out", default="results/sync_scaling")
     c.add_argument("--transports", default="udp,nic,tcp")
     c.add_argument("--budget-ms", type=int, default=1000)
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--networks", default="lo", help="lo,cluster (cluster needs --netns)")
     c.add_argument("--netns", default="", help="also calibrate on this namespace cluster (tools/cluster.sh)")
-    c.add_argument("--sshd-dir", default="", help="unused here: the cluster's p = 2 runs place by --netns")
+    c.add_argument("--sshd-dir", default="", help="the cluster's sshd directory (sync_scaling.sh): the p = 4..16 "
+                   "runs spread over its hosts by a host file; without it they place one per host by --netns")
     r = sub.add_parser("report", help="model, table and plots from OUT/calibration.csv and OUT/sync_scaling.csv")
     r.add_argument("--out", default="results/sync_scaling")
     args = parser.parse_args()

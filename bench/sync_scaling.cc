@@ -7,11 +7,17 @@
 // count: what a program of many supersteps pays), the median, minimum and 90th percentile
 // of the single supersteps, and the frames each process sent during the timed loop per
 // superstep (bsp::stats counters read before and after the loop, so set-up, warm-up and
-// the reporting supersteps are excluded), averaged over the processes, and the largest.
+// the reporting supersteps are excluded), averaged over the processes, and the largest;
+// and per process and superstep the CPU time it used (user + system, getrusage) and its
+// context switches, voluntary (it blocked) and involuntary (preempted): with the mean,
+// they tell how much of the machine's cores the job had (others' load) and where its
+// time went (bench/sync_model.py).
 // Run: bsprun -n 16 --transport=udp --sync=dense bazel-bin/bench/sync_scaling
 //      [--budget-ms=2000] [--min-supersteps=20] [--max-supersteps=20000] [--warmup=20]
 //      [--kinds=empty,neighbour] [--no-header]
 // bench/sync_scaling.sh runs it over transports, protocols and p, and writes the CSV.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,7 +33,28 @@
 namespace {
 
 // Counters reported per process (deltas over the timed loop).
-enum Counter { kDataSent, kAcks, kNacks, kRetransmissions, kDataReceived, kCounters };
+enum Counter {
+  kDataSent,
+  kAcks,
+  kNacks,
+  kRetransmissions,
+  kDataReceived,
+  kCpuMicroseconds,  // user + system time of the process (getrusage)
+  kVoluntarySwitches,
+  kInvoluntarySwitches,
+  kCounters
+};
+
+struct Usage {
+  std::uint64_t cpu_us, voluntary, involuntary;
+};
+Usage usage() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto us = [](const timeval& tv) { return static_cast<std::uint64_t>(tv.tv_sec) * 1000000u + tv.tv_usec; };
+  return {us(u.ru_utime) + us(u.ru_stime), static_cast<std::uint64_t>(u.ru_nvcsw),
+          static_cast<std::uint64_t>(u.ru_nivcsw)};
+}
 
 struct Settings {
   long budget_ms, min_supersteps, max_supersteps, warmup;
@@ -72,6 +99,7 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
 
   std::vector<double> samples(static_cast<std::size_t>(count));
   bsp::stats::Packets before = bsp::stats::packets();
+  Usage used_before = usage();
   double loop_start = bsp_time();
   for (long i = 0; i < count; ++i) {
     double at = bsp_time();
@@ -79,6 +107,7 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
     samples[static_cast<std::size_t>(i)] = (bsp_time() - at) * 1e6;
   }
   double mean_us = (bsp_time() - loop_start) * 1e6 / static_cast<double>(count);
+  Usage used = usage();
   bsp::stats::Packets delta = bsp::stats::packets();
   delta -= before;
 
@@ -86,8 +115,14 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
   std::vector<std::uint64_t> all(static_cast<std::size_t>(p) * kCounters, 0);
   bsp_push_reg(all.data(), static_cast<int>(all.size() * sizeof(std::uint64_t)));
   bsp_sync();
-  std::uint64_t mine[kCounters] = {delta.data_sent, delta.explicit_acks, delta.nacks, delta.retransmissions,
-                                   delta.data_received};
+  std::uint64_t mine[kCounters] = {delta.data_sent,
+                                   delta.explicit_acks,
+                                   delta.nacks,
+                                   delta.retransmissions,
+                                   delta.data_received,
+                                   used.cpu_us - used_before.cpu_us,
+                                   used.voluntary - used_before.voluntary,
+                                   used.involuntary - used_before.involuntary};
   bsp_put(0, mine, all.data(), static_cast<int>(bsp_pid() * kCounters * sizeof(std::uint64_t)), sizeof mine);
   bsp_sync();
   bsp_pop_reg(all.data());
@@ -107,14 +142,17 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
   if (header) {
     std::printf(
         "transport,p,kind,supersteps,mean_us,median_us,min_us,p90_us,data_frames_per_proc,ack_frames_per_proc,"
-        "nack_frames_per_proc,retransmissions_per_proc,frames_per_proc,max_frames_per_proc,data_received_per_proc\n");
+        "nack_frames_per_proc,retransmissions_per_proc,frames_per_proc,max_frames_per_proc,data_received_per_proc,"
+        "cpu_us_per_proc,voluntary_switches_per_proc,involuntary_switches_per_proc\n");
   }
   double frames = sum[kDataSent] + sum[kAcks] + sum[kNacks] + sum[kRetransmissions];
-  std::printf("%s,%d,%s,%ld,%.2f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+  std::printf("%s,%d,%s,%ld,%.2f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f\n",
               bsp::stats::transport_name().c_str(), p, kind.c_str(), count, mean_us, quantile(0.5), samples.front(),
               quantile(0.9), per_process_step(sum[kDataSent]), per_process_step(sum[kAcks]),
               per_process_step(sum[kNacks]), per_process_step(sum[kRetransmissions]), per_process_step(frames),
-              most_frames / static_cast<double>(count), per_process_step(sum[kDataReceived]));
+              most_frames / static_cast<double>(count), per_process_step(sum[kDataReceived]),
+              per_process_step(sum[kCpuMicroseconds]), per_process_step(sum[kVoluntarySwitches]),
+              per_process_step(sum[kInvoluntarySwitches]));
   std::fflush(stdout);
 }
 

@@ -3,10 +3,12 @@
 # network (lo; with --cluster an emulated cluster of 8 hosts), transport, sync protocol
 # (bsprun --sync=) and p, runs bench/sync_scaling (an empty bsp_sync, and a superstep in
 # which each process puts one word to pid + 1: mean, median per superstep, frames sent
-# per process per superstep) and appends its rows to OUT/sync_scaling.csv. Then the p = 2
-# calibration of the model (bench/sync_model.py calibrate: bare layer_pingpong figures and
-# sync_scaling at p = 2 with and without spinning) into OUT/calibration.csv, and the
-# model, the table (OUT/sync_scaling.md) and the plots (OUT/sync_scaling_*.png/.svg).
+# per process per superstep, CPU time and context switches per process per superstep) and
+# appends its rows to OUT/sync_scaling.csv. Then the model's calibration (bench/sync_model.py
+# calibrate: layer_pingpong, sync_scaling at p = 2 on two cores and on one, both protocols
+# at p = 4 and 8, bench/wake_cost) into OUT/calibration.csv, calibration_runs.csv and
+# wake_cost.csv, and the model, the table (OUT/sync_scaling.md) and the plots
+# (OUT/sync_scaling_*.png/.svg): one command regenerates everything.
 # Every run has a time limit; one that fails or runs out is listed in OUT/failures.csv
 # (its log in OUT/logs/) and the others go on. Run from anywhere in the workspace:
 #   bench/sync_scaling.sh                        lo: p = 2..64, udp nic tcp, dense and sparse
@@ -50,15 +52,15 @@ done
 if [ $quick = 1 ]; then budget=100; fi
 [ -n "$limit" ] || limit=$((120 + 4 * budget / 1000))
 if [ $build = 1 ]; then
-  $bazel_cmd build //bench:sync_scaling //bench:layer_pingpong //bsplib:bsprun || { echo "sync_scaling.sh: build failed" >&2; exit 1; }
+  $bazel_cmd build //bench:sync_scaling //bench:layer_pingpong //bench:wake_cost //bsplib:bsprun || { echo "sync_scaling.sh: build failed" >&2; exit 1; }
 fi
 bin=bazel-bin
 bsprun=$bin/bsplib/bsprun
 program=$bin/bench/sync_scaling
-[ -x "$bsprun" ] && [ -x "$program" ] || { echo "sync_scaling.sh: build first (bazel build //bench:sync_scaling //bench:layer_pingpong //bsplib:bsprun, or --build)" >&2; exit 1; }
+[ -x "$bsprun" ] && [ -x "$program" ] || { echo "sync_scaling.sh: build first (bazel build //bench:sync_scaling //bench:layer_pingpong //bench:wake_cost //bsplib:bsprun, or --build)" >&2; exit 1; }
 mkdir -p "$out/logs"
 csv=$out/sync_scaling.csv
-header="network,sync,transport,p,kind,supersteps,mean_us,median_us,min_us,p90_us,data_frames_per_proc,ack_frames_per_proc,nack_frames_per_proc,retransmissions_per_proc,frames_per_proc,max_frames_per_proc,data_received_per_proc,load1"
+header="network,sync,transport,p,kind,supersteps,mean_us,median_us,min_us,p90_us,data_frames_per_proc,ack_frames_per_proc,nack_frames_per_proc,retransmissions_per_proc,frames_per_proc,max_frames_per_proc,data_received_per_proc,cpu_us_per_proc,voluntary_switches_per_proc,involuntary_switches_per_proc,load1"
 if [ $append = 0 ] || [ ! -s "$csv" ]; then echo "$header" >"$csv"; fi
 [ -s "$out/failures.csv" ] && [ $append = 1 ] || echo "network,sync,transport,p,exit_status,last_error_line" >"$out/failures.csv"
 
@@ -137,8 +139,8 @@ for network in $networks; do
 done
 
 if [ $calibrate = 1 ]; then
-  echo "== calibration at p = 2 (bench/sync_model.py calibrate)"
-  timeout -k 5 600 python3 bench/sync_model.py calibrate --out="$out" --transports="${transports// /,}" \
+  echo "== calibration (bench/sync_model.py calibrate)"
+  timeout -k 5 1800 python3 bench/sync_model.py calibrate --out="$out" --transports="${transports// /,}" \
     --networks="$(echo $networks | tr ' ' ',')" \
     --budget-ms="$budget" ${cluster:+--netns="$cluster" --sshd-dir="$sshd_dir"} || echo "sync_scaling.sh: calibration failed" >&2
 fi

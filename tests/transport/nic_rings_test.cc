@@ -205,6 +205,17 @@ TEST(RingGeometryTest, SlotsFitBlocksAndBlocksArePowersOfTwo) {
   EXPECT_LT(ring_geometry(96, 65549, 16).slot, 66000u);
 }
 
+TEST(RingGeometryTest, BlocksAreSmall) {
+  // Blocks are contiguous kernel pages, slow to find on a busy machine: 128 KiB for
+  // frames up to ~40 KiB, 256 KiB (3 slots) for 64 KiB frames.
+  EXPECT_EQ(ring_geometry(96, 4000, 500).block, 128u << 10);
+  EXPECT_EQ(ring_geometry(96, 1514, 20000).block, 128u << 10);
+  EXPECT_EQ(ring_geometry(96, 16398, 100).block, 128u << 10);
+  RingGeometry large = ring_geometry(96, 65549, 16);
+  EXPECT_EQ(large.block, 256u << 10);
+  EXPECT_EQ(large.slots_per_block, 3u);
+}
+
 // ---- live on lo: two transports as threads ----
 
 struct Collect : FrameSink {

@@ -2,9 +2,11 @@
 #include "transport/nic/nic_transport.h"
 
 #include <fmt/format.h>
+#include <linux/if_packet.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -15,6 +17,7 @@
 #include "transport/nic/nic_address.h"
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
+#include "transport/nic/ring_geometry.h"
 #include "transport/nic/segment_check.h"
 #include "transport/file_descriptor.h"
 #include "transport/registry.h"
@@ -31,12 +34,34 @@ constexpr std::size_t kDefaultMtu = 1500;   // an Ethernet payload, like the pap
 constexpr std::size_t kLargestMtu = 65535;
 constexpr std::size_t kLoopbackMtu = 65535;  // on lo: measured fastest (docs/tuning.md)
 // Ring memory unless rx_ring / tx_ring (frames) say otherwise: ~20k Ethernet frames or
-// ~500 of 64 KiB received while the program computes.
+// ~500 of 64 KiB received while the program computes. A receive ring is kernel memory,
+// allocated (in 1 MiB blocks) and zeroed whole when the socket is set up: the rings of
+// one job's processes stay within kHostRxRingBytes (32 MiB each up to p = 16, then
+// shrinking to kLeastRxRingBytes at p = 256). Measured with 256 processes on 2 loaded
+// cores: setting up 32 MiB rings took 2.9 s per process on average (11.6 s the slowest),
+// 5 MiB ones 0.3-0.5 s (2.5 s), long enough for processes to miss the coordinator's 2 s
+// proof deadline; 128 KiB ones 20-50 ms.
 constexpr std::size_t kDefaultRxRingBytes = 32u << 20;
+constexpr std::size_t kHostRxRingBytes = 512u << 20;
+constexpr std::size_t kLeastRxRingBytes = 2u << 20;
+// On lo, where frames cost no wire, a smaller ring gets smaller frames rather than fewer
+// slots (a V2 slot holds the largest frame, however small the frame in it): as many
+// slots as the reliable layer's windows let the peers have in flight to a process (2 per
+// peer beyond p = 65), at least kLeastLoopbackRingFrames. With 256 processes and 1 MiB
+// rings of 64 KiB slots (15), or of 8 KiB (120), an all-to-all put stalled in overflow
+// and resending; with 4 KiB frames (480 slots) it passed. 64 KiB frames up to p = 32,
+// 49 KiB at 64, 12 KiB at 128, 2.9 KiB at 256.
+constexpr std::size_t kLeastLoopbackRingFrames = 120;
+constexpr std::size_t kLoopbackRingFramesPerPeer = 2;
+constexpr std::size_t kLeastLoopbackMtu = 2048;
 constexpr std::size_t kDefaultTxRingBytes = 4u << 20;
 // The reliable layer's pool for frames above 16 KiB: 256 frames of 64 KiB measured as
 // fast as the layer's default 1024 (64 MiB), while 128 were slower (docs/tuning.md).
 constexpr std::size_t kPoolBytesForLargeFrames = 16u << 20;
+// ... but never fewer frames than the reliable layer's link-window floor asks of a pool
+// (2 × 2 frames per peer, recovery/protocol_constants.h), or beyond p = 65 its window
+// rule breaks. The pool's storage is touched only as frames are in flight.
+constexpr std::size_t kPoolFramesPerPeer = 4;
 // TPACKET_V3: a block not yet full is handed over after this long (the kernel's unit).
 constexpr unsigned kBlockRetireMs = 1;
 // How frames are received (v2: a status word per frame; v3: per block) and sent (ring:
@@ -63,8 +88,16 @@ class NicTransport final : public Transport {
     std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
     interface_ = nic::find_interface(name);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
-    // The largest frame the interface allows (jumbo frames where it has them), never more.
-    std::size_t preferred = name == "lo" ? kLoopbackMtu : kLargestMtu;
+    std::size_t rx_bytes = std::clamp(kHostRxRingBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
+                                      kLeastRxRingBytes, kDefaultRxRingBytes);
+    std::size_t ring_frames = std::max(kLeastLoopbackRingFrames,
+                                       kLoopbackRingFramesPerPeer * static_cast<std::size_t>(std::max(config.nprocs - 1, 0)));
+    // The largest frame the interface allows (jumbo frames where it has them), never more;
+    // on lo as large as the ring's slots allow.
+    std::size_t preferred =
+        name == "lo" ? std::clamp(rx_bytes * 3 / 4 / ring_frames - kEthernetHeader - 128, kLeastLoopbackMtu,
+                                  kLoopbackMtu)  // 3/4: whole slots per block
+                     : kLargestMtu;
     mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min({preferred, link_mtu, kLargestMtu});
     if (mtu_ > link_mtu) {
       throw std::runtime_error(fmt::format("nic transport: mtu {} exceeds {}'s MTU {}", mtu_, name, link_mtu));
@@ -78,7 +111,10 @@ class NicTransport final : public Transport {
       throw std::runtime_error("nic transport: nic-tx=ring needs nic-rx=v2 (the transmit ring is TPACKET_V2)");
     }
     std::size_t slot = kEthernetHeader + mtu_ + 128;  // about one ring slot
-    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring")) : kDefaultRxRingBytes / slot;
+    // As many frames as whole blocks of rx_bytes hold (nic/ring_geometry.h).
+    nic::RingGeometry blocks = nic::ring_geometry(TPACKET_ALIGN(TPACKET2_HDRLEN + 16), kEthernetHeader + mtu_, 1);
+    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring"))
+                                              : std::max<std::size_t>(1, rx_bytes / blocks.block) * blocks.slots_per_block;
     std::size_t tx_frames = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRingBytes / slot;
     segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
     if (segment_check_ms_ <= 0) {
@@ -109,7 +145,10 @@ class NicTransport final : public Transport {
     Capabilities capabilities{mtu_, false};
     capabilities.transmit_hook = !gather_;  // the ring's frames wait for their kick
     // Frames above 16 KiB: a 16 MiB pool (docs/tuning.md), not the layer's 1024 frames.
-    if (mtu_ > kPoolBytesForLargeFrames / 1024) capabilities.pool_frames = kPoolBytesForLargeFrames / mtu_;
+    if (mtu_ > kPoolBytesForLargeFrames / 1024) {
+      capabilities.pool_frames = std::max(kPoolBytesForLargeFrames / mtu_,
+                                          kPoolFramesPerPeer * static_cast<std::size_t>(std::max(config_.nprocs - 1, 1)));
+    }
     return capabilities;
   }
 

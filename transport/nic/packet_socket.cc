@@ -74,19 +74,28 @@ int open_packet_socket() {
   throw std::runtime_error(fmt::format("nic transport: AF_PACKET socket: {}", std::strerror(errno)));
 }
 
+std::string field_equals(const FrameMatch& field) {
+  // BPF loads are big-endian; frame fields are little-endian, so compare byte-swapped.
+  if (field.size != 1 && field.size != 2 && field.size != 4) {
+    throw std::runtime_error(fmt::format("nic transport: a frame filter field of {} bytes", field.size));
+  }
+  std::uint32_t swapped = field.size == 4   ? __builtin_bswap32(field.value)
+                          : field.size == 2 ? __builtin_bswap16(static_cast<std::uint16_t>(field.value))
+                                            : field.value & 0xFF;
+  return fmt::format("ether[{}:{}] == 0x{:x}", kEthernetHeader + field.offset, field.size, swapped);
+}
+
 void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields,
                      std::uint16_t ether_type) {
-  // BPF loads are big-endian; frame fields are little-endian, so compare byte-swapped.
+  std::string expression;
+  for (const FrameMatch& field : fields) expression += (expression.empty() ? "" : " and ") + field_equals(field);
+  filter_expression_and_bind(fd, interface, expression, ether_type);
+}
+
+void filter_expression_and_bind(int fd, const Interface& interface, const std::string& rest,
+                                std::uint16_t ether_type) {
   std::string expression = fmt::format("ether proto 0x{:04x}", ether_type);
-  for (const FrameMatch& field : fields) {
-    std::uint32_t swapped = field.size == 4   ? __builtin_bswap32(field.value)
-                            : field.size == 2 ? __builtin_bswap16(static_cast<std::uint16_t>(field.value))
-                                              : field.value & 0xFF;
-    if (field.size != 1 && field.size != 2 && field.size != 4) {
-      throw std::runtime_error(fmt::format("nic transport: a frame filter field of {} bytes", field.size));
-    }
-    expression += fmt::format(" and ether[{}:{}] == 0x{:x}", kEthernetHeader + field.offset, field.size, swapped);
-  }
+  if (!rest.empty()) expression += " and (" + rest + ")";
   // The filter's accept returns the snap length: larger than any frame (lo's 64 KiB
   // frames plus the Ethernet header exceed 65535, and would arrive cut short).
   constexpr int kSnapLength = 262144;

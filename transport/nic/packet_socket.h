@@ -39,6 +39,13 @@ int open_packet_socket();
 // then binds fd to interface.
 void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields,
                      std::uint16_t ether_type = kEtherType);
+// The same with a libpcap expression for the rest ("" for none), built from
+// field_equals() joined by "and", "or" and parentheses.
+void filter_expression_and_bind(int fd, const Interface& interface, const std::string& expression,
+                                std::uint16_t ether_type);
+// "ether[OFFSET:SIZE] == VALUE" for a little-endian field of the frame after the Ethernet
+// header; throws std::runtime_error for a size other than 1, 2 or 4.
+std::string field_equals(const FrameMatch& field);
 
 std::string format_mac(const MacAddress& mac);
 // Parses "aa:bb:cc:dd:ee:ff" exactly; throws std::runtime_error otherwise.

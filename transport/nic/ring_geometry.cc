@@ -11,7 +11,8 @@ namespace bsp::transport::nic {
 RingGeometry ring_geometry(std::size_t header_bytes, std::size_t max_frame, std::size_t frames) {
   RingGeometry geometry;
   geometry.slot = TPACKET_ALIGN(header_bytes + max_frame);
-  geometry.block = std::max(kMinRingBlock, std::bit_ceil(geometry.slot));
+  geometry.block = std::max(std::bit_ceil(geometry.slot),
+                            std::clamp(std::bit_ceil(kSlotsPerBlock * geometry.slot), kMinRingBlock, kMaxRingBlock));
   geometry.slots_per_block = geometry.block / geometry.slot;
   geometry.blocks = std::max<std::size_t>(1, (frames + geometry.slots_per_block - 1) / geometry.slots_per_block);
   return geometry;

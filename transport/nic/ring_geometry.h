@@ -20,8 +20,16 @@ struct RingGeometry {
   std::size_t offset(std::size_t i) const { return i / slots_per_block * block + i % slots_per_block * slot; }
 };
 
-// Smallest block size tried: one block then holds several 64 KiB frames.
-inline constexpr std::size_t kMinRingBlock = 1u << 20;
+// A block holds at least kSlotsPerBlock slots, in kMinRingBlock (order-5 pages) to
+// kMaxRingBlock (order 8), never less than one slot. The kernel allocates each block as
+// physically contiguous pages, which on a busy machine means compaction: 128 processes
+// setting up 4 MiB rings took 200-290 ms each on average (1 s the slowest) in 512 KiB
+// blocks, 10-30 ms (50 ms) in 128 KiB ones; 256 processes' 2 MiB rings 120-250 ms in 1
+// MiB blocks, 40 ms in 128 KiB. So 64 KiB frames go 3 to a 256 KiB block, all smaller
+// ones into 128 KiB blocks.
+inline constexpr std::size_t kSlotsPerBlock = 3;
+inline constexpr std::size_t kMinRingBlock = 128u << 10;
+inline constexpr std::size_t kMaxRingBlock = 1u << 20;
 
 // A ring of at least `frames` slots (at least one block) for frames of up to max_frame
 // bytes behind a ring header of header_bytes.

@@ -1,0 +1,334 @@
+// bench/wake_cost.cc: what scheduling costs when k processes share C cores (issue 15's
+// model, bench/sync_model.py). k processes exchange 16-byte UDP datagrams over 127.0.0.1
+// (the kernel path of the udp transport, without BSPlib) in one of two patterns:
+//   rounds  every process, in round j, sends to (i + 2^(j mod ⌈log₂ k⌉)) mod k and waits
+//           for the message of round j from (i − 2^(j mod ⌈log₂ k⌉)): the sparse sync's
+//           dissemination barrier, every process active at once
+//   ring    one token passed i → i + 1: a hand-off's latency, one process active
+//   alltoall  every process sends to every other, then waits for all k - 1 messages of the
+//           round: the dense sync, k (k - 1) messages per round
+// and one of three ways to wait:
+//   spin    poll with MSG_DONTWAIT and sched_yield for --spin-us (100, BSPlib's default),
+//           then block in poll(2): what bsplib's waits do
+//   yield   never block (only sched_yield between polls)
+//   block   block in poll(2) at once (--spin-us=0)
+// Per (pattern, wait, k) one CSV row: microseconds per round on process 0 (ring: a round is
+// the token's way round, k hops), the cost of a message (rounds: round time × C / k, the CPU
+// of one message with all C cores busy; alltoall the same over k - 1 messages each; ring:
+// one hop's latency), the CPU the processes used per message by getrusage, and context
+// switches per process per round, voluntary (a block) and involuntary (preempted), from
+// getrusage over the timed rounds. The cores used are the first --cpus of the allowed set.
+// Run: bazel-bin/bench/wake_cost [--procs=2,4,8,16,32,64,128,256] [--cpus=2]
+//      [--patterns=rounds,ring] (or alltoall) [--waits=spin,yield,block] [--spin-us=100]
+//      [--rounds=2000] [--budget-ms=500] [--warmup=50] [--touch-kib=0]
+// --touch-kib=N makes each process read and write N KiB of its own memory per round (a
+// working set that a switch between many processes evicts from the caches).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/bench_flags.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Message {
+  std::uint32_t magic, from, round, pad;
+};
+constexpr std::uint32_t kMagic = 0x77616b65;  // "wake"
+constexpr int kWindow = 4096;                 // rounds a process can be ahead of another
+
+struct Settings {
+  std::string pattern, wait;
+  int k, spin_us;
+  long rounds, warmup;
+  long touch_bytes;
+};
+
+struct Report {  // what a child sends back through its pipe
+  double elapsed_us, user_us, system_us;
+  long voluntary, involuntary;
+};
+
+[[noreturn]] void die(const char* what) {
+  std::perror(what);
+  _exit(2);
+}
+
+double tv_us(const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e6 + static_cast<double>(tv.tv_usec); }
+
+// One process of the ring or the rounds: sockets[i] is its own (bound, non-blocking).
+class Member {
+ public:
+  Member(int me, const Settings& s, const std::vector<int>& sockets, const std::vector<sockaddr_in>& addresses)
+      : me_(me), s_(s), fd_(sockets[static_cast<std::size_t>(me)]), addresses_(addresses), arrived_(kWindow, 0),
+        memory_(static_cast<std::size_t>(std::max(0L, s.touch_bytes)), 1),
+        yield_forever_(s.wait == "yield"),
+        block_at_once_(s.wait == "block") {}
+
+  void send(int to, long round) {
+    Message m{kMagic, static_cast<std::uint32_t>(me_), static_cast<std::uint32_t>(round), 0};
+    const sockaddr_in& a = addresses_[static_cast<std::size_t>(to)];
+    while (sendto(fd_, &m, sizeof m, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) {
+      if (errno != EAGAIN && errno != EINTR) die("wake_cost: sendto");
+      sched_yield();
+    }
+  }
+
+  // Reads every datagram waiting; true once round's message is here (then consumed).
+  bool drain(long round) {
+    Message m;
+    for (;;) {
+      ssize_t n = recv(fd_, &m, sizeof m, MSG_DONTWAIT);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        if (errno == EINTR) continue;
+        die("wake_cost: recv");
+      }
+      // Anything not ours (size, magic, sender, a round out of the window) is dropped.
+      if (n != sizeof m || m.magic != kMagic || m.from >= static_cast<std::uint32_t>(s_.k)) continue;
+      if (static_cast<long>(m.round) < round || static_cast<long>(m.round) >= round + kWindow) continue;
+      ++arrived_[m.round % kWindow];
+    }
+    int& slot = arrived_[static_cast<std::size_t>(round % kWindow)];
+    if (slot == 0) return false;
+    --slot;
+    return true;
+  }
+
+  void wait_for(long round) {
+    if (drain(round)) return;
+    if (!block_at_once_) {
+      auto until = Clock::now() + std::chrono::microseconds(s_.spin_us);
+      while (yield_forever_ || Clock::now() < until) {
+        sched_yield();
+        if (drain(round)) return;
+      }
+    }
+    for (;;) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 10000) == 0) {
+        std::fprintf(stderr, "wake_cost: process %d waited 10 s for round %ld\n", me_, round);
+        _exit(3);
+      }
+      if (drain(round)) return;
+    }
+  }
+
+  void touch() {
+    for (std::size_t i = 0; i < memory_.size(); i += 64) memory_[i] = static_cast<char>(memory_[i] + 1);
+  }
+
+  void step(long round) {
+    const int k = s_.k;
+    if (s_.pattern == "ring") {
+      if (me_ == 0 && round > 0) wait_for(round - 1);  // the token's way round
+      if (me_ != 0) wait_for(round);
+      touch();
+      send((me_ + 1) % k, round);
+      return;
+    }
+    if (s_.pattern == "alltoall") {  // the dense sync: a message to every other, then all of theirs
+      touch();
+      for (int d = 1; d < k; ++d) send((me_ + d) % k, round);
+      for (int d = 1; d < k; ++d) wait_for(round);
+      return;
+    }
+    const int r = std::max(1, static_cast<int>(std::ceil(std::log2(k))));
+    const int distance = 1 << (round % r);
+    touch();
+    send((me_ + distance) % k, round);
+    wait_for(round);
+  }
+
+  Report run() {
+    for (long j = 0; j < s_.warmup; ++j) step(j);
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    auto start = Clock::now();
+    for (long j = s_.warmup; j < s_.warmup + s_.rounds; ++j) step(j);
+    if (s_.pattern == "ring" && me_ == 0) wait_for(s_.warmup + s_.rounds - 1);
+    auto end = Clock::now();
+    getrusage(RUSAGE_SELF, &after);
+    return {std::chrono::duration<double, std::micro>(end - start).count(),
+            tv_us(after.ru_utime) - tv_us(before.ru_utime), tv_us(after.ru_stime) - tv_us(before.ru_stime),
+            after.ru_nvcsw - before.ru_nvcsw, after.ru_nivcsw - before.ru_nivcsw};
+  }
+
+ private:
+  int me_;
+  const Settings& s_;
+  int fd_;
+  const std::vector<sockaddr_in>& addresses_;
+  std::vector<int> arrived_;
+  std::vector<char> memory_;
+  bool yield_forever_, block_at_once_;
+};
+
+// Runs one configuration; false if a child failed.
+bool measure(const Settings& s, int cpus, bool header, bool print = true) {
+  std::vector<int> sockets;
+  std::vector<sockaddr_in> addresses;
+  for (int i = 0; i < s.k; ++i) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("wake_cost: socket");
+    // Room for every process's message of a round (alltoall: k - 1 waiting at once).
+    int buffer = 4 << 20;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer) < 0) {
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    }
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof a;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) < 0) {
+      die("wake_cost: bind");
+    }
+    sockets.push_back(fd);
+    addresses.push_back(a);
+  }
+  std::vector<pid_t> children;
+  std::vector<int> pipes;
+  for (int i = 0; i < s.k; ++i) {
+    int fds[2];
+    if (pipe(fds) < 0) die("wake_cost: pipe");
+    pid_t child = fork();
+    if (child < 0) die("wake_cost: fork");
+    if (child == 0) {
+      close(fds[0]);
+      Report report = Member(i, s, sockets, addresses).run();
+      if (write(fds[1], &report, sizeof report) != static_cast<ssize_t>(sizeof report)) _exit(2);
+      _exit(0);
+    }
+    close(fds[1]);
+    children.push_back(child);
+    pipes.push_back(fds[0]);
+  }
+  std::vector<Report> reports;
+  bool ok = true;
+  for (int i = 0; i < s.k; ++i) {
+    Report r{};
+    ok = read(pipes[static_cast<std::size_t>(i)], &r, sizeof r) == static_cast<ssize_t>(sizeof r) && ok;
+    reports.push_back(r);
+    close(pipes[static_cast<std::size_t>(i)]);
+    int status = 0;
+    waitpid(children[static_cast<std::size_t>(i)], &status, 0);
+    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  for (int fd : sockets) close(fd);
+  if (!ok) {
+    std::fprintf(stderr, "wake_cost: %s %s k=%d failed\n", s.pattern.c_str(), s.wait.c_str(), s.k);
+    return false;
+  }
+  double per = reports[0].elapsed_us / static_cast<double>(s.rounds);
+  double voluntary = 0, involuntary = 0, cpu = 0;
+  for (const Report& r : reports) {
+    voluntary += static_cast<double>(r.voluntary);
+    involuntary += static_cast<double>(r.involuntary);
+    cpu += r.user_us + r.system_us;
+  }
+  // Messages in the timed rounds: one per process per round, k - 1 in alltoall.
+  const double per_round = s.pattern == "alltoall" ? static_cast<double>(s.k - 1) : 1.0;
+  const double steps = static_cast<double>(s.rounds) * s.k * per_round;
+  if (!print) return true;
+  if (header) {
+    std::printf("pattern,wait,k,cpus,spin_us,touch_kib,rounds,us_per_round,cpu_us_per_message,"
+                "rusage_cpu_us_per_message,voluntary_cs_per_message,involuntary_cs_per_message\n");
+  }
+  std::printf("%s,%s,%d,%d,%d,%ld,%ld,%.2f,%.2f,%.2f,%.3f,%.3f\n", s.pattern.c_str(), s.wait.c_str(), s.k, cpus,
+              s.spin_us, s.touch_bytes / 1024, s.rounds, per,
+              s.pattern == "ring" ? per / s.k : per * std::min(cpus, s.k) / s.k / per_round, cpu / steps,
+              voluntary / steps,
+              involuntary / steps);
+  std::fflush(stdout);
+  return true;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    std::size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > at) out.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::Flags flags(argc, argv);
+  std::vector<long> procs = flags.numbers("procs", {2, 4, 8, 16, 32, 64, 128, 256});
+  int cpus = static_cast<int>(flags.number("cpus", 2));
+  long budget_ms = flags.number("budget-ms", 500);
+  Settings base{"", "", 0, static_cast<int>(flags.number("spin-us", 100)), flags.number("rounds", 2000),
+                flags.number("warmup", 50), flags.number("touch-kib", 0) * 1024};
+
+  // The first `cpus` of the allowed cores; every child inherits the mask.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) die("wake_cost: sched_getaffinity");
+  cpu_set_t chosen;
+  CPU_ZERO(&chosen);
+  int taken = 0;
+  for (int c = 0; c < CPU_SETSIZE && taken < cpus; ++c) {
+    if (CPU_ISSET(c, &allowed)) {
+      CPU_SET(c, &chosen);
+      ++taken;
+    }
+  }
+  if (taken < cpus) {
+    std::fprintf(stderr, "wake_cost: only %d cores allowed, --cpus=%d asked\n", taken, cpus);
+    return 2;
+  }
+  if (sched_setaffinity(0, sizeof chosen, &chosen) < 0) die("wake_cost: sched_setaffinity");
+
+  bool header = true, ok = true;
+  for (const std::string& pattern : split(flags.text("patterns", "rounds,ring"))) {
+    for (const std::string& wait : split(flags.text("waits", "spin,yield,block"))) {
+      if ((pattern != "rounds" && pattern != "ring" && pattern != "alltoall") || (wait != "spin" && wait != "yield" && wait != "block")) {
+        std::fprintf(stderr, "wake_cost: unknown pattern %s or wait %s\n", pattern.c_str(), wait.c_str());
+        return 2;
+      }
+      for (long k : procs) {
+        if (k < 2 || k > 4096) continue;
+        Settings s = base;
+        s.pattern = pattern;
+        s.wait = wait;
+        s.k = static_cast<int>(k);
+        // A short probe sizes the run to the budget (at least 20 rounds).
+        Settings probe = s;
+        probe.rounds = 20;
+        probe.warmup = 5;
+        auto t0 = Clock::now();
+        if (!measure(probe, cpus, false, false)) {
+          ok = false;
+          continue;
+        }
+        double probe_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        double per_round_ms = std::max(1e-4, probe_ms / 25.0);
+        s.rounds = std::clamp(static_cast<long>(budget_ms / per_round_ms), 20L, base.rounds);
+        ok = measure(s, cpus, header) && ok;
+        header = false;
+      }
+    }
+  }
+  return ok ? 0 : 1;
+}
