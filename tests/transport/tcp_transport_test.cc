@@ -288,9 +288,8 @@ class TcpMesh : public testing::TestWithParam<int> {};
 
 TEST_P(TcpMesh, SameSecretConnectsAndExchangesFrames) {
   Job job = make_job(GetParam());
-  auto started = Clock::now();
   for (const std::string& error : connect(job)) ASSERT_EQ(error, "");
-  EXPECT_LT(Clock::now() - started, 100ms);  // nothing is connected yet
+  // connect() only learns the addresses: nothing is connected before the first frame.
   for (const auto& member : job.members) EXPECT_EQ(tcp_setup_stats(*member).connections_open, 0u);
   exchange(job, 400);  // megabytes per link: the kernel refuses part, queued tails follow
   for (const auto& member : job.members) {
