@@ -97,6 +97,10 @@ class ProtocolCore {
 
   const ChannelStats& stats() const { return stats_; }
   std::string_view policy_name() const { return policy_->name(); }
+  // Links looked at by the per-link sweeps (service, transmit, next_deadline, ...) so far:
+  // the sweeps visit only the links with work (active_), not all p.
+  std::uint64_t links_visited() const { return links_visited_; }
+  std::size_t active_links() const { return active_.size(); }
   Duration srtt() const { return rtt_.srtt(); }
   std::size_t free_buffers() const { return pool_.free_count(); }
 
@@ -138,6 +142,14 @@ class ProtocolCore {
   void flush_control();
   void ask_for_acks();
 
+  // The active set: peers whose links may have work (frames queued or unacknowledged,
+  // resends, an ack/NACK/answer owed, a gap or held frames, an awaited peer, pupa credit
+  // to re-advertise). Every event that can give a link work activates its peer; service()
+  // drops the peers whose links are idle again. Kept sorted by pid, so every sweep visits
+  // peers in the same order as a sweep over all p did.
+  void activate(int peer);
+  bool link_idle(int peer) const;
+
   CoreConfig config_;
   wire::FrameKey frame_key_;
   const Clock& clock_;
@@ -153,6 +165,9 @@ class ProtocolCore {
   std::size_t link_window_;  // most frames one link may hold unacknowledged
   std::size_t untransmitted_ = 0;
   int round_robin_ = 0;
+  std::vector<int> active_;         // sorted pids
+  std::vector<char> is_active_;     // by pid
+  mutable std::uint64_t links_visited_ = 0;
 
   std::vector<transport::OutFrame> batch_;
   std::vector<Staged> staged_;
