@@ -68,6 +68,13 @@ inline constexpr std::chrono::nanoseconds kMaxBackedOff = 40ms;
 // ack-request flag) after this many retry intervals without transmission or ack progress.
 inline constexpr int kSenderProbeIntervals = 2;
 
+// A receiver holding frames it has not acknowledged (nobody asked yet) acknowledges them
+// with one explicit ack once the link has been quiet this many retry intervals: before
+// the sender's quiet-link probe (kSenderProbeIntervals) would ask, so an idle link's last
+// frames cost one ack, not a probe and its answer, and a frame that did not ask for an
+// ack (small link windows ask once per half window) is acknowledged anyway (issue 15).
+inline constexpr int kIdleAckIntervals = 1;
+
 // Frames handed to the transport per send_batch() call (sendmmsg batch).
 inline constexpr std::size_t kSendBatch = 64;
 // send() queues; it transmits on its own once this many frames wait (progress() does it

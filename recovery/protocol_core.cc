@@ -580,6 +580,13 @@ Time ProtocolCore::sender_probe_due(const SendLink& link) const {
          tuning::kSenderProbeIntervals * rtt_.retry_interval(link.probe_backoff);
 }
 
+// Frames accepted and not yet acknowledged to the sender (no piggy-backed or explicit ack
+// since): one ack for all of them once the link has been quiet a while.
+Time ProtocolCore::idle_ack_due(const ReceiveLink& link) const {
+  if (link.since_ack == 0 || link.ack_owed) return Time::max();
+  return link.last_heard + tuning::kIdleAckIntervals * rtt_.retry_interval();
+}
+
 Time ProtocolCore::receiver_probe_due(const ReceiveLink& link) const {
   if (!link.awaited) return Time::max();
   return std::max({link.awaited_since, link.last_heard, link.last_probe}) +
@@ -623,6 +630,7 @@ void ProtocolCore::service(bool timers) {
       emit_probe(peer, now);
       ++sender.probe_backoff;
     }
+    if (timers && now >= idle_ack_due(receiver)) receiver.ack_owed = true;
     emit_owed(peer, now);
   }
   flush_control();
@@ -652,7 +660,7 @@ bool ProtocolCore::link_idle(int peer) const {
   const SendLink& sender = send_[static_cast<std::size_t>(peer)];
   const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
   if (!sender.queue.empty() || !sender.resends.empty() || sender.acked != sender.next_seq) return false;
-  if (receiver.has_gap() || !receiver.held.empty() || receiver.awaited) return false;
+  if (receiver.has_gap() || !receiver.held.empty() || receiver.awaited || receiver.since_ack > 0) return false;
   if (receiver.ack_owed || receiver.nack_owed || receiver.answer_owed) return false;
   if (receiver.overflow_from != ReceiveLink::kNone) return false;
   if (policy_->flow_control() &&
@@ -723,7 +731,7 @@ Time ProtocolCore::next_deadline() const {
     const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
     const SendLink& sender = send_[static_cast<std::size_t>(peer)];
     if (receiver.has_gap()) due = std::min(due, receiver.last_nack + rtt_.retry_interval(receiver.nack_backoff));
-    due = std::min({due, sender_probe_due(sender), receiver_probe_due(receiver)});
+    due = std::min({due, sender_probe_due(sender), receiver_probe_due(receiver), idle_ack_due(receiver)});
   }
   return due;
 }

@@ -135,6 +135,7 @@ class ProtocolCore {
   bool sender_waiting(const SendLink& link) const;
   Time sender_probe_due(const SendLink& link) const;
   Time receiver_probe_due(const ReceiveLink& link) const;
+  Time idle_ack_due(const ReceiveLink& link) const;
   void emit_report(int peer, wire::FrameType type, bool answer, std::uint32_t echo, bool ack_request,
                    Time now);
   void emit_probe(int peer, Time now);

@@ -2,7 +2,9 @@
 // links with work (issue 15): two cores of a 256-process job exchange frames on one link,
 // and every progress step (service, next_deadline, output_pending, all_acknowledged)
 // looks at a handful of links, not 255; a link whose work is done leaves the active set,
-// and an awaited silent peer stays in it and is probed.
+// and an awaited silent peer stays in it and is probed. Also the acks of such a link: with
+// the 2-frame link window of p = 256, frames sent closer together than a retry interval
+// share one ack, and a link gone quiet gets one ack, not a probe and its answer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,7 +43,7 @@ CoreConfig config_for(int pid) {
   config.pid = pid;
   config.nprocs = kProcesses;
   config.job_id = 15;
-  config.mtu = 1500;
+  config.mtu = 8192;  // udp on lo: a pool of 4 (p - 1) frames, a 2-frame link window
   return config;
 }
 
@@ -122,6 +124,50 @@ TEST(ActiveLinksTest, AwaitedSilentPeerStaysActiveAndIsProbed) {
   core.service_waiting({});
   EXPECT_EQ(core.active_links(), 0u);
   EXPECT_EQ(core.next_deadline(), Time::max());
+}
+
+// One frame every `spacing` on link 0 -> 1 of a 256-process job, delivered at once; returns
+// {explicit acks sent by 1, probes sent by 0}.
+std::pair<std::uint64_t, std::uint64_t> acks_for_paced_frames(int frames, Duration spacing) {
+  ManualClock clock;
+  Capture out0, out1;
+  ProtocolCore a(config_for(0), clock, out0);
+  ProtocolCore b(config_for(1), clock, out1);
+  CountingSink sink_a, sink_b;
+  std::vector<std::byte> payload(64, std::byte{3});
+  Duration step = 10us;
+  Time next_send = clock.now();
+  int sent = 0;
+  for (int i = 0; i < 1000000 && (sent < frames || !a.all_acknowledged()); ++i) {
+    if (sent < frames && clock.now() >= next_send) {
+      EXPECT_EQ(a.send(1, payload), SendResult::ok) << "frame " << sent;
+      ++sent;
+      next_send += spacing;
+    }
+    a.service();
+    deliver(out0, 0, b, 1, sink_b);
+    b.service();
+    deliver(out1, 1, a, 0, sink_a);
+    clock.advance(step);
+  }
+  EXPECT_EQ(sink_b.payloads, frames);
+  EXPECT_TRUE(a.all_acknowledged());
+  EXPECT_EQ(b.active_links(), 0u);
+  return {b.stats().explicit_acks_sent, a.stats().probes_sent};
+}
+
+TEST(SmallWindowAcksTest, CloseFramesShareAnAck) {
+  // 2-frame window: every frame used to ask for (and get) an ack of its own.
+  auto [acks, probes] = acks_for_paced_frames(100, 100us);
+  EXPECT_LE(acks, 60u);
+  EXPECT_GE(acks, 40u);
+  EXPECT_EQ(probes, 0u);
+}
+
+TEST(SmallWindowAcksTest, QuietLinkGetsOneAckNotAProbe) {
+  auto [acks, probes] = acks_for_paced_frames(20, 30ms);
+  EXPECT_LE(acks, 20u);
+  EXPECT_EQ(probes, 0u);
 }
 
 }  // namespace
