@@ -31,8 +31,11 @@ class BufferAckPolicy final : public AckPolicy {
   }
 
   AckDecision on_data(const PolicyContext& context, const ReceiveLink& link) override {
+    // n/(2p), but never more than half a link window: a sender with a small window asks
+    // once half of it is taken and would otherwise wait for its probe.
     std::size_t threshold = std::max<std::size_t>(
-        1, context.pool.capacity() / (2 * static_cast<std::size_t>(std::max(1, context.nprocs))));
+        1, std::min(context.link_window / 2,
+                    context.pool.capacity() / (2 * static_cast<std::size_t>(std::max(1, context.nprocs)))));
     return link.peer_asked && link.since_ack >= threshold ? AckDecision::end_of_round
                                                           : AckDecision::none;
   }

@@ -237,6 +237,7 @@ bool ProtocolCore::flush_batch() {
       ++frame->sends;
       frame->last_sent = now;
       frame->ack_requested = staged.ack_request;
+      if (staged.ack_request) link.asked_end = std::max(link.asked_end, staged.seq + 1);
       link.last_activity = now;
       if (staged.resend) {
         ++stats_.retransmissions;
@@ -576,14 +577,21 @@ bool ProtocolCore::sender_waiting(const SendLink& link) const {
 
 Time ProtocolCore::sender_probe_due(const SendLink& link) const {
   if (!sender_waiting(link)) return Time::max();
-  return std::max(link.last_activity, link.last_probe) +
-         tuning::kSenderProbeIntervals * rtt_.retry_interval(link.probe_backoff);
+  Duration quiet = tuning::kSenderProbeIntervals * rtt_.retry_interval(link.probe_backoff);
+  // Frames nobody was asked to acknowledge yet, sent while the engine waits for peers:
+  // their receivers wait for them too and probe us if they are lost, and the half-window
+  // request frees the buffers; an early probe here costs a probe and its answer on every
+  // barrier link of a slow superstep (issue 15).
+  if (awaiting_ && link.asked_end <= link.acked && credit_allows(link)) {
+    quiet = std::max<Duration>(quiet, tuning::kUnaskedProbeDelay);
+  }
+  return std::max(link.last_activity, link.last_probe) + quiet;
 }
 
 // Frames accepted and not yet acknowledged to the sender (no piggy-backed or explicit ack
 // since): one ack for all of them once the link has been quiet a while.
 Time ProtocolCore::idle_ack_due(const ReceiveLink& link) const {
-  if (link.since_ack == 0 || link.ack_owed) return Time::max();
+  if (link.since_ack == 0 || link.ack_owed || awaiting_) return Time::max();
   return link.last_heard + tuning::kIdleAckIntervals * rtt_.retry_interval();
 }
 
@@ -687,8 +695,10 @@ void ProtocolCore::service_waiting(std::span<const int> awaited) {
     ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
     if (link.awaited && std::find(awaited.begin(), awaited.end(), peer) == awaited.end()) link.awaited = false;
   }
+  awaiting_ = false;
   for (int peer : awaited) {
     if (peer < 0 || peer >= config_.nprocs || peer == config_.pid) continue;
+    awaiting_ = true;
     ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
     if (!link.awaited) link.awaited_since = now;
     link.awaited = true;

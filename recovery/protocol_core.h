@@ -169,6 +169,7 @@ class ProtocolCore {
   std::vector<int> active_;         // sorted pids
   std::vector<char> is_active_;     // by pid
   mutable std::uint64_t links_visited_ = 0;
+  bool awaiting_ = false;  // the last service_waiting() named peers the engine waits for
 
   std::vector<transport::OutFrame> batch_;
   std::vector<Staged> staged_;
