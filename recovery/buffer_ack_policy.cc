@@ -1,8 +1,9 @@
 // recovery/buffer_ack_policy.cc: paper 001's acknowledgement policy, based on buffer
 // resources rather than timeouts. Sender: flag a frame ack-requested when, at the current
 // rate of buffer consumption (sends and out-of-order arrivals), the free buffers would run
-// out within one round trip (for the link's window: and at least half of it is taken). Receiver: an explicit ack only when it was asked for AND at
-// least n/(2p) frames came in on that link since the last ack (piggy-backed or explicit).
+// out within one round trip (for the link's window: and at least half of it is taken).
+// Receiver: an explicit ack only when it was asked for AND at least n/(2p) frames (at most
+// half a link window) came in on that link since the last ack (piggy-backed or explicit).
 #include <algorithm>
 
 #include "recovery/ack_policy.h"
