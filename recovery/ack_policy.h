@@ -5,7 +5,7 @@
 // receiving side when an explicit (non-piggy-backed) ack frame goes out.
 //   "buffer": paper 001 §2.2 - request when the free buffers would run out within one
 //             round trip (a link's window: once half of it is taken too); ack only when
-//             asked and >= min(n/(2p), window/2) frames came since the last ack
+//             asked and >= n/(2p) frames came since the last ack
 //   "every":  ack every data frame (the naive baseline)
 //   "pupa":   paper 000 - sender-controlled requests between low and high water marks,
 //             immediate ack when asked, optimistic zero-credit flow control on overflow

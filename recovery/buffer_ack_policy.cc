@@ -2,8 +2,8 @@
 // resources rather than timeouts. Sender: flag a frame ack-requested when, at the current
 // rate of buffer consumption (sends and out-of-order arrivals), the free buffers would run
 // out within one round trip (for the link's window: and at least half of it is taken).
-// Receiver: an explicit ack only when it was asked for AND at least n/(2p) frames (at most
-// half a link window) came in on that link since the last ack (piggy-backed or explicit).
+// Receiver: an explicit ack only when it was asked for AND at least n/(2p) frames came in
+// on that link since the last ack (piggy-backed or explicit).
 #include <algorithm>
 
 #include "recovery/ack_policy.h"
@@ -32,11 +32,8 @@ class BufferAckPolicy final : public AckPolicy {
   }
 
   AckDecision on_data(const PolicyContext& context, const ReceiveLink& link) override {
-    // n/(2p), but never more than half a link window: a sender with a small window asks
-    // once half of it is taken and would otherwise wait for its probe.
     std::size_t threshold = std::max<std::size_t>(
-        1, std::min(context.link_window / 2,
-                    context.pool.capacity() / (2 * static_cast<std::size_t>(std::max(1, context.nprocs)))));
+        1, context.pool.capacity() / (2 * static_cast<std::size_t>(std::max(1, context.nprocs))));
     return link.peer_asked && link.since_ack >= threshold ? AckDecision::end_of_round
                                                           : AckDecision::none;
   }
