@@ -23,6 +23,10 @@ ProgramResult run_program(const std::vector<std::string>& argv,
                           const std::string& input = "",
                           const std::map<std::string, std::string>& environment = {});
 
+// The absolute path of a file (relative to the test's working directory), or the path
+// itself when it does not exist: launchers that change directory need absolute paths.
+std::string absolute(const std::string& path);
+
 // Exit status, output and error of a run, for failure messages.
 std::string describe(const ProgramResult& result);
 

@@ -28,15 +28,11 @@
 
 namespace {
 
+using bsp::testing::absolute;
 using bsp::testing::describe;
 using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
 using namespace std::chrono_literals;
-
-std::string absolute(const std::string& path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
-}
 
 const std::string kCases = absolute("tests/bsp_cases");
 const std::string kPmixCases = absolute("tests/launchers/pmix_cases");
