@@ -12,7 +12,7 @@
 // --iterations times; the median is used (--statistic=mean takes bspbench's mean, which
 // one descheduled process on a shared machine can skew).
 // Run: bsprun -n 4 --transport=tcp bazel-bin/bench/bsp_params [--h-max=2048]
-//      [--iterations=10] [--h-step=32] [--statistic=median|mean]
+//      [--iterations=10] [--h-step=32] [--statistic=median|mean] [--breakdown=1]
 #include <cstdio>
 #include <vector>
 
@@ -70,6 +70,51 @@ double h_relation_seconds(long h, long iterations, bool median, std::vector<doub
   return bench::summarize(seconds).median;
 }
 
+// --breakdown=1: where one word of g goes on the sender, in ns per put (median of
+// `iterations` runs of h puts, as the h-relation makes them): bspbench's loop alone (its
+// index arithmetic, a store instead of the put), and the loop with its bsp_puts but
+// without the sync; then the sync's share per word (sending, receiving, applying, and
+// waiting for the other processes): two syncs after the puts (the second waits for the
+// peers to have applied theirs) less two empty ones, over h. Collective; printed by pid 0 to stderr.
+void breakdown(long h, long iterations, std::vector<double>& source, std::vector<double>& dest) {
+  const int p = bsp_nprocs(), s = bsp_pid();
+  std::vector<double> loop_ns, put_ns, sync_ns, empty_ns;
+  std::vector<double> local(dest.size());
+  for (long iter = 0; iter < iterations; ++iter) {
+    double start = bsp_time();
+    for (long i = 0; i < h; ++i) {
+      int destination = static_cast<int>((s + 1 + i % (p - 1)) % p);
+      long index = s + (i / (p - 1)) * p;
+      local[static_cast<std::size_t>(index)] = source[i] + destination;
+      asm volatile("" : : "r"(local.data()) : "memory");
+    }
+    double middle = bsp_time();
+    for (long i = 0; i < h; ++i) {
+      int destination = static_cast<int>((s + 1 + i % (p - 1)) % p);
+      long index = s + (i / (p - 1)) * p;
+      bsp_put(destination, &source[i], dest.data(), static_cast<int>(index * sizeof(double)), sizeof(double));
+    }
+    double end = bsp_time();
+    bsp_sync();
+    bsp_sync();  // the peers' share of the superstep (their apply) ends here for pid 0
+    double synced = bsp_time();
+    bsp_sync();  // the same two syncs without puts: the part that does not grow with h
+    bsp_sync();
+    loop_ns.push_back((middle - start) * 1e9 / static_cast<double>(h));
+    put_ns.push_back((end - middle) * 1e9 / static_cast<double>(h));
+    sync_ns.push_back((synced - end) * 1e9);
+    empty_ns.push_back((bsp_time() - synced) * 1e9);
+  }
+  if (s == 0) {
+    std::fprintf(stderr,
+                 "breakdown,h=%ld,loop_ns_per_word=%.2f,loop_and_put_ns_per_word=%.2f,sync_ns_per_word=%.2f "
+                 "(two syncs after the puts %.0f ns, two empty ones %.0f ns)\n",
+                 h, bench::summarize(loop_ns).median, bench::summarize(put_ns).median,
+                 (bench::summarize(sync_ns).median - bench::summarize(empty_ns).median) / static_cast<double>(h),
+                 bench::summarize(sync_ns).median, bench::summarize(empty_ns).median);
+  }
+}
+
 // Least-squares fit of t = l + g*h.
 void fit_line(const std::vector<double>& h, const std::vector<double>& t, double* g, double* l) {
   double n = static_cast<double>(h.size()), sh = 0, st = 0, shh = 0, sht = 0;
@@ -122,6 +167,7 @@ int main(int argc, char** argv) {
     std::printf("%s,%d,%.1f,%.1f,%.0f,%.4f,%.2f,%ld,%ld\n", bsp::stats::transport_name().c_str(), p, r / 1e6, g, l,
                 g / r * 1e6, l / r * 1e6, h_max, iterations);
   }
+  if (flags.number("breakdown", 0) != 0) breakdown(h_max, iterations, source, dest);
   bsp_pop_reg(dest.data());
   bsp_end();
   return 0;

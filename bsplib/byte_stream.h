@@ -53,7 +53,7 @@ class ByteStream {
   }
 
  private:
-  void grow(std::size_t count) {
+  [[gnu::noinline]] void grow(std::size_t count) {  // out of line: extend() stays small
     std::size_t capacity = capacity_ ? capacity_ : 256;
     while (capacity - size_ < count) capacity *= 2;
     void* bigger = std::realloc(data_, capacity);

@@ -62,7 +62,7 @@ void Engine::outside_remote(const char* call, const char* direction, int pid, st
 }
 
 void Engine::outside_local(const char* call, const char* direction, int src, std::uint32_t registration,
-                           std::uint32_t offset, std::uint32_t size) {
+                           std::uint32_t offset, std::uint64_t size) {
   const Registration* area = registrations_.get(registration);
   job_.abort_job(fmt::format(
       "bsplib: {} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on pid {})", call,
@@ -78,15 +78,17 @@ void Engine::push_reg(const void* address, long size) {
     usage_error("bsp_push_reg", fmt::format("NULL registered with size {} (NULL is allowed with size 0 only)", size));
   }
   registrations_.push(address, static_cast<std::size_t>(size));
+  run_ = RunCursor{};
 }
 
 void Engine::pop_reg(const void* address) {
+  run_ = RunCursor{};
   if (!registrations_.pop(address)) {
     usage_error("bsp_pop_reg", fmt::format("address {} is not registered", static_cast<const void*>(address)));
   }
 }
 
-void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
+void Engine::put_general(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
   const char* call = buffered ? "bsp_put" : "bsp_hpput";
   std::uint32_t registration = registration_of(call, pid, dst, offset, nbytes);
   check_pointer(call, "the source", src, nbytes);
@@ -94,6 +96,7 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
   if (nbytes == 0) return;
   if (buffered) {
     write_put(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
+    aim_run(pid, dst, registration, static_cast<std::uint32_t>(nbytes));
   } else {
     hpputs_.push_back(HpPut{pid, src, registration, static_cast<std::uint32_t>(offset),
                             static_cast<std::uint32_t>(nbytes)});
@@ -101,8 +104,8 @@ void Engine::put(int pid, const void* src, void* dst, long offset, long nbytes, 
 }
 
 // A put's data: staged for the receiver to pull when large and the path allows, else in
-// the record stream, where it extends the previous put when that one ends where this
-// one begins (same registration, unsent, nothing written after it).
+// the record stream, where it joins the previous put's record when it continues it
+// (combine_put).
 void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
                        std::uint32_t size) {
   Outgoing& out = records_to(pid);
@@ -114,9 +117,7 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
       return;
     }
   }
-  if (extends_last_put(out, registration, offset, size)) {
-    records::extend_put(out.stream, out.last_put, src, size);
-  } else {
+  if (!combine_put(out, registration, offset, src, size)) {
     out.last_put = out.stream.size();
     if (size >= 4 * max_payload_ && pid != pid_) {
       // Large: copied in pieces, each full payload sent as soon as it is there (below).
@@ -133,18 +134,73 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
     }
   }
   out.last_put_end = out.stream.size();
-  if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) send_early(pid);
+  if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]] send_early(pid);
 }
 
-// Whether a put continues the stream's last record: an unsent put into the same
-// registration that ends where this one begins (combined puts).
-bool Engine::extends_last_put(const Outgoing& out, std::uint32_t registration, std::uint32_t offset,
-                              std::uint32_t size) const {
+// Combined puts: a put joins the stream's last record when that is an unsent put into the
+// same registration, with nothing written after it, and this put continues it: into the
+// bytes right after it (the record grows), or, of the same size, one step further than
+// the last put of a run at equal steps (a strided record, started by the second put).
+// Returns whether the put was written so.
+bool Engine::combine_put(Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                         std::uint32_t size) {
   if (!combine_puts_ || out.last_put_end != out.stream.size() || out.last_put < out.sent) return false;
   constexpr std::uint64_t kLargestCombined = 1u << 30;
-  records::Put last = records::read_put(out.stream.data() + out.last_put, out.last_put);
-  return last.registration == registration && std::uint64_t{last.offset} + last.size == offset &&
-         std::uint64_t{last.size} + size <= kLargestCombined;
+  constexpr std::uint32_t kLargestStrided = 1024;  // a run of larger puts gains little from it
+  const std::byte* at = out.stream.data() + out.last_put;
+  if (records::read_u32(at + 1) != registration) return false;
+  std::uint32_t last_offset = records::read_u32(at + 5), last_size = records::read_u32(at + 9);
+  if (static_cast<records::Kind>(at[0]) == records::Kind::put_strided) {
+    std::uint64_t count = records::read_u32(at + 17);
+    if (size != last_size || last_offset + count * records::read_u32(at + 13) != offset ||
+        (count + 1) * size > records::kMaxStridedData) {
+      return false;
+    }
+    records::extend_strided(out.stream, out.last_put, src, size);
+    return true;
+  }
+  if (std::uint64_t{last_offset} + last_size == offset) {
+    if (std::uint64_t{last_size} + size > kLargestCombined) return false;
+    records::extend_put(out.stream, out.last_put, src, size);
+    return true;
+  }
+  if (size != last_size || offset <= last_offset || size > kLargestStrided) return false;
+  records::start_strided(out.stream, out.last_put, offset - last_offset, src, size);
+  return true;
+}
+
+// After a buffered put of size bytes into pid's stream: where the next put of the same
+// size would continue its record's run, for put()'s inline path: one stride on (strided
+// record) or right after it (contiguous). A record that is not the stream's last, or
+// puts too large for runs, aim nowhere.
+void Engine::aim_run(int pid, const void* dst, std::uint32_t registration, std::uint32_t size) {
+  constexpr std::uint32_t kLargestInline = 1024;
+  constexpr std::uint64_t kLargestCombined = 1u << 30;  // as combine_put
+  const Outgoing& out = outgoing_[static_cast<std::size_t>(pid)];
+  run_ = RunCursor{};
+  if (!combine_puts_ || size > kLargestInline || out.last_put_end != out.stream.size() || out.last_put < out.sent) {
+    return;
+  }
+  const std::byte* at = out.stream.data() + out.last_put;
+  bool strided = static_cast<records::Kind>(at[0]) == records::Kind::put_strided;
+  std::uint64_t offset = records::read_u32(at + 5), step = size, next = offset + records::read_u32(at + 9);
+  // The run ends where the remote registration does (levels 0 and 1), at 4 GiB, or where
+  // its record would outgrow what combine_put lets a record hold.
+  std::uint64_t limit = UINT32_MAX;
+  if (library_level_ < 2) {
+    if (std::optional<std::uint64_t> remote = registrations_.remote_size(pid, registration)) limit = *remote;
+  }
+  if (strided) {
+    step = records::read_u32(at + 13);
+    std::uint64_t count = records::read_u32(at + 17), room = records::kMaxStridedData / size;
+    if (count >= room) return;
+    next = offset + count * step;
+    limit = std::min(limit, next + (room - count - 1) * step + size);
+  } else {
+    limit = std::min(limit, offset + kLargestCombined);
+  }
+  run_ = RunCursor{dst, pid, static_cast<long>(size), static_cast<long>(next), static_cast<long>(step), limit,
+                   out.last_put, strided};
 }
 
 // Full payloads of pid's stream go now, during the superstep: the receiver keeps them
@@ -283,6 +339,7 @@ void Engine::parse(int src) {
     if (in.phase == Phase::records) {
       switch (kind) {
         case records::Kind::put:
+        case records::Kind::put_strided:
         case records::Kind::put_pulled:
         case records::Kind::get_request:
         case records::Kind::message:
@@ -338,6 +395,11 @@ void Engine::take_record(int src, records::Kind kind, const std::byte* at, Incom
       target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
       break;
     }
+    case records::Kind::put_strided: {
+      records::StridedPut run = records::read_strided(at, in.parsed);
+      target_area("bsp_put", "into", src, run.registration, run.offset, run.extent());
+      break;
+    }
     case records::Kind::get_request:
       in.get_requests.push_back(records::read_get_request(at));
       break;
@@ -373,6 +435,9 @@ void Engine::screen_record(int src, const Incoming& in, bool in_records) {
   if (in_records && kind == records::Kind::put && available >= records::kPutHeader) {
     records::Put put = records::read_put(at, in.parsed);
     target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
+  } else if (in_records && kind == records::Kind::put_strided && available >= records::kStridedHeader) {
+    records::StridedPut run = records::read_strided(at, in.parsed);
+    target_area("bsp_put", "into", src, run.registration, run.offset, run.extent());
   } else if (in_records && kind == records::Kind::message && available >= records::kMessageHeader) {
     check_tag_size(src, records::read_message(at, in.parsed));
   } else if (!in_records && kind == records::Kind::get_reply && available >= records::kGetReplyHeader) {
@@ -449,9 +514,35 @@ void Engine::apply_puts() {
         } else {
           std::memcpy(into, pulled_data(src, records::read_u64(at + records::kPutHeader), put.size), put.size);
         }
+      } else if (kind == records::Kind::put_strided) {
+        records::StridedPut run = records::read_strided(at, pos);
+        apply_strided(target_area("bsp_put", "into", src, run.registration, run.offset, run.extent()), run,
+                      stream + run.data_at);
       }
       pos += size;
     }
+  }
+}
+
+namespace {
+// The puts of a strided run, in order; the common word sizes copied without a call.
+template <std::uint32_t kSize>
+void copy_run(std::byte* into, const std::byte* data, std::uint32_t stride, std::uint32_t count, std::uint32_t size) {
+  const std::uint32_t step = kSize ? kSize : size;
+  for (std::uint32_t k = 0; k < count; ++k, into += stride, data += step) std::memcpy(into, data, step);
+}
+}  // namespace
+
+void Engine::apply_strided(std::byte* into, const records::StridedPut& run, const std::byte* data) {
+  switch (run.size) {
+    case 4:
+      return copy_run<4>(into, data, run.stride, run.count, 4);
+    case 8:
+      return copy_run<8>(into, data, run.stride, run.count, 8);
+    case 16:
+      return copy_run<16>(into, data, run.stride, run.count, 16);
+    default:
+      return copy_run<0>(into, data, run.stride, run.count, run.size);
   }
 }
 
@@ -616,6 +707,7 @@ void Engine::superstep(bool final) {
   messages_.deliver_arrived();
   tagsize_ = next_tagsize_;
   pending_gets_.clear();
+  run_ = RunCursor{};  // registrations change: the general path aims it again
   for (Outgoing& out : outgoing_) {
     out.stream.clear();
     out.last_put_end = SIZE_MAX;  // the stream's records are gone: nothing to extend

@@ -71,7 +71,8 @@ class Engine : private recovery::PayloadSink {
   // Push-Pull: transfers of at least this many bytes to a peer whose path shares memory
   // are staged and pulled by the receiver (0: never).
   // Oxford's -fcombine-puts: a put into the bytes right after the previous put's, in the
-  // same registration on the same process, extends that put's record.
+  // same registration on the same process, extends that put's record; a run of puts of
+  // one size at equal steps shares one strided record.
   void set_combine_puts(bool on) { combine_puts_ = on; }
   // The sparse superstep protocol (data only to its destinations, acknowledged, then a
   // dissemination barrier) instead of the dense one (an `end` to every process).
@@ -85,7 +86,29 @@ class Engine : private recovery::PayloadSink {
   // DRMA
   void push_reg(const void* address, long size);
   void pop_reg(const void* address);
-  void put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered);
+  void put(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered) {
+    // The next put of the run the previous one extended or started (same destination,
+    // address and size, at the run's next offset): appended here, inline. Every check of
+    // the general path holds for it (run_.limit is the remote check, done once for the
+    // run); anything else takes the general path.
+    if (buffered && dst == run_.dst && pid == run_.pid && pid >= 0 && nbytes == run_.size &&
+        offset == run_.next_offset && src != nullptr) [[likely]] {
+      Outgoing& out = outgoing_[static_cast<std::size_t>(pid)];
+      if (out.last_put == run_.record && out.last_put_end == out.stream.size() && out.last_put >= out.sent &&
+          static_cast<std::uint64_t>(offset + nbytes) <= run_.limit) [[likely]] {
+        if (run_.strided) {
+          records::extend_strided(out.stream, out.last_put, src, run_.size);
+        } else {
+          records::extend_put(out.stream, out.last_put, src, run_.size);
+        }
+        run_.next_offset += run_.step;
+        out.last_put_end = out.stream.size();
+        if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]] send_early(pid);
+        return;
+      }
+    }
+    put_general(pid, src, dst, offset, nbytes, buffered);
+  }
   void get(int pid, const void* src, long offset, void* dst, long nbytes);
 
   // BSMP
@@ -147,6 +170,23 @@ class Engine : private recovery::PayloadSink {
     std::uint32_t registration, offset, size;
   };
 
+  // The run of combined puts put() continues inline: the record of outgoing_[pid] at
+  // `record` (strided, or a contiguous put record), into the registration named by dst,
+  // whose next put is size bytes at next_offset; limit is how far it may reach (the
+  // remote registration's size at library levels 0 and 1) before the general path is
+  // asked again. Set by the general path; pid -1: none (and a put naming pid -1 never
+  // matches it).
+  struct RunCursor {
+    const void* dst = nullptr;
+    int pid = -1;
+    long size = 0, next_offset = -1, step = 0;
+    std::uint64_t limit = 0;
+    std::size_t record = 0;
+    bool strided = false;
+  };
+  void put_general(int pid, const void* src, void* dst, long offset, long nbytes, bool buffered);
+  void aim_run(int pid, const void* dst, std::uint32_t registration, std::uint32_t size);
+
   // PayloadSink
   void on_payload(int peer, std::span<const std::byte> payload) override;
   void on_peer_lost(int peer, std::string_view why) override;
@@ -184,7 +224,7 @@ class Engine : private recovery::PayloadSink {
   // The memory a put from src (or a get by src) touches, checked against the registration
   // as it is on this process; outside it, the job stops with the call, pids and sizes.
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
-                         std::uint32_t offset, std::uint32_t size) {
+                         std::uint32_t offset, std::uint64_t size) {
     const Registration* area = registrations_.get(registration);
     if (!area || std::uint64_t{offset} + size > area->size) [[unlikely]] {
       outside_local(call, direction, src, registration, offset, size);
@@ -196,8 +236,9 @@ class Engine : private recovery::PayloadSink {
   void deliver_local();
   bool send_pending();
   void send_early(int pid);
-  bool extends_last_put(const Outgoing& out, std::uint32_t registration, std::uint32_t offset,
-                        std::uint32_t size) const;
+  bool combine_put(Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                   std::uint32_t size);
+  static void apply_strided(std::byte* into, const records::StridedPut& run, const std::byte* data);
   // One round of progress; blocks (spin, then wait) when nothing moved.
   void pump();
   bool all_sent() const;
@@ -215,7 +256,7 @@ class Engine : private recovery::PayloadSink {
                                               std::uint32_t registration, long offset, long nbytes,
                                               std::uint64_t size);
   [[gnu::cold, noreturn]] void outside_local(const char* call, const char* direction, int src,
-                                             std::uint32_t registration, std::uint32_t offset, std::uint32_t size);
+                                             std::uint32_t registration, std::uint32_t offset, std::uint64_t size);
   void check_pid(std::string_view call, int pid) {
     if (static_cast<unsigned>(pid) >= static_cast<unsigned>(nprocs_)) [[unlikely]] bad_pid(call, pid);
   }
@@ -247,6 +288,7 @@ class Engine : private recovery::PayloadSink {
   int next_tagsize_ = 0;
 
   std::vector<Outgoing> outgoing_;
+  RunCursor run_;
   std::vector<Incoming> incoming_;
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;

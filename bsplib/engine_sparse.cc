@@ -155,6 +155,7 @@ void Engine::parse_sparse(int src) {
         break;
       }
       case records::Kind::put:
+      case records::Kind::put_strided:
       case records::Kind::put_pulled:
       case records::Kind::get_request:
       case records::Kind::message:

@@ -5,6 +5,10 @@
 // straddle payloads. Layout (little-endian, unaligned):
 //
 //   put          u8 kind, u32 registration, u32 offset, u32 size, size bytes
+//   put_strided  u8 kind, u32 registration, u32 offset, u32 size, u32 stride, u32 count,
+//                count x size bytes: count puts of size bytes each, the k-th at offset +
+//                k * stride, applied in that order (a run of equal puts at equal steps,
+//                combined: bspbench's h-relation, a column of a matrix)
 //   get_request  u8 kind, u32 registration, u32 offset, u32 size, u32 request id
 //   get_reply    u8 kind, u32 request id, u32 piece offset, u32 size, size bytes
 //   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
@@ -52,10 +56,15 @@ enum class Kind : std::uint8_t {
   open = 8,
   close = 9,
   ack = 10,
-  barrier = 11
+  barrier = 11,
+  put_strided = 12
 };
 
 inline constexpr std::size_t kPutHeader = 13;
+inline constexpr std::size_t kStridedHeader = 21;
+// A strided record holds at most this many bytes of data (a longer run starts a new
+// record); one announcing more, or no puts, or puts of no bytes, is damage.
+inline constexpr std::uint64_t kMaxStridedData = 1u << 30;
 inline constexpr std::size_t kGetRequestSize = 17;
 inline constexpr std::size_t kGetReplyHeader = 13;
 inline constexpr std::size_t kMessageHeader = 9;
@@ -83,6 +92,14 @@ struct Put {
   std::size_t data_at;  // position of the data in the stream
   std::uint64_t token = 0;  // pulled: where the sender staged it
   bool pulled = false;
+};
+// A run of count puts of size bytes, the k-th at offset + k * stride, its data at
+// data_at + k * size.
+struct StridedPut {
+  std::uint32_t registration, offset, size, stride, count;
+  std::size_t data_at;
+  // The bytes from the first put's offset to the end of the last one.
+  std::uint64_t extent() const { return std::uint64_t{count - 1} * stride + size; }
 };
 struct GetRequest {
   std::uint32_t registration, offset, size, request_id;
@@ -116,6 +133,7 @@ struct End {
 class Writer {
  public:
   explicit Writer(ByteStream& out) : out_(out) {}
+  ByteStream& stream() { return out_; }
   void put(std::uint32_t registration, std::uint32_t offset, const void* data, std::uint32_t size) {
     // One extend for header and data: the cost of the many small puts of a program.
     std::byte* at = out_.extend(kPutHeader + size);
@@ -208,6 +226,31 @@ inline void extend_put(ByteStream& stream, std::size_t at, const void* data, std
   std::memcpy(stream.data() + at + 9, &total, 4);
 }
 
+// Turns the put record at stream[at] (the stream's last, unsent, of size bytes) into a
+// strided record of two puts: it, and size bytes of data at offset + stride. The record
+// grows by 8 header bytes; its data moves up by them (at most a put's few bytes).
+inline void start_strided(ByteStream& stream, std::size_t at, std::uint32_t stride, const void* data,
+                          std::uint32_t size) {
+  stream.extend(kStridedHeader - kPutHeader + size);
+  std::byte* record = stream.data() + at;
+  std::memmove(record + kStridedHeader, record + kPutHeader, size);
+  record[0] = static_cast<std::byte>(Kind::put_strided);
+  std::uint32_t count = 2;
+  std::memcpy(record + 13, &stride, 4);
+  std::memcpy(record + 17, &count, 4);
+  Writer::copy_small(record + kStridedHeader + size, data, size);
+}
+// Appends one more put (its size bytes of data) to the strided record at stream[at], the
+// stream's last, unsent.
+inline void extend_strided(ByteStream& stream, std::size_t at, const void* data, std::uint32_t size) {
+  Writer::copy_small(stream.extend(size), data, size);
+  std::byte* count_at = stream.data() + at + 17;
+  std::uint32_t count;
+  std::memcpy(&count, count_at, 4);
+  ++count;
+  std::memcpy(count_at, &count, 4);
+}
+
 // ---- reading ----
 inline std::uint32_t read_u32(const std::byte* at) {
   std::uint32_t value;
@@ -231,6 +274,13 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
     case Kind::get_reply: {
       if (available < kPutHeader) return 0;
       std::size_t total = kPutHeader + read_u32(at + 9);
+      return available < total ? 0 : total;
+    }
+    case Kind::put_strided: {
+      if (available < kStridedHeader) return 0;
+      std::uint64_t size = read_u32(at + 9), count = read_u32(at + 17);
+      if (size == 0 || count == 0 || size * count > kMaxStridedData) break;
+      std::size_t total = kStridedHeader + size * count;
       return available < total ? 0 : total;
     }
     case Kind::get_request:
@@ -273,6 +323,10 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
 
 inline Put read_put(const std::byte* at, std::size_t pos) {
   return Put{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), pos + kPutHeader};
+}
+inline StridedPut read_strided(const std::byte* at, std::size_t pos) {
+  return StridedPut{read_u32(at + 1), read_u32(at + 5),  read_u32(at + 9),
+                    read_u32(at + 13), read_u32(at + 17), pos + kStridedHeader};
 }
 inline Put read_put_pulled(const std::byte* at) {
   return Put{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), 0, read_u64(at + 13), true};

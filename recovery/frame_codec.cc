@@ -73,17 +73,17 @@ Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::
     return Verdict::malformed;
   }
   if (header.length != frame.size() - kHeaderSize) return Verdict::malformed;
-  if (key.checksum && frame_crc(frame.first(kHeaderSize), frame.subspan(kHeaderSize)) != header.crc32c) {
-    return Verdict::corrupt;
+  const std::span<const std::byte> head = frame.first(kHeaderSize), payload = frame.subspan(kHeaderSize);
+  bool addressed = header.job_id == job_id && header.dst == my_pid && header.src < nprocs && header.src != my_pid;
+  // A frame whose MAC holds is intact everywhere the MAC covers, which is all but the
+  // crc32c field: its CRC is not computed (one pass over the payload saved per frame).
+  // Without a MAC the CRC is the only check of damage.
+  if (addressed && key.authenticate && auth::same_tag(frame_mac(head, payload, key), header.mac)) {
+    return Verdict::ok;
   }
-  if (header.job_id != job_id || header.dst != my_pid || header.src >= nprocs || header.src == my_pid) {
-    return Verdict::foreign;
-  }
-  if (key.authenticate &&
-      !auth::same_tag(frame_mac(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key), header.mac)) {
-    return Verdict::foreign;
-  }
-  return Verdict::ok;
+  // Refused (or unauthenticated): damage is told from a stranger's frame by the CRC.
+  if (key.checksum && frame_crc(head, payload) != header.crc32c) return Verdict::corrupt;
+  return addressed && !key.authenticate ? Verdict::ok : Verdict::foreign;
 }
 
 }  // namespace bsp::wire

@@ -53,7 +53,11 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key);
 void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, const FrameKey& key);
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
-// is frame.subspan(kHeaderSize, header.length).
+// is frame.subspan(kHeaderSize, header.length). A frame whose MAC holds is ok without its
+// CRC32C being computed (the MAC covers every byte but the crc32c field, so a frame
+// damaged only there is taken, rightly); the CRC is computed for a frame refused, to
+// count it corrupt (damaged) rather than foreign, and for every frame when frames carry
+// no MAC.
 // The header fields every frame for my_pid of job job_id carries, for transports that
 // let the kernel drop the rest (nic's BPF filter).
 std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_pid);

@@ -55,7 +55,7 @@ const std::vector<std::string> kHoldingCases = {
     "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
     "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
     "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one",
-    "combined_puts",  "racing_puts_and_gets"};
+    "combined_puts",  "strided_puts",      "racing_puts_and_gets"};
 
 std::string semantics_name(const ::testing::TestParamInfo<Semantics>& info) {
   const auto& [transport, procs, name, sync] = info.param;
@@ -95,17 +95,20 @@ TEST_P(TcpConnectionLimitTest, Holds) {
 INSTANTIATE_TEST_SUITE_P(tcp_p8_limit2, TcpConnectionLimitTest, ::testing::ValuesIn(kHoldingCases),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
-// The same case with put combining off (bsprun --combine-puts=0): one record per put,
+// The same cases with put combining off (bsprun --combine-puts=0): one record per put,
 // and the same results.
 TEST(CombinePutsOff, OneRecordPerPutSameResults) {
   for (const char* transport : {"tcp", "udp", "shm"}) {
     if (!transport_available(transport)) continue;
     for (int procs : {2, 3}) {
-      ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs), std::string("--transport=") + transport,
-                                          "--combine-puts=0", kCases, "--case=combined_puts"},
-                                         60s);
-      EXPECT_EQ(result.exit_code, 0) << transport << " p=" << procs << ": " << describe(result);
-      EXPECT_NE(result.out.find("case combined_puts passed"), std::string::npos) << describe(result);
+      for (std::string name : {"combined_puts", "strided_puts"}) {
+        ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs),
+                                            std::string("--transport=") + transport, "--combine-puts=0", kCases,
+                                            "--case=" + name},
+                                           60s);
+        EXPECT_EQ(result.exit_code, 0) << transport << " p=" << procs << ": " << describe(result);
+        EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+      }
     }
   }
 }
@@ -168,6 +171,29 @@ TEST_P(FailureTest, PutOutsideRegistrationCaughtWhereItLands) {
   EXPECT_NE(result.exit_code, 0);
   std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 4 + 12 bytes";
   EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+}
+
+// A strided record (puts of one size at equal steps, combined) is checked as a whole where
+// it lands: its last put lies outside, so the run's header stops the job.
+TEST_P(FailureTest, StridedPutOutsideRegistrationCaughtWhereItLands) {
+  ProgramResult result =
+      run_program({kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(), "--sync=" + sync(),
+                   "--library-level=2", kCases, "--case=strided_put_outside_registration"},
+                  30s);
+  EXPECT_NE(result.exit_code, 0);
+  std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 0 + 20 bytes";
+  EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("(16 bytes on pid 0)"), std::string::npos) << describe(result);
+}
+
+// At the default library level the same run is stopped at the call of the put that leaves
+// the registration, also when the puts before it were appended by put()'s inline path.
+TEST_P(FailureTest, StridedPutOutsideRegistrationCaughtAtTheCall) {
+  ProgramResult result = run_case(transport(), procs(), "strided_put_outside_registration", "", 30s, sync());
+  EXPECT_NE(result.exit_code, 0);
+  std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 16 + 4 bytes";
+  EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("(16 bytes on pid 0)"), std::string::npos) << describe(result);
 }
 
 TEST_P(FailureTest, GetOutsideRegistration) {

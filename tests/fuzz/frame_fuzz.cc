@@ -10,8 +10,10 @@
 //           job's key gives it (resealing it changes nothing);
 //   mode 2: sealed with the job's key (a member's frame; magic, version and length set
 //           by seal_frame): ok exactly when type, job, source and destination are right;
-//   mode 3: sealed, then one bit flipped anywhere: never ok (CRC32C catches every
-//           single-bit error; header fields may say malformed first);
+//   mode 3: sealed, then one bit flipped: corrupt (CRC32C catches every single-bit
+//           error; header fields may say malformed first), except a flip in the crc32c
+//           field of a frame with a MAC: the MAC holds and the receiver does not compute
+//           the CRC, so it is ok exactly when the frame is the receiver's;
 //   mode 4: sealed, then bits flipped and the CRC32C recomputed (tampering in transit
 //           by someone without the secret): never ok when frames carry a MAC;
 //   mode 5: sealed without a MAC (mac field 0), checked by a receiver that wants one (a
@@ -141,7 +143,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (mode == 4) write_crc(frame);
       if (frame == original) break;  // two flips of one bit cancel: nothing was changed
       Verdict verdict = check(frame, my_pid, nprocs, header, mac);
-      if (mode == 3 || mac) FUZZ_CHECK(verdict != Verdict::ok);
+      bool only_crc = true;  // every changed byte lies in the crc32c field
+      for (std::size_t i = 0; i < frame.size(); ++i) {
+        if (frame[i] != original[i]) only_crc &= i >= offsetof(Header, crc32c) && i < offsetof(Header, crc32c) + 4;
+      }
+      if (mode == 3 && only_crc && mac) {
+        // The MAC covers all but the CRC, and holds: the frame is taken without its CRC.
+        FUZZ_CHECK((verdict == Verdict::ok) == member);
+      } else if (mode == 3) {
+        // Damage: told apart by the CRC (or a header field that is malformed first).
+        FUZZ_CHECK(verdict == Verdict::corrupt || verdict == Verdict::malformed);
+      } else if (mac) {
+        FUZZ_CHECK(verdict != Verdict::ok);
+      }
       break;
     }
   }

@@ -5,13 +5,14 @@
 // Checked: record_size never announces more bytes than the stream holds from the parse
 // position; a complete record's size is exactly what its read_* fields add up to; every
 // byte a record points at (put and reply data, message tag and payload, end's pushes and
-// pops) lies inside the stream; a barrier record's body goes through the sparse
+// pops, a strided run's data) lies inside the stream; a barrier record's body goes through the sparse
 // protocol's DisseminationBarrier::receive, which refuses or takes it without reading
 // outside it (each is read, in a heap block of the stream's exact size,
 // so AddressSanitizer reports any read past it); parsing a stream that arrives in pieces
 // gives the same records as parsing it whole (a piece never shows a different size, and
 // "bad" never appears on a piece where the whole stream is good); records written with
-// records::Writer read back field for field.
+// records::Writer (and runs combined by start_strided/extend_strided) read back field for
+// field.
 //
 // Input: byte 0 selects the mode (mode % 4 == 3: write-then-read round trip; otherwise
 // parse the rest as a stream, cut into pieces at offsets taken from byte 0).
@@ -70,6 +71,17 @@ std::vector<Parsed> walk(std::span<const std::byte> stream, bool& stopped_bad) {
         FUZZ_CHECK(put.data_at == pos + kPutHeader);
         FUZZ_CHECK(put.data_at + put.size <= stream.size());
         g_sink = touch(stream.data() + put.data_at, put.size);
+        break;
+      }
+      case Kind::put_strided: {
+        StridedPut run = read_strided(at, pos);
+        FUZZ_CHECK(run.size > 0 && run.count > 0);
+        FUZZ_CHECK(std::uint64_t{run.size} * run.count <= kMaxStridedData);
+        FUZZ_CHECK(size == kStridedHeader + std::size_t{run.size} * run.count);
+        FUZZ_CHECK(run.data_at == pos + kStridedHeader);
+        FUZZ_CHECK(run.data_at + std::size_t{run.size} * run.count <= stream.size());
+        FUZZ_CHECK(run.extent() >= run.size);
+        g_sink = touch(stream.data() + run.data_at, std::size_t{run.size} * run.count);
         break;
       }
       case Kind::get_request: {
@@ -181,8 +193,31 @@ void round_trip(Input input) {
   std::vector<Expected> expected;
   while (input.left() > 0 && expected.size() < 64) {
     Expected e;
-    e.kind = static_cast<Kind>(1 + input.u8() % 7);
+    std::uint8_t choice = input.u8();
+    e.kind = choice % 8 == 7 ? Kind::put_strided : static_cast<Kind>(1 + choice % 8);
     switch (e.kind) {
+      case Kind::put_strided: {
+        // A put record turned into a run by a second put one stride further, then grown
+        // (as the engine does for puts of one size at equal steps).
+        e.a = input.u32(), e.b = input.u32(), e.c = 1 + input.u8() % 24, e.d = input.u32();
+        e.data = input.take(e.c);
+        if (e.data.size() != e.c) e.data.resize(e.c, 0xA5);
+        writer.put(e.a, e.b, e.data.data(), e.c);
+        std::size_t at = out.size() - kPutHeader - e.c;
+        int count = 2 + input.u8() % 6;
+        for (int k = 1; k < count; ++k) {
+          std::vector<std::uint8_t> next = input.take(e.c);
+          next.resize(e.c, static_cast<std::uint8_t>(k));
+          if (k == 1) {
+            start_strided(out, at, e.d, next.data(), e.c);
+          } else {
+            extend_strided(out, at, next.data(), e.c);
+          }
+          e.data.insert(e.data.end(), next.begin(), next.end());
+        }
+        e.token = static_cast<std::uint64_t>(count);
+        break;
+      }
       case Kind::put: {
         e.a = input.u32(), e.b = input.u32();
         e.data = input.take(input.u8());
@@ -250,6 +285,14 @@ void round_trip(Input input) {
         Put put = read_put(at, records[i].pos);
         FUZZ_CHECK(put.registration == e.a && put.offset == e.b && put.size == e.data.size());
         FUZZ_CHECK(same(put.data_at, e.data));
+        break;
+      }
+      case Kind::put_strided: {
+        StridedPut run = read_strided(at, records[i].pos);
+        FUZZ_CHECK(run.registration == e.a && run.offset == e.b && run.size == e.c && run.stride == e.d &&
+                   run.count == e.token);
+        FUZZ_CHECK(std::size_t{run.size} * run.count == e.data.size());
+        FUZZ_CHECK(same(run.data_at, e.data));
         break;
       }
       case Kind::get_request: {
@@ -338,8 +381,15 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
     w.message(nullptr, 0, text, 0);
     w.end(End{99, 0, 0, 0, {8}, {}});
   });
+  stream_seed(24, [&](Writer& w) {  // a strided run (bspbench's h-relation at p = 2), then an end
+    w.put(0, 8, text, 8);
+    start_strided(w.stream(), 0, 16, text + 8, 8);
+    for (int k = 2; k < 4; ++k) extend_strided(w.stream(), 0, text + 8 * k, 8);
+    w.end(End{1, 0, 0, 0, {}, {}});
+  });
   // Round-trip programs.
   seeds.push_back({3, 1, 0, 0, 0, 0, 4, 0, 0, 0, 3, 'a', 'b', 'c', 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2});
+  seeds.push_back({3, 7, 1, 0, 0, 0, 8, 0, 0, 0, 7, 16, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 3});
   seeds.push_back({7, 4, 2, 'x', 'y', 3, 'p', 'q', 'r', 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
   return seeds;
 }

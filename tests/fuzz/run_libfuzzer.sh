@@ -26,14 +26,14 @@ fi
 # The decoders' sources each target needs besides its own file.
 sources_for() {
   case $1 in
-    records) echo "" ;;
-    frame) echo "recovery/frame_codec.cc recovery/crc32c.cc auth/mac.cc" ;;
+    records) echo "bsplib/dissemination_barrier.cc" ;;
+    frame) echo "recovery/frame_codec.cc recovery/crc32c.cc auth/mac.cc auth/bulk_mac.cc" ;;
     link_report) echo "recovery/link_report.cc" ;;
     control_message) echo "auth/mac.cc" ;;
     protocol_core)
       echo "recovery/ack_policy.cc recovery/buffer_ack_policy.cc recovery/buffer_pool.cc recovery/every_ack_policy.cc" \
            "recovery/pupa_ack_policy.cc recovery/protocol_core.cc recovery/link_report.cc recovery/frame_codec.cc" \
-           "recovery/crc32c.cc recovery/stats.cc auth/mac.cc" ;;
+           "recovery/crc32c.cc recovery/stats.cc auth/mac.cc auth/bulk_mac.cc" ;;
     *) echo "run_libfuzzer.sh: no target '$1'" >&2; return 1 ;;
   esac
 }
@@ -48,9 +48,9 @@ for target in $targets; do
   for s in $extra; do srcs="$srcs $root/$s"; done
   echo "== $target: building"
   # shellcheck disable=SC2086
-  if ! $CXX $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $srcs -lsodium \
+  if ! $CXX $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $srcs -lsodium -lfmt \
       -o "$dir/$target" ||
-     ! $CXX $flags -fsanitize=address $srcs "$root/tests/fuzz/fuzz_driver.cc" -lsodium -o "$dir/$target-seeds"; then
+     ! $CXX $flags -fsanitize=address $srcs "$root/tests/fuzz/fuzz_driver.cc" -lsodium -lfmt -o "$dir/$target-seeds"; then
     echo "run_libfuzzer.sh: $target does not build" >&2
     exit 2
   fi

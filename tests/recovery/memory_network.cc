@@ -2,6 +2,7 @@
 #include "tests/recovery/memory_network.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace bsp::recovery::testing {
@@ -58,6 +59,9 @@ void MemoryNetwork::submit(int from, int to, std::span<const std::byte> frame) {
       break;
     case Fate::corrupt:
       ++corrupted_;
+      if (bytes.size() / 2 >= offsetof(wire::Header, crc32c) && bytes.size() / 2 < offsetof(wire::Header, mac)) {
+        ++corrupted_crc_field_;
+      }
       bytes[bytes.size() / 2] ^= std::byte{0x20};
       enqueue(from, to, std::move(bytes), latency_);
       break;
