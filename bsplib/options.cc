@@ -121,8 +121,8 @@ const std::vector<OptionSpec>& option_table() {
       {"link-timeout", "job", "30",
        "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},
-      {"spin-us", "engine", "100",
-       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000)",
+      {"spin-us", "engine", "100 or 0",
+       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100, or 0 when more than 4 of the job's processes per core run on this host",
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.spin_us = static_cast<int>(bounded(var, v, 0, 1000000));
        }},

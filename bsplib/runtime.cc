@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -23,6 +24,7 @@
 #include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
+#include "recovery/spin_policy.h"
 #include "transport/fault/fault_transport.h"
 #include "transport/hybrid_transport.h"
 #include "transport/registry.h"
@@ -34,10 +36,6 @@ namespace bsp {
 using namespace std::chrono_literals;
 
 namespace {
-
-// Waiting polls (yielding the core) this long before blocking: measured on 2 cores, it
-// beats blocking at once both for 2 processes and for 4-8 processes sharing the cores.
-constexpr int kDefaultSpinMicroseconds = 100;
 
 // For --stats under a hybrid transport: how many peers each path serves, and which
 // (" shm_peers=1 net_peers=2 shm:1 udp:2,3"; the words without '=' are not summed).
@@ -311,7 +309,16 @@ void Runtime::begin(int maxprocs) {
   channel_config.secret = secret;
   channel_config.buffers = options_.buffers;
   channel_config.ack_policy = options_.ack_policy;
-  channel_config.spin_us = options_.spin_us >= 0 ? options_.spin_us : kDefaultSpinMicroseconds;
+  // Without --spin-us: spin while few of the job's processes share each core, not when
+  // many do (recovery/spin_policy.h, docs/tuning.md).
+  if (options_.spin_us >= 0) {
+    channel_config.spin_us = options_.spin_us;
+  } else {
+    std::vector<std::string> members(start.addresses.begin(),
+                                     start.addresses.begin() + std::min<std::size_t>(start.addresses.size(),
+                                                                                     static_cast<std::size_t>(start.nprocs)));
+    channel_config.spin_us = recovery::default_spin_us(recovery::processes_on_host(members, pid), recovery::usable_cores());
+  }
   std::unique_ptr<recovery::Channel> channel;
   try {
     channel = recovery::make_channel(std::move(transport), channel_config);

@@ -4,7 +4,8 @@
 // (1) on the sending side which data frames carry the ack-request flag, and (2) on the
 // receiving side when an explicit (non-piggy-backed) ack frame goes out.
 //   "buffer": paper 001 §2.2 - request when the free buffers would run out within one
-//             round trip; ack only when asked and >= n/(2p) frames came since the last ack
+//             round trip (a link's window: once half of it is taken too); ack only when
+//             asked and >= n/(2p) frames came since the last ack
 //   "every":  ack every data frame (the naive baseline)
 //   "pupa":   paper 000 - sender-controlled requests between low and high water marks,
 //             immediate ack when asked, optimistic zero-credit flow control on overflow

@@ -40,6 +40,7 @@ struct SendLink {
   std::uint64_t acked = 0;     // every seq < acked is acknowledged (queue front's seq)
   std::uint64_t next_new = 0;  // first seq never transmitted
   std::uint64_t next_seq = 0;  // seq the next send() gets
+  std::uint64_t asked_end = 0; // one past the last seq transmitted with the ack-request flag
   std::deque<OutstandingFrame> queue;  // seqs [acked, next_seq), in order
   std::deque<std::uint64_t> resends;   // seqs the receiver asked for again
 

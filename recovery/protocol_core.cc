@@ -40,7 +40,8 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
       pool_(pool_frames(config.buffers, config.mtu, config.nprocs), config.mtu),
       policy_(make_ack_policy(config.ack_policy)),
       send_(static_cast<std::size_t>(config.nprocs)),
-      receive_(static_cast<std::size_t>(config.nprocs)) {
+      receive_(static_cast<std::size_t>(config.nprocs)),
+      is_active_(static_cast<std::size_t>(std::max(config.nprocs, 0)), 0) {
   if (config.mtu < wire::kHeaderSize + report_size(1) + 1) {
     throw std::runtime_error("reliable channel: transport MTU " + std::to_string(config.mtu) +
                              " is too small for the wire header");
@@ -110,6 +111,7 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
   frame.buffer = *buffer;
   frame.size = static_cast<std::uint16_t>(wire::kHeaderSize + payload.size());
   link.queue.push_back(frame);
+  activate(peer);
   if (++untransmitted_ >= tuning::kAutoTransmit) transmit();
   return SendResult::ok;
 }
@@ -124,7 +126,8 @@ void ProtocolCore::ask_for_acks() {
   int busiest = -1;
   std::size_t most = 0;
   bool asked = false;
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
+  for (int peer : active_) {  // a link with frames in flight is active
+    ++links_visited_;
     SendLink& link = send_[static_cast<std::size_t>(peer)];
     if (link.in_flight() > most) {
       most = link.in_flight();
@@ -169,9 +172,14 @@ void ProtocolCore::note_ack_sent(int peer, std::uint64_t ack, std::uint32_t cred
 
 void ProtocolCore::transmit() {
   bool open = true;
-  for (int step = 0; step < config_.nprocs && open; ++step) {
-    int peer = (round_robin_ + step) % config_.nprocs;
-    if (peer == config_.pid) continue;
+  // The active peers in the order (round_robin_ + step) % p of a sweep over all p: only
+  // they can have anything to transmit.
+  const std::size_t count = active_.size();
+  const std::size_t first = static_cast<std::size_t>(
+      std::lower_bound(active_.begin(), active_.end(), round_robin_) - active_.begin());
+  for (std::size_t step = 0; step < count && open; ++step) {
+    int peer = active_[(first + step) % count];
+    ++links_visited_;
     SendLink& link = send_[static_cast<std::size_t>(peer)];
     while (open && !link.resends.empty()) {
       std::uint64_t seq = link.resends.front();
@@ -229,6 +237,7 @@ bool ProtocolCore::flush_batch() {
       ++frame->sends;
       frame->last_sent = now;
       frame->ack_requested = staged.ack_request;
+      if (staged.ack_request) link.asked_end = std::max(link.asked_end, staged.seq + 1);
       link.last_activity = now;
       if (staged.resend) {
         ++stats_.retransmissions;
@@ -288,6 +297,7 @@ std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, P
     ++stats_.foreign_dropped;  // from no member's address, or claiming another's identity
     return 0;
   }
+  activate(peer);
   Time now = clock_.now();
   std::span<const std::byte> payload = frame.subspan(wire::kHeaderSize, header.length);
   auto type = static_cast<FrameType>(header.type);
@@ -567,8 +577,22 @@ bool ProtocolCore::sender_waiting(const SendLink& link) const {
 
 Time ProtocolCore::sender_probe_due(const SendLink& link) const {
   if (!sender_waiting(link)) return Time::max();
-  return std::max(link.last_activity, link.last_probe) +
-         tuning::kSenderProbeIntervals * rtt_.retry_interval(link.probe_backoff);
+  Duration quiet = tuning::kSenderProbeIntervals * rtt_.retry_interval(link.probe_backoff);
+  // Frames nobody was asked to acknowledge yet, sent while the engine waits for peers:
+  // their receivers wait for them too and probe us if they are lost, and the half-window
+  // request frees the buffers; an early probe here costs a probe and its answer on every
+  // barrier link of a slow superstep (issue 15).
+  if (awaiting_ && link.asked_end <= link.acked && credit_allows(link)) {
+    quiet = std::max<Duration>(quiet, tuning::kUnaskedProbeDelay);
+  }
+  return std::max(link.last_activity, link.last_probe) + quiet;
+}
+
+// Frames accepted and not yet acknowledged to the sender (no piggy-backed or explicit ack
+// since): one ack for all of them once the link has been quiet a while.
+Time ProtocolCore::idle_ack_due(const ReceiveLink& link) const {
+  if (link.since_ack == 0 || link.ack_owed || awaiting_) return Time::max();
+  return link.last_heard + tuning::kIdleAckIntervals * rtt_.retry_interval();
 }
 
 Time ProtocolCore::receiver_probe_due(const ReceiveLink& link) const {
@@ -600,8 +624,8 @@ void ProtocolCore::emit_owed(int peer, Time now) {
 void ProtocolCore::service(bool timers) {
   transmit();
   Time now = clock_.now();
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
-    if (peer == config_.pid) continue;
+  for (int peer : active_) {
+    ++links_visited_;
     ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
     SendLink& sender = send_[static_cast<std::size_t>(peer)];
     if (timers && receiver.has_gap() && !receiver.nack_owed &&
@@ -614,31 +638,76 @@ void ProtocolCore::service(bool timers) {
       emit_probe(peer, now);
       ++sender.probe_backoff;
     }
+    if (timers && now >= idle_ack_due(receiver)) receiver.ack_owed = true;
     emit_owed(peer, now);
   }
   flush_control();
+  // Peers whose links have nothing left to do leave the active set.
+  std::size_t kept = 0;
+  for (int peer : active_) {
+    if (link_idle(peer)) {
+      is_active_[static_cast<std::size_t>(peer)] = 0;
+    } else {
+      active_[kept++] = peer;
+    }
+  }
+  active_.resize(kept);
+}
+
+void ProtocolCore::activate(int peer) {
+  char& flag = is_active_[static_cast<std::size_t>(peer)];
+  if (flag) return;
+  flag = 1;
+  active_.insert(std::lower_bound(active_.begin(), active_.end(), peer), peer);
+}
+
+// True when nothing on the link to or from peer can need a frame or a timer: the
+// conditions every sweep (service, transmit, next_deadline, output_pending,
+// all_acknowledged) tests are all false.
+bool ProtocolCore::link_idle(int peer) const {
+  const SendLink& sender = send_[static_cast<std::size_t>(peer)];
+  const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
+  if (!sender.queue.empty() || !sender.resends.empty() || sender.acked != sender.next_seq) return false;
+  if (receiver.has_gap() || !receiver.held.empty() || receiver.awaited || receiver.since_ack > 0) return false;
+  if (receiver.ack_owed || receiver.nack_owed || receiver.answer_owed) return false;
+  if (receiver.overflow_from != ReceiveLink::kNone) return false;
+  if (policy_->flow_control() &&
+      (receiver.overflowed || receiver.advertised_credit != tuning::kUnlimitedCredit)) {
+    return false;
+  }
+  return true;
 }
 
 void ProtocolCore::send_owed_acks() {
   Time now = clock_.now();
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
+  for (int peer : active_) {
+    ++links_visited_;
     const ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
-    if (peer != config_.pid && !link.nack_owed && (link.ack_owed || link.answer_owed)) emit_owed(peer, now);
+    if (!link.nack_owed && (link.ack_owed || link.answer_owed)) emit_owed(peer, now);
   }
   flush_control();
 }
 
 void ProtocolCore::service_waiting(std::span<const int> awaited) {
   Time now = clock_.now();
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
+  // A peer no longer awaited is active (an awaited one stays so): only those can change.
+  for (int peer : active_) {
     ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
-    bool wanted = peer != config_.pid && std::find(awaited.begin(), awaited.end(), peer) != awaited.end();
-    if (wanted && !link.awaited) link.awaited_since = now;
-    link.awaited = wanted;
+    if (link.awaited && std::find(awaited.begin(), awaited.end(), peer) == awaited.end()) link.awaited = false;
+  }
+  awaiting_ = false;
+  for (int peer : awaited) {
+    if (peer < 0 || peer >= config_.nprocs || peer == config_.pid) continue;
+    awaiting_ = true;
+    ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+    if (!link.awaited) link.awaited_since = now;
+    link.awaited = true;
+    activate(peer);
   }
   service();
   now = clock_.now();
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
+  for (int peer : active_) {
+    ++links_visited_;
     ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
     if (now >= receiver_probe_due(link)) {
       emit_probe(peer, now);
@@ -667,18 +736,19 @@ void ProtocolCore::flush_control() {
 Time ProtocolCore::next_deadline() const {
   if (output_pending()) return clock_.now();
   Time due = Time::max();
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
-    if (peer == config_.pid) continue;
+  for (int peer : active_) {
+    ++links_visited_;
     const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
     const SendLink& sender = send_[static_cast<std::size_t>(peer)];
     if (receiver.has_gap()) due = std::min(due, receiver.last_nack + rtt_.retry_interval(receiver.nack_backoff));
-    due = std::min({due, sender_probe_due(sender), receiver_probe_due(receiver)});
+    due = std::min({due, sender_probe_due(sender), receiver_probe_due(receiver), idle_ack_due(receiver)});
   }
   return due;
 }
 
 bool ProtocolCore::output_pending() const {
-  for (int peer = 0; peer < config_.nprocs; ++peer) {
+  for (int peer : active_) {
+    ++links_visited_;
     const SendLink& sender = send_[static_cast<std::size_t>(peer)];
     const ReceiveLink& receiver = receive_[static_cast<std::size_t>(peer)];
     if (!sender.resends.empty() || (sender.has_untransmitted() && credit_allows(sender))) return true;
@@ -688,7 +758,9 @@ bool ProtocolCore::output_pending() const {
 }
 
 bool ProtocolCore::all_acknowledged() const {
-  for (const SendLink& link : send_) {
+  for (int peer : active_) {
+    ++links_visited_;
+    const SendLink& link = send_[static_cast<std::size_t>(peer)];
     if (link.acked != link.next_seq) return false;
   }
   return true;

@@ -97,6 +97,10 @@ class ProtocolCore {
 
   const ChannelStats& stats() const { return stats_; }
   std::string_view policy_name() const { return policy_->name(); }
+  // Links looked at by the per-link sweeps (service, transmit, next_deadline, ...) so far:
+  // the sweeps visit only the links with work (active_), not all p.
+  std::uint64_t links_visited() const { return links_visited_; }
+  std::size_t active_links() const { return active_.size(); }
   Duration srtt() const { return rtt_.srtt(); }
   std::size_t free_buffers() const { return pool_.free_count(); }
 
@@ -131,12 +135,21 @@ class ProtocolCore {
   bool sender_waiting(const SendLink& link) const;
   Time sender_probe_due(const SendLink& link) const;
   Time receiver_probe_due(const ReceiveLink& link) const;
+  Time idle_ack_due(const ReceiveLink& link) const;
   void emit_report(int peer, wire::FrameType type, bool answer, std::uint32_t echo, bool ack_request,
                    Time now);
   void emit_probe(int peer, Time now);
   void emit_owed(int peer, Time now);
   void flush_control();
   void ask_for_acks();
+
+  // The active set: peers whose links may have work (frames queued or unacknowledged,
+  // resends, an ack/NACK/answer owed, a gap or held frames, an awaited peer, pupa credit
+  // to re-advertise). Every event that can give a link work activates its peer; service()
+  // drops the peers whose links are idle again. Kept sorted by pid, so every sweep visits
+  // peers in the same order as a sweep over all p did.
+  void activate(int peer);
+  bool link_idle(int peer) const;
 
   CoreConfig config_;
   wire::FrameKey frame_key_;
@@ -153,6 +166,10 @@ class ProtocolCore {
   std::size_t link_window_;  // most frames one link may hold unacknowledged
   std::size_t untransmitted_ = 0;
   int round_robin_ = 0;
+  std::vector<int> active_;         // sorted pids
+  std::vector<char> is_active_;     // by pid
+  mutable std::uint64_t links_visited_ = 0;
+  bool awaiting_ = false;  // the last service_waiting() named peers the engine waits for
 
   std::vector<transport::OutFrame> batch_;
   std::vector<Staged> staged_;

@@ -1,0 +1,33 @@
+// recovery/spin_policy.h: how long a waiting process spins (polls, yielding the core)
+// before it blocks, from how many of the job's processes share this host's cores.
+// Spinning pays while the peer waited for runs on another core or shares one with few
+// others (a blocked process costs 60-80 us to wake); with many more processes than cores,
+// spinners only yield to other spinners and delay the processes with work (issue 15:
+// ~15% of the time at p = 64 on 2 cores). The rule is in docs/tuning.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bsp::recovery {
+
+// The spin before blocking when the user gave none: kDefaultSpinUs while at most
+// kFullSpinProcessesPerCore processes share each core, none beyond (see tuning.md).
+inline constexpr int kDefaultSpinUs = 100;
+inline constexpr int kFullSpinProcessesPerCore = 4;
+int default_spin_us(int processes_on_host, int cores);
+
+// Cores this process may run on (sched_getaffinity; 1 if that fails).
+int usable_cores();
+
+// How many of the job's processes (addresses[i]: pid i's transport address) run on the
+// host of pid `self`, self included. Hosts are told apart by what each transport
+// publishes: shm's host key (also the local half of a hybrid address), nic's interface mac,
+// the IPv4 address of tcp/udp (every 127.x address is this host). Empty addresses (pids
+// outside the job) are not counted.
+int processes_on_host(const std::vector<std::string>& addresses, int self);
+
+// The host part of one address as above ("" when there is none to tell).
+std::string host_of_address(const std::string& address);
+
+}  // namespace bsp::recovery
