@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -24,23 +23,6 @@ using namespace std::chrono_literals;
 const std::string kBsprun = "bsplib/bsprun";
 const std::string kCases = "tests/bsp_cases";
 
-// The per-process values of a --stats key (the "pid N" lines).
-std::vector<long> per_process(const ProgramResult& result, const std::string& key) {
-  std::vector<long> values;
-  std::regex line("^  pid +[0-9]+ .*\\b" + key + "=([0-9]+)");
-  std::string text = result.err;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::smatch match;
-    std::string one = text.substr(start, end - start);
-    if (std::regex_search(one, match, line)) values.push_back(std::stol(match[1]));
-    start = end + 1;
-  }
-  return values;
-}
-
 int processes() {
   const char* override = std::getenv("BSP_TEST_PROCESSES");
   return override ? std::atoi(override) : 64;
@@ -53,7 +35,7 @@ void start_and_end(const std::string& transport, int procs, std::chrono::millise
                                      deadline);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case enquiry passed"), std::string::npos) << describe(result);
-  std::vector<long> rss = per_process(result, "max_rss_kib");
+  std::vector<long> rss = bsp::testing::stats_per_process(result, "max_rss_kib");
   ASSERT_EQ(rss.size(), static_cast<std::size_t>(procs)) << describe(result);
   std::sort(rss.begin(), rss.end());
   long mean = 0;
@@ -66,7 +48,7 @@ void start_and_end(const std::string& transport, int procs, std::chrono::millise
   if (transport == "tcp") {
     // The sparse sync (auto from 16 processes) talks only to the dissemination barrier's
     // partners, pid ± 2^k: connections are made on first use, one per pair that talks.
-    std::vector<long> opened = per_process(result, "tcp_opened");
+    std::vector<long> opened = bsp::testing::stats_per_process(result, "tcp_opened");
     ASSERT_EQ(opened.size(), static_cast<std::size_t>(procs));
     for (int pid = 0; pid < procs; ++pid) {
       std::vector<int> partners;

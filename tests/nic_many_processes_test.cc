@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,18 +23,6 @@ using namespace std::chrono_literals;
 
 const std::string kBsprun = "bsplib/bsprun";
 const std::string kCases = "tests/bsp_cases";
-
-// The per-process values of a --stats key (the "pid N" lines).
-std::vector<long> per_process(const ProgramResult& result, const std::string& key) {
-  std::vector<long> values;
-  std::regex line("^  pid +[0-9]+ .*\\b" + key + "=([0-9]+)");
-  std::istringstream text(result.err);
-  for (std::string one; std::getline(text, one);) {
-    std::smatch match;
-    if (std::regex_search(one, match, line)) values.push_back(std::stol(match[1]));
-  }
-  return values;
-}
 
 // BSP_TEST_PROCESSES="128 256" (the long tier), else 64.
 std::vector<int> job_sizes() {
@@ -54,7 +41,7 @@ TEST(NicManyProcesses, StartRunAndEndOnLoopback) {
                                        std::chrono::seconds(60 + procs));
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_NE(result.out.find("case put_all_to_all passed"), std::string::npos) << describe(result);
-    std::vector<long> rss = per_process(result, "max_rss_kib");
+    std::vector<long> rss = bsp::testing::stats_per_process(result, "max_rss_kib");
     ASSERT_EQ(rss.size(), static_cast<std::size_t>(procs)) << describe(result);
     std::sort(rss.begin(), rss.end());
     long mean = 0;

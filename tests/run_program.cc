@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <regex>
 #include <sstream>
 
 namespace bsp::testing {
@@ -83,6 +84,17 @@ ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::mil
 std::string absolute(const std::string& path) {
   char resolved[PATH_MAX];
   return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+std::vector<long> stats_per_process(const ProgramResult& result, const std::string& key) {
+  std::vector<long> values;
+  const std::regex line("^  pid +[0-9]+ .*\\b" + key + "=([0-9]+)");
+  std::istringstream text(result.err);
+  for (std::string one; std::getline(text, one);) {
+    std::smatch match;
+    if (std::regex_search(one, match, line)) values.push_back(std::stol(match[1]));
+  }
+  return values;
 }
 
 std::string describe(const ProgramResult& result) {

@@ -34,6 +34,10 @@ std::string describe(const ProgramResult& result);
 // stderr (e.g. key "retransmissions"); -1 when the line or the key is missing.
 double stats_total(const ProgramResult& result, const std::string& key);
 
+// A counter of every process, in the order of the "pid N" lines `bsprun --stats` prints
+// on stderr (e.g. key "max_rss_kib"); processes whose line lacks the key are left out.
+std::vector<long> stats_per_process(const ProgramResult& result, const std::string& key);
+
 // How many times needle occurs in haystack.
 int count_occurrences(const std::string& haystack, const std::string& needle);
 
