@@ -7,6 +7,8 @@
 #include <cstring>
 #include <thread>
 
+#include "bsplib/bulk_copy.h"
+
 namespace bsp {
 
 using namespace std::chrono_literals;
@@ -17,6 +19,11 @@ constexpr auto kWaitSlice = 20ms;        // longest single block before re-check
 constexpr auto kAbortCheckEvery = 1ms;   // how often an idle superstep asks the coordinator
 constexpr auto kDrainLimit = 5s;         // bsp_end: longest wait for the last acknowledgements
 constexpr int kMaxTagSize = 1 << 20;     // a sanity bound on bsp_set_tagsize
+// Combined puts: a contiguous record grows to at most this many bytes of data (a strided
+// one to records::kMaxStridedData); runs at equal steps, and the inline path of put(),
+// are for puts of at most kLargestRun bytes (larger ones gain little from them).
+constexpr std::uint64_t kLargestCombined = 1u << 30;
+constexpr std::uint32_t kLargestRun = 1024;
 }  // namespace
 
 Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, JobControl& job)
@@ -172,27 +179,25 @@ void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration,
 bool Engine::combine_put(Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
                          std::uint32_t size) {
   if (!combine_puts_ || out.last_put_end != out.stream.size() || out.last_put < out.sent) return false;
-  constexpr std::uint64_t kLargestCombined = 1u << 30;
-  constexpr std::uint32_t kLargestStrided = 1024;  // a run of larger puts gains little from it
   const std::byte* at = out.stream.data() + out.last_put;
-  if (records::read_u32(at + 1) != registration) return false;
-  std::uint32_t last_offset = records::read_u32(at + 5), last_size = records::read_u32(at + 9);
+  const records::Put last = records::read_put(at, out.last_put);  // (a strided record starts the same)
+  if (last.registration != registration) return false;
   if (static_cast<records::Kind>(at[0]) == records::Kind::put_strided) {
-    std::uint64_t count = records::read_u32(at + 17);
-    if (size != last_size || last_offset + count * records::read_u32(at + 13) != offset ||
-        (count + 1) * size > records::kMaxStridedData) {
+    const records::StridedPut run = records::read_strided(at, out.last_put);
+    if (size != run.size || run.offset + std::uint64_t{run.count} * run.stride != offset ||
+        (std::uint64_t{run.count} + 1) * size > records::kMaxStridedData) {
       return false;
     }
     records::extend_strided(out.stream, out.last_put, src, size);
     return true;
   }
-  if (std::uint64_t{last_offset} + last_size == offset) {
-    if (std::uint64_t{last_size} + size > kLargestCombined) return false;
+  if (std::uint64_t{last.offset} + last.size == offset) {
+    if (std::uint64_t{last.size} + size > kLargestCombined) return false;
     records::extend_put(out.stream, out.last_put, src, size);
     return true;
   }
-  if (size != last_size || offset <= last_offset || size > kLargestStrided) return false;
-  records::start_strided(out.stream, out.last_put, offset - last_offset, src, size);
+  if (size != last.size || offset <= last.offset || size > kLargestRun) return false;
+  records::start_strided(out.stream, out.last_put, offset - last.offset, src, size);
   return true;
 }
 
@@ -201,16 +206,15 @@ bool Engine::combine_put(Outgoing& out, std::uint32_t registration, std::uint32_
 // record) or right after it (contiguous). A record that is not the stream's last, or
 // puts too large for runs, aim nowhere.
 void Engine::aim_run(int pid, const void* dst, std::uint32_t registration, std::uint32_t size) {
-  constexpr std::uint32_t kLargestInline = 1024;
-  constexpr std::uint64_t kLargestCombined = 1u << 30;  // as combine_put
   const Outgoing& out = outgoing_[static_cast<std::size_t>(pid)];
   run_ = RunCursor{};
-  if (!combine_puts_ || size > kLargestInline || out.last_put_end != out.stream.size() || out.last_put < out.sent) {
+  if (!combine_puts_ || size > kLargestRun || out.last_put_end != out.stream.size() || out.last_put < out.sent) {
     return;
   }
   const std::byte* at = out.stream.data() + out.last_put;
-  bool strided = static_cast<records::Kind>(at[0]) == records::Kind::put_strided;
-  std::uint64_t offset = records::read_u32(at + 5), step = size, next = offset + records::read_u32(at + 9);
+  const bool strided = static_cast<records::Kind>(at[0]) == records::Kind::put_strided;
+  const records::Put last = records::read_put(at, out.last_put);  // (a strided record starts the same)
+  std::uint64_t offset = last.offset, step = size, next = offset + last.size;
   // The run ends where the remote registration does (levels 0 and 1), at 4 GiB, or where
   // its record would outgrow what combine_put lets a record hold.
   std::uint64_t limit = UINT32_MAX;
@@ -218,8 +222,9 @@ void Engine::aim_run(int pid, const void* dst, std::uint32_t registration, std::
     if (std::optional<std::uint64_t> remote = registrations_.remote_size(pid, registration)) limit = *remote;
   }
   if (strided) {
-    step = records::read_u32(at + 13);
-    std::uint64_t count = records::read_u32(at + 17), room = records::kMaxStridedData / size;
+    const records::StridedPut run = records::read_strided(at, out.last_put);
+    step = run.stride;
+    std::uint64_t count = run.count, room = records::kMaxStridedData / size;
     if (count >= room) return;
     next = offset + count * step;
     limit = std::min(limit, next + (room - count - 1) * step + size);
@@ -551,7 +556,7 @@ void Engine::serve_gets() {
       std::byte* staged =
           request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token) : nullptr;
       if (staged) {  // the requester pulls it: one copy here, one there
-        std::memcpy(staged, from, request.size);
+        copy_bytes(staged, from, request.size);
         records::Writer(outgoing_[src].stream).get_reply_pulled(request.request_id, 0, request.size, token);
         continue;
       }
@@ -589,7 +594,7 @@ void Engine::apply_puts() {
         if (kind == records::Kind::put) {
           records::Writer::copy_small(into, stream + put.data_at, put.size);
         } else {
-          std::memcpy(into, pulled_data(src, records::read_u64(at + records::kPutHeader), put.size), put.size);
+          copy_bytes(into, pulled_data(src, records::read_u64(at + records::kPutHeader), put.size), put.size);
         }
       } else if (kind == records::Kind::put_strided) {
         records::StridedPut run = records::read_strided(at, pos);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "transport/hybrid_transport.h"
+
 namespace bsp::recovery {
 
 int default_spin_us(int processes_on_host, int cores) {
@@ -21,10 +23,9 @@ int usable_cores() {
 }
 
 std::string host_of_address(const std::string& address) {
-  std::string text = address;
   // hybrid:LOCAL|NETWORK: the local (shm) half names the host.
-  if (text.rfind("hybrid:", 0) == 0) text = text.substr(7, text.find('|') == std::string::npos ? std::string::npos
-                                                                                                 : text.find('|') - 7);
+  auto hybrid = transport::split_hybrid_address(address);
+  const std::string text = hybrid ? hybrid->first : address;
   if (text.rfind("shm:", 0) == 0) {  // shm:HOST:pid:...
     std::size_t end = text.find(':', 4);
     return "shm:" + text.substr(4, end == std::string::npos ? std::string::npos : end - 4);

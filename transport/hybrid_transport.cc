@@ -22,6 +22,12 @@ std::vector<std::string> hybrid_parts(const std::string& name) {
   return {name.substr(0, plus), name.substr(plus + 1)};
 }
 
+std::optional<std::pair<std::string, std::string>> split_hybrid_address(const std::string& address) {
+  auto bar = address.find('|');
+  if (address.rfind(kPrefix, 0) != 0 || bar == std::string::npos) return std::nullopt;
+  return std::pair{address.substr(sizeof kPrefix - 1, bar - (sizeof kPrefix - 1)), address.substr(bar + 1)};
+}
+
 HybridTransport::HybridTransport(std::unique_ptr<Transport> local, std::unique_ptr<Transport> network, int pid,
                                  int nprocs)
     : local_(std::move(local)),
@@ -49,14 +55,14 @@ void HybridTransport::connect(const std::vector<std::string>& addresses) {
   std::vector<std::string> local_addresses(addresses.size()), network_addresses(addresses.size());
   for (std::size_t peer = 0; peer < addresses.size(); ++peer) {
     const std::string& address = addresses[peer];
-    auto bar = address.find('|');
-    if (address.rfind(kPrefix, 0) != 0 || bar == std::string::npos) {
+    auto parts = split_hybrid_address(address);
+    if (!parts) {
       throw std::runtime_error(fmt::format("{} transport: pid {}'s address '{}' is not a {} address (did every "
                                            "process get the same --transport?)",
                                            name_, peer, address, name_));
     }
-    local_addresses[peer] = address.substr(sizeof kPrefix - 1, bar - (sizeof kPrefix - 1));
-    network_addresses[peer] = address.substr(bar + 1);
+    local_addresses[peer] = std::move(parts->first);
+    network_addresses[peer] = std::move(parts->second);
   }
   for (std::size_t peer = 0; peer < addresses.size() && peer < local_peer_.size(); ++peer) {
     local_peer_[peer] = static_cast<int>(peer) != pid_ && local_->reaches(local_addresses[peer]);

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "transport/file_descriptor.h"
@@ -56,5 +58,9 @@ class HybridTransport final : public Transport {
 
 // "shm+udp" -> {"shm", "udp"}; empty when name has no '+'.
 std::vector<std::string> hybrid_parts(const std::string& name);
+
+// A hybrid transport's address "hybrid:LOCAL|NETWORK" -> {LOCAL, NETWORK}; nullopt when
+// the address is not one.
+std::optional<std::pair<std::string, std::string>> split_hybrid_address(const std::string& address);
 
 }  // namespace bsp::transport
