@@ -52,9 +52,24 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// What can be read of a file; a /proc file whose process ends while it is read (ESRCH)
+// gives what came before (an ifstream throws there, and in a forked attacker the
+// exception would unwind into the test's own body).
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      text.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(fd);
+  return text;
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -341,7 +356,15 @@ struct Context {
 bool find_job(Context& context, JobView& job, const std::function<bool(const JobView&)>& pred) {
   while (!context.out_of_time() && seconds_since(context.started) < context.options.find_seconds) {
     job = scan_job(context.options.tag);
-    if (pred(job)) return true;
+    // The socket tables are read before the descriptors: a socket made in between is
+    // missing from them. Once pred holds (the processes are past bsp_begin), look again.
+    if (pred(job)) {
+      JobView settled = scan_job(context.options.tag);
+      if (pred(settled)) {
+        job = std::move(settled);
+        return true;
+      }
+    }
     ::usleep(5000);
   }
   context.report["found"] = "no (" + std::to_string(job.processes.size()) + " processes seen)";
@@ -808,10 +831,10 @@ double read_until(int fd, std::string& received, std::size_t want, double second
 }
 
 // One target: a process's listening data port. Runs as nobody in a child of the scout;
-// writes its findings to `out` as key=value lines, keys prefixed "tcp.pid<k>.".
-void attack_listener(Context& context, Plan plan, int victim_pid, std::uint16_t port, const JobView& job, int out) {
+// writes its findings to `out` as key=value lines, keys prefixed with `prefix`.
+void attack_listener(Context& context, Plan plan, std::uint16_t port, const JobView& job, const std::string& prefix,
+                     int out) {
   Report found;
-  const std::string prefix = "tcp.pid" + std::to_string(victim_pid) + ".";
   found["port"] = std::to_string(port);
   found["uid"] = drop_privileges();
   const Clock::time_point start = Clock::now();
@@ -903,15 +926,57 @@ void attack_listener(Context& context, Plan plan, int victim_pid, std::uint16_t 
   }
 }
 
+// An attack on one listening port, running in a child of the scout (as nobody).
+struct ListenerAttack {
+  pid_t child;
+  int pipe;
+};
+
+ListenerAttack start_listener_attack(Context& context, Plan plan, std::uint16_t port, const JobView& job,
+                                     const std::string& prefix) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {-1, -1};
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    attack_listener(context, plan, port, job, prefix, fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  context.count("listeners_attacked", child > 0);
+  return {child, fds[0]};
+}
+
+// Waits for the end of the run, stops the listener attacks and adds their findings.
+void finish_listener_attacks(Context& context, const std::vector<ListenerAttack>& attacks) {
+  context.report["uid"] = drop_privileges();  // the scout too, while it waits
+  while (!g_stop) ::usleep(20000);
+  for (const ListenerAttack& attack : attacks) {
+    if (attack.child > 0) ::kill(attack.child, SIGTERM);
+  }
+  for (const ListenerAttack& attack : attacks) {
+    if (attack.pipe < 0) continue;
+    std::string text;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(attack.pipe, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(attack.pipe);
+    if (attack.child > 0) ::waitpid(attack.child, nullptr, 0);
+    for (const std::string& line : split(text, '\n')) {
+      auto equals = line.find('=');
+      if (equals != std::string::npos) context.report[line.substr(0, equals)] = line.substr(equals + 1);
+    }
+  }
+}
+
 // The scout (the test's user, reading /proc) waits for each process's listening data
 // port and sends an attacker (nobody) at it as soon as it appears, while the process
 // still waits for its peers.
 void run_tcp_setup(Context& context, Plan plan) {
-  struct Hand {
-    pid_t child;
-    int pipe;
-  };
-  std::vector<Hand> hands;
+  std::vector<ListenerAttack> attacks;
   std::map<int, int> attacked;  // pid -> processes ready when the attack began
   const int listeners = context.options.processes - 1;  // the highest pid dials, it accepts nobody
   JobView job;
@@ -921,18 +986,8 @@ void run_tcp_setup(Context& context, Plan plan) {
     for (const auto& [pid, process] : job.processes) {
       if (attacked.count(pid) || process.tcp_listen_ports.empty()) continue;
       attacked[pid] = ready_count(context.options.ready_dir, context.options.processes);
-      int fds[2];
-      if (::pipe2(fds, O_CLOEXEC) != 0) continue;
-      pid_t child = ::fork();
-      if (child == 0) {
-        ::close(fds[0]);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        attack_listener(context, plan, pid, process.tcp_listen_ports.front(), job, fds[1]);
-        ::_exit(0);
-      }
-      ::close(fds[1]);
-      if (child > 0) hands.push_back({child, fds[0]});
-      context.count("listeners_attacked", child > 0);
+      attacks.push_back(start_listener_attack(context, plan, process.tcp_listen_ports.front(), job,
+                                              "tcp.pid" + std::to_string(pid) + "."));
     }
     ::usleep(5000);
   }
@@ -940,23 +995,32 @@ void run_tcp_setup(Context& context, Plan plan) {
   for (const auto& [pid, ready] : attacked) {
     context.report["tcp.pid" + std::to_string(pid) + ".ready_before_attack"] = std::to_string(ready);
   }
-  context.report["uid"] = drop_privileges();  // the scout too, while it waits
-  while (!g_stop) ::usleep(20000);
-  for (const Hand& hand : hands) ::kill(hand.child, SIGTERM);
-  for (const Hand& hand : hands) {
-    std::string text;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(hand.pipe, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-      if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(hand.pipe);
-    ::waitpid(hand.child, nullptr, 0);
-    for (const std::string& line : split(text, '\n')) {
-      auto equals = line.find('=');
-      if (equals != std::string::npos) context.report[line.substr(0, equals)] = line.substr(equals + 1);
+  finish_listener_attacks(context, attacks);
+}
+
+// The data ports during the run: tcp connects on first use, so every process listens
+// until it ends. Once every process has passed bsp_begin, each listening port gets every
+// tcp_setup_* attack at once, each from a child of its own; keys "tcp.pid<k>.<attack>.".
+void run_tcp_running(Context& context) {
+  JobView job;
+  if (!find_job(context, job, [&](const JobView& j) {
+        if (!job_ready(context, j)) return false;
+        for (const auto& [pid, process] : j.processes) {
+          if (process.tcp_listen_ports.empty()) return false;
+        }
+        return true;
+      })) {
+    return;
+  }
+  describe_job(context, job);
+  std::vector<ListenerAttack> attacks;
+  for (const auto& [pid, process] : job.processes) {
+    for (Plan plan : kListenerAttacks) {
+      attacks.push_back(start_listener_attack(context, plan, process.tcp_listen_ports.front(), job,
+                                              "tcp.pid" + std::to_string(pid) + "." + plan_name(plan) + "."));
     }
   }
+  finish_listener_attacks(context, attacks);
 }
 
 // ---- observing the secret's descriptor (not an attack)
@@ -1032,6 +1096,9 @@ void run_observe(Context& context) {
     case Plan::tcp_setup_flood:
       run_tcp_setup(context, options.plan);
       break;
+    case Plan::tcp_running:
+      run_tcp_running(context);
+      break;
     case Plan::observe_secret:
       run_observe(context);
       break;
@@ -1078,6 +1145,7 @@ const char* plan_name(Plan plan) {
     case Plan::tcp_setup_forged_hello: return "tcp_setup_forged_hello";
     case Plan::tcp_setup_big_header: return "tcp_setup_big_header";
     case Plan::tcp_setup_flood: return "tcp_setup_flood";
+    case Plan::tcp_running: return "tcp_running";
     case Plan::observe_secret: return "observe_secret";
   }
   return "?";
@@ -1141,7 +1209,15 @@ Attacker::Attacker(const AttackOptions& options) {
   pid_t child = ::fork();
   if (child == 0) {
     ::close(fds[0]);
-    attacker_main(options, fds[1]);
+    try {
+      attacker_main(options, fds[1]);
+    } catch (const std::exception& error) {
+      const std::string text = std::string("error=the attacker failed: ") + error.what() + "\n";
+      if (::write(fds[1], text.data(), text.size()) < 0) {
+        // nothing to do: the report is lost
+      }
+    }
+    ::_exit(0);  // never back into the test's body
   }
   ::close(fds[1]);
   if (child < 0) {

@@ -68,6 +68,10 @@ enum class Plan {
                            // challenge (unauthenticated set-up) {job id, pid}
   tcp_setup_big_header,    // a 5-byte control header announcing 16 MiB
   tcp_setup_flood,         // nothing, on 256 connections at once and 8 more every 10 ms
+  // tcp's data ports during the run (connections are made on first use, so every process
+  // listens until it ends): once every process has passed bsp_begin, all five tcp_setup_*
+  // attacks at once on every process's listening port.
+  tcp_running,
   // Not an attack: the job's own user looks at the processes' descriptors before and after
   // bsp_begin (run the victim with --stagger-ms), and reads the secret while it is still
   // in a descriptor, so the test can look for it in files.
@@ -75,6 +79,10 @@ enum class Plan {
 };
 
 const char* plan_name(Plan plan);
+
+// The attacks on one listening data port, in the order tcp_running makes them.
+inline constexpr Plan kListenerAttacks[] = {Plan::tcp_setup_junk, Plan::tcp_setup_silent, Plan::tcp_setup_forged_hello,
+                                            Plan::tcp_setup_big_header, Plan::tcp_setup_flood};
 
 struct AttackOptions {
   Plan plan = Plan::control;

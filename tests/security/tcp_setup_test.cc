@@ -1,5 +1,5 @@
 // tests/security/tcp_setup_test.cc: tcp's data-plane set-up under attack. A tcp process
-// listens for its peers' connections from bsp_begin until every higher pid has connected;
+// listens for its peers' connections from bsp_begin until it ends (connections are made on first use);
 // each connection must open with the peer's hello. Here process k enters bsp_begin
 // k x 2 s after the start (victim --stagger-ms=2000), so pid 0 listens for 4 s and pid 1
 // for 2 s before the job can start. As soon as a process's listening port appears, an
