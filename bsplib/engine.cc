@@ -370,10 +370,11 @@ void Engine::on_payload(int peer, std::span<const std::byte> payload) {
 // stream (one copy fewer than on_payload). Its bytes are stored once confirmed.
 std::span<std::byte> Engine::payload_room(int peer, std::size_t size) {
   Incoming& in = incoming_[peer];
-  if (in.placing) return {};  // cannot happen: one payload at a time from a peer
-  in.placing = size;
+  in.placing = size;  // replaces room given and not confirmed (a smaller one starts there too)
   return {in.stream.room(size), size};
 }
+
+void Engine::payload_abandoned(int peer) { incoming_[peer].placing = 0; }
 
 void Engine::on_payload_placed(int peer) {
   Incoming& in = incoming_[peer];

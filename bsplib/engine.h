@@ -209,6 +209,7 @@ class Engine : private recovery::PayloadSink {
   void on_peer_lost(int peer, std::string_view why) override;
   std::span<std::byte> payload_room(int peer, std::size_t size) override;
   void on_payload_placed(int peer) override;
+  void payload_abandoned(int peer) override;
   void took_payload(int peer);
 
   // The superstep protocol; final: this is bsp_end's superstep.

@@ -45,6 +45,11 @@ class PayloadSink {
   // any other payload from peer, unless peer is reported lost first.
   virtual std::span<std::byte> payload_room(int /*peer*/, std::size_t /*size*/) { return {}; }
   virtual void on_payload_placed(int /*peer*/) {}
+  // Room given and not confirmed is given up: nothing of it is stored (a datagram read
+  // into it that did not verify, or was no payload in order). A sink that places must
+  // also let payload_room be asked again while room is outstanding: the new room replaces
+  // it and, being no larger, begins at the same place (udp confirms a verified prefix so).
+  virtual void payload_abandoned(int /*peer*/) {}
 };
 
 struct ChannelConfig {

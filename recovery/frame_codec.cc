@@ -66,14 +66,19 @@ void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, c
 Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
                     int nprocs, Header& header) {
   if (frame.size() < kHeaderSize) return Verdict::malformed;
-  std::memcpy(&header, frame.data(), kHeaderSize);
+  return check_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, job_id, my_pid, nprocs, header);
+}
+
+Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key,
+                    std::uint32_t job_id, int my_pid, int nprocs, Header& header) {
+  if (head.size() != kHeaderSize) return Verdict::malformed;
+  std::memcpy(&header, head.data(), kHeaderSize);
   if (header.magic != kMagic || header.version != kVersion) return Verdict::malformed;
   if (header.type < static_cast<std::uint8_t>(FrameType::data) ||
       header.type > static_cast<std::uint8_t>(FrameType::probe)) {
     return Verdict::malformed;
   }
-  if (header.length != frame.size() - kHeaderSize) return Verdict::malformed;
-  const std::span<const std::byte> head = frame.first(kHeaderSize), payload = frame.subspan(kHeaderSize);
+  if (header.length != payload.size()) return Verdict::malformed;
   bool addressed = header.job_id == job_id && header.dst == my_pid && header.src < nprocs && header.src != my_pid;
   // A frame whose MAC holds is intact everywhere the MAC covers, which is all but the
   // crc32c field: its CRC is not computed (one pass over the payload saved per frame).

@@ -385,9 +385,7 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
   }
   std::size_t delivered = 0;
   if (seq == link.expected) {
-    ++stats_.data_received;
-    stats_.bytes_received += payload.size();
-    ++link.expected;
+    note_in_order(peer, payload.size());
     sink.on_payload(peer, payload);
     ++delivered;
     while (!link.held.empty() && link.held.begin()->first == link.expected) {
@@ -398,12 +396,7 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
       pool_.release(held.buffer);
       ++delivered;
     }
-    link.received_end = std::max(link.received_end, link.expected);
-    link.nack_backoff = 0;
-    if (link.overflow_from != ReceiveLink::kNone && link.expected >= link.overflow_from) {
-      link.overflow_from = ReceiveLink::kNone;  // now ask for the refused ones, in order
-      if (link.has_gap()) link.nack_owed = true;
-    }
+    after_in_order(link);
   } else {
     if (seq > link.received_end) {
       stats_.gaps_detected += seq - link.received_end;
@@ -425,6 +418,37 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
     ++stats_.data_received;
     stats_.bytes_received += payload.size();
   }
+  acknowledge_data(peer, now);
+  return delivered;
+}
+
+// The next frame in order from peer is taken (its payload goes to the sink).
+void ProtocolCore::note_in_order(int peer, std::size_t payload_size) {
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  ++stats_.data_received;
+  stats_.bytes_received += payload_size;
+  ++link.expected;
+  // A full payload in order: a bulk transfer, whose next frames udp may read straight into
+  // the engine's stream (placement_peer); a shorter one ends it.
+  if (payload_size == max_payload()) {
+    placement_peer_ = peer;
+  } else if (placement_peer_ == peer) {
+    placement_peer_ = -1;
+  }
+}
+
+void ProtocolCore::after_in_order(ReceiveLink& link) {
+  link.received_end = std::max(link.received_end, link.expected);
+  link.nack_backoff = 0;
+  if (link.overflow_from != ReceiveLink::kNone && link.expected >= link.overflow_from) {
+    link.overflow_from = ReceiveLink::kNone;  // now ask for the refused ones, in order
+    if (link.has_gap()) link.nack_owed = true;
+  }
+}
+
+// A data frame was accepted: the ack policy decides whether it costs an ack.
+void ProtocolCore::acknowledge_data(int peer, Time now) {
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   ++link.since_ack;
   switch (policy_->on_data(context(now), link)) {
     case AckDecision::none:
@@ -436,7 +460,33 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
       emit_report(peer, FrameType::ack, false, 0, false, now);
       break;
   }
-  return delivered;
+}
+
+// Placement (protocol_core.h): only the one case that needs no copy is taken here, a
+// verified data frame that is next in order with nothing held behind it; anything else is
+// left untouched for on_frame.
+bool ProtocolCore::take_placed(int from, std::span<const std::byte> head, std::span<const std::byte> payload) {
+  Header header;
+  if (wire::check_parts(head, payload, frame_key_, config_.job_id, config_.pid, config_.nprocs, header) !=
+      wire::Verdict::ok) {
+    return false;
+  }
+  const int peer = header.src;
+  if (header.type != static_cast<std::uint8_t>(FrameType::data) || from != peer) return false;
+  ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
+  if (extend_seq(link.expected, header.seq) != link.expected || !link.held.empty()) return false;
+  activate(peer);
+  Time now = clock_.now();
+  take_ack(peer, header.ack, false, now);
+  if (policy_->flow_control()) send_[static_cast<std::size_t>(peer)].credit = header.credit;
+  link.last_heard = now;
+  link.probe_backoff = 0;
+  if ((header.flags & wire::kFlagAckRequest) != 0) link.peer_asked = true;
+  note_in_order(peer, payload.size());
+  ++stats_.placed;
+  after_in_order(link);
+  acknowledge_data(peer, now);
+  return true;
 }
 
 // A peer's report: what it holds of our frames (resend the missing ranges), and how far

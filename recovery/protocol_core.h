@@ -72,6 +72,16 @@ class ProtocolCore {
   // payloads go to sink; returns how many were delivered.
   std::size_t on_frame(int from, std::span<const std::byte> frame, PayloadSink& sink);
 
+  // Placement (udp): the peer whose next frames are expected to be full data frames in
+  // order (a bulk transfer is arriving), or -1.
+  int placement_peer() const { return placement_peer_; }
+  // A frame whose payload was read straight into the sink's room (PayloadSink::
+  // payload_room). True: it verified (MAC over exactly these bytes), is a data frame from
+  // `from`, the next in order, with nothing held behind it, and was taken (counted,
+  // acknowledged as any frame): the caller confirms its bytes to the sink. False: nothing
+  // changed; the caller delivers a copy of the frame by on_frame (which judges it whole).
+  bool take_placed(int from, std::span<const std::byte> head, std::span<const std::byte> payload);
+
   // Transmits queued frames and resends, fires due timers (NACK retry, quiet-link probe)
   // unless told the arrivals are not all read yet (a NACK or probe sent then could ask
   // for what is waiting unread), sends the acks/NACKs/answers owed.
@@ -130,6 +140,9 @@ class ProtocolCore {
   std::size_t take_data(int peer, const wire::Header& header, std::span<const std::byte> payload,
                         PayloadSink& sink, Time now);
   void take_report(int peer, const LinkReport& report, Time now);
+  void note_in_order(int peer, std::size_t payload_size);
+  void after_in_order(ReceiveLink& link);
+  void acknowledge_data(int peer, Time now);
   void queue_resend(SendLink& link, std::uint64_t seq, Time now);
 
   bool sender_waiting(const SendLink& link) const;
@@ -170,6 +183,7 @@ class ProtocolCore {
   std::vector<char> is_active_;     // by pid
   mutable std::uint64_t links_visited_ = 0;
   bool awaiting_ = false;  // the last service_waiting() named peers the engine waits for
+  int placement_peer_ = -1;  // see placement_peer()
 
   std::vector<transport::OutFrame> batch_;
   std::vector<Staged> staged_;

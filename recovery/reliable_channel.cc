@@ -7,6 +7,8 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "recovery/protocol_core.h"
 #include "recovery/wait_for_fd.h"
@@ -87,6 +89,66 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     if (sink_ != nullptr) sink_->on_peer_lost(peer, why);
   }
 
+  // Datagram placement (transport.h): while a bulk transfer arrives from one peer, udp
+  // reads each datagram's payloads straight to the end of that peer's record stream
+  // (PayloadSink::payload_room). Bytes there count only once confirmed, and only the
+  // frames that verified (MAC over exactly the placed bytes), in order and contiguous from
+  // the room's start are confirmed; the rest are copied out and judged by on_frame.
+  std::size_t placement_head() const override { return wire::kHeaderSize; }
+
+  DatagramRoom datagram_room(std::size_t frame_size, std::size_t frames) override {
+    const int peer = core_.placement_peer();
+    const std::size_t payload = core_.max_payload();
+    if (sink_ == nullptr || peer < 0 || frames == 0 || frame_size != payload + wire::kHeaderSize) return {};
+    std::span<std::byte> room = sink_->payload_room(peer, frames * payload);
+    if (room.size() != frames * payload) {
+      if (!room.empty()) sink_->payload_abandoned(peer);
+      return {};
+    }
+    room_ = room;
+    room_peer_ = peer;
+    return {peer, room};
+  }
+
+  void on_datagram_placed(int from, std::span<const PlacedFrame> frames) override {
+    if (room_peer_ < 0) return;  // no room outstanding: nothing can lie in one
+    const int peer = room_peer_;
+    room_peer_ = -1;
+    std::size_t taken = 0, placed = 0;
+    if (from == peer) {
+      for (; taken < frames.size(); ++taken) {
+        const PlacedFrame& frame = frames[taken];
+        if (frame.payload.data() != room_.data() + placed || frame.payload.size() > room_.size() - placed) break;
+        if (!core_.take_placed(from, frame.head, frame.payload)) break;
+        placed += frame.payload.size();
+      }
+    }
+    // The frames not taken are copied out first: the room lies past the stream's end, where
+    // on_frame's payloads will be written.
+    scratch_.clear();
+    for (std::size_t i = taken; i < frames.size(); ++i) {
+      scratch_.insert(scratch_.end(), frames[i].head.begin(), frames[i].head.end());
+      scratch_.insert(scratch_.end(), frames[i].payload.begin(), frames[i].payload.end());
+    }
+    if (placed > 0) {
+      // The verified prefix is stored: the room asked again for its size begins where the
+      // first did (channel.h), nothing having changed the stream meanwhile.
+      std::span<std::byte> kept = sink_->payload_room(peer, placed);
+      if (kept.data() != room_.data()) std::memmove(kept.data(), room_.data(), placed);
+      sink_->on_payload_placed(peer);
+      delivered_ += taken;
+    } else {
+      sink_->payload_abandoned(peer);
+    }
+    room_ = {};
+    std::size_t at = 0;
+    for (std::size_t i = taken; i < frames.size(); ++i) {
+      std::size_t size = frames[i].head.size() + frames[i].payload.size();
+      on_frame(from, std::span<const std::byte>(scratch_).subspan(at, size));
+      at += size;
+    }
+  }
+
   std::size_t send_batch(std::span<const transport::OutFrame> frames) override {
     return transport_->send_batch(frames);
   }
@@ -98,6 +160,11 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
   ProtocolCore core_;
   PayloadSink* sink_ = nullptr;
   std::size_t delivered_ = 0;
+  // Datagram placement: the room outstanding (room_peer_ -1: none), and where frames not
+  // placed are copied before on_frame judges them.
+  std::span<std::byte> room_;
+  int room_peer_ = -1;
+  std::vector<std::byte> scratch_;
 };
 
 }  // namespace

@@ -109,6 +109,29 @@ class FrameSink {
   }
   // The frame whose tail place_frame's room now holds, in its turn among peer's frames.
   virtual void on_frame_placed(int /*peer*/, std::span<const std::byte> /*head*/) {}
+
+  // Datagram placement, for a transport that reads whole datagrams (udp): before reading
+  // one, it may ask where the payloads of up to `frames` frames of exactly `frame_size`
+  // bytes (the datagram's segments) should go, each frame's first placement_head() bytes
+  // going elsewhere. The answer names the peer the sink expects them from and a room of
+  // frames × (frame_size − placement_head()) bytes, or is empty (read as usual). The
+  // transport then reads the datagram scattered so: frame i's head into its own buffer, its
+  // payload at room + i × (frame_size − head). Either way it answers with
+  // on_datagram_placed, at once: the frames it cut from the datagram (from `peer`, or any
+  // other sender), or none when the datagram did not have that shape (it then delivers its
+  // frames by on_frame from its own buffer). The sink takes every frame given (the room's
+  // bytes are untrusted until it has checked them) and gives the room up or keeps what it
+  // accepted in place; it must not use the room after the call.
+  struct DatagramRoom {
+    int peer = -1;
+    std::span<std::byte> room;
+  };
+  struct PlacedFrame {
+    std::span<const std::byte> head;     // placement_head() bytes (fewer: a short datagram)
+    std::span<const std::byte> payload;  // inside the room
+  };
+  virtual DatagramRoom datagram_room(std::size_t /*frame_size*/, std::size_t /*frames*/) { return {}; }
+  virtual void on_datagram_placed(int /*from*/, std::span<const PlacedFrame> /*frames*/) {}
 };
 
 class Transport {

@@ -47,6 +47,7 @@ namespace {
 
 using udp::gso_run;
 using udp::split_coalesced;
+using PlacedFrame = FrameSink::PlacedFrame;
 
 constexpr std::size_t kDefaultMtu = 1472;           // 1500-byte Ethernet MTU - IP(20) - UDP(8)
 constexpr std::size_t kLoopbackMtu = 8192;          // on lo: measured faster (FT W p=4 1.3-1.4x, IS A 1.2x)
@@ -74,6 +75,15 @@ constexpr std::size_t kCoalescedBuffer = 65536;
 // Coalesced buffers read per recvmmsg (1 MiB at most): their frames are checked while
 // still in the cache (against 64 of them, 4 MiB: an 8 MiB put 0-5% faster, near the noise).
 constexpr std::size_t kCoalescedPerCall = 16;
+// The reliable layer's pool on loopback up to kBulkPoolProcesses processes (a host's pools
+// then stay within 384 MiB of address space, resident only where frames were): at p = 2 a
+// link window of 12 MiB, below the 16 MiB receive buffer, so a bulk transfer never waits
+// for acks and the kernel never drops for want of buffer.
+constexpr std::size_t kBulkPoolBytes = 24u << 20;
+constexpr int kBulkPoolProcesses = 16;
+// Most frames one placed read scatters (datagram placement: kLargestMtu / mtu of them;
+// the kernel coalesces at most 64 segments).
+constexpr std::size_t kMaxPlacedFrames = 64;
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("udp transport: {}: {}", what, std::strerror(errno)));
@@ -136,6 +146,7 @@ class UdpTransport final : public Transport {
     // Segmentation only on loopback, where it was measured faster: over the shaped
     // namespace cluster it made a many-to-one link stall (docs/tuning.md).
     const bool loopback = host.rfind("127.", 0) == 0;
+    loopback_ = loopback;
     gso_ = option("gso", loopback ? offload.c_str() : "0") != "0";
     gro_ = option("gro", offload.c_str()) != "0";
     // Off loopback, the kernel says when the interface's queue dropped a datagram (ENOBUFS
@@ -172,7 +183,14 @@ class UdpTransport final : public Transport {
 
 
   std::string_view name() const override { return "udp"; }
-  Capabilities capabilities() const override { return Capabilities{mtu_, false}; }
+  Capabilities capabilities() const override {
+    Capabilities capabilities{mtu_, false};
+    // On loopback a small job's pool holds a bulk transfer in flight: the reliable layer's
+    // default (8 MiB, half of it for sends) held an 8 MiB put to 4 MiB unacknowledged, so
+    // the sender stalled on acks and copied half of it twice (docs/tuning.md).
+    if (loopback_ && config_.nprocs <= kBulkPoolProcesses) capabilities.pool_frames = kBulkPoolBytes / mtu_;
+    return capabilities;
+  }
 
   std::string local_address() override {
     sockaddr_in local{};
@@ -257,8 +275,22 @@ class UdpTransport final : public Transport {
       why.clear();
     }
     const std::size_t per_call = gro_ ? kCoalescedPerCall : kBatch;
+    const std::size_t head = sink.placement_head();
+    // Datagrams of this many frames of mtu_ bytes (GRO: the kernel's segments) are read
+    // with their payloads straight where the sink says (transport.h: datagram placement).
+    const std::size_t placed_frames =
+        head == 0 || head >= mtu_ ? 0 : gro_ ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames) : 1;
     std::size_t delivered = 0;
     while (delivered < max_frames) {
+      if (placed_frames > 0) {
+        FrameSink::DatagramRoom offer = sink.datagram_room(mtu_, placed_frames);
+        if (!offer.room.empty()) {
+          std::size_t got = receive_placed(sink, offer.room, head, placed_frames);
+          if (got == 0) break;  // nothing arrived: the socket is drained
+          delivered += got;
+          continue;
+        }
+      }
       std::size_t count = std::min(per_call, max_frames - delivered);
       std::size_t got = receive_some(count);
       if (got == 0) {
@@ -307,6 +339,73 @@ class UdpTransport final : public Transport {
     control->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
     auto segment = static_cast<std::uint16_t>(run[0].bytes.size());
     std::memcpy(CMSG_DATA(control), &segment, sizeof segment);
+  }
+
+  // Reads one datagram scattered for placement: frame i's first `head` bytes into heads_,
+  // the rest at room + i × (mtu_ - head), and whatever lies beyond into slot 0 (so the
+  // buffer is as long as an ordinary slot, and a longer datagram shows as truncated the
+  // same way). A datagram of that shape (its segments mtu_ long, or one frame) goes to the
+  // sink as placed frames; any other (shorter segments, truncated) is given back to the
+  // sink as no placement and delivered by on_frame from a contiguous copy in slot 1.
+  // Returns the frames delivered (0: nothing to read; the room is given up).
+  std::size_t receive_placed(FrameSink& sink, std::span<std::byte> room, std::size_t head, std::size_t frames) {
+    const std::size_t body = mtu_ - head;
+    if (heads_.size() < frames * head) heads_.resize(frames * head);
+    std::size_t pieces = 0;
+    for (std::size_t i = 0; i < frames; ++i) {
+      placed_iov_[pieces++] = iovec{heads_.data() + i * head, head};
+      placed_iov_[pieces++] = iovec{room.data() + i * body, body};
+    }
+    const std::size_t scattered = frames * mtu_;
+    placed_iov_[pieces++] = iovec{storage_.get(), slot_size_ > scattered ? slot_size_ - scattered : 0};
+    msghdr message{};
+    sockaddr_in source{};
+    message.msg_name = &source;
+    message.msg_namelen = sizeof source;
+    message.msg_iov = placed_iov_;
+    message.msg_iovlen = pieces;
+    if (gro_) {
+      message.msg_control = receive_control_[0];
+      message.msg_controllen = sizeof receive_control_[0];
+    }
+    ssize_t got;
+    do {
+      got = ::recvmsg(fd_.get(), &message, MSG_DONTWAIT);
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) {
+      sink.on_datagram_placed(kNotAMember, {});
+      return 0;
+    }
+    auto found = pids_.find(address_key(source));
+    const int pid = found == pids_.end() ? kNotAMember : found->second;
+    const std::size_t length = static_cast<std::size_t>(got);
+    const std::size_t segment = gro_ ? coalesced_segment_size(message) : 0;
+    const bool shaped = (message.msg_flags & MSG_TRUNC) == 0 && length <= scattered &&
+                        (segment == mtu_ || (length <= mtu_ && (segment == 0 || segment >= length)));
+    if (shaped) {
+      std::size_t count = 0;
+      std::size_t offset = 0;
+      do {
+        const std::size_t size = std::min(mtu_, length - offset);
+        placed_[count] = PlacedFrame{std::span<const std::byte>(heads_.data() + count * head, std::min(size, head)),
+                                     std::span<const std::byte>(room.data() + count * body, size > head ? size - head : 0)};
+        ++count;
+        offset += mtu_;
+      } while (offset < length);
+      sink.on_datagram_placed(pid, std::span<const PlacedFrame>(placed_, count));
+      return count;
+    }
+    // Not the shape the room was made for: the pieces are put back together in slot 1.
+    sink.on_datagram_placed(pid, {});
+    std::byte* whole = storage_.get() + slot_size_;
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < pieces && copied < length; ++i) {
+      const std::size_t size = std::min(placed_iov_[i].iov_len, length - copied);
+      std::memcpy(whole + copied, placed_iov_[i].iov_base, size);
+      copied += size;
+    }
+    return split_coalesced(std::span<const std::byte>(whole, copied), segment, mtu_ + 1,
+                           [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
   }
 
   // Reads up to count datagrams into the receive buffers; returns how many came.
@@ -367,6 +466,7 @@ class UdpTransport final : public Transport {
   bool gso_ = true;  // runs of frames leave as one segmented send (UDP_SEGMENT)
   bool gro_ = true;  // the kernel may coalesce arriving datagrams (UDP_GRO)
   bool report_queue_drops_ = false;  // IP_RECVERR: a full interface queue refuses (ENOBUFS)
+  bool loopback_ = false;  // bound to 127.x: every peer on this host
   std::size_t slot_size_ = 0;  // bytes of one receive buffer
   std::chrono::steady_clock::time_point next_send_{};
   std::vector<sockaddr_in> peers_;
@@ -377,6 +477,10 @@ class UdpTransport final : public Transport {
   mmsghdr receive_headers_[kBatch];
   sockaddr_in sources_[kBatch];
   alignas(cmsghdr) char receive_control_[kBatch][CMSG_SPACE(sizeof(int))];
+  // Datagram placement: each frame's head, the scatter list, the frames handed on.
+  std::vector<std::byte> heads_;
+  iovec placed_iov_[2 * kMaxPlacedFrames + 1];
+  FrameSink::PlacedFrame placed_[kMaxPlacedFrames];
   iovec send_iov_[kFramesPerCall];
   mmsghdr send_headers_[kBatch];
   std::size_t frames_in_message_[kBatch];
