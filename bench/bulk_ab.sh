@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/bulk_ab.sh: issue 14's large-transfer figures as an A/B of two builds on a busy
 # machine: in each of --rounds rounds, the bare TCP floor (tcp_stream_floor) and then, for
-# every transport:call pair, one bsp_bandwidth run (one 8 MiB transfer per superstep, 20
+# every transport:call pair (and with a udp pair, the best delivered stream of our bare udp
+# transport, layer_pingpong), one bsp_bandwidth run (one 8 MiB transfer per superstep, 20
 # repetitions, p = 2) of the --before build and one of this one, alternately. Prints the
 # raw rows and, per pair and build, the best of the rounds' bests and the median of their
 # medians (GB/s).
@@ -26,6 +27,17 @@ trap 'rm -f "$rows"' EXIT
 i=0
 while [ $i -lt "$rounds" ]; do
   echo "floor tcp - $(bazel-bin/bench/tcp_stream_floor --csv=1 --zerocopy=0 | awk -F, '{print $4, $5}') load=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$rows"
+  # With a udp pair: our bare udp transport's best delivered stream (8 KiB and 64 KiB
+  # frames, GB/s; the same number twice, as best and median) in the same round.
+  case ",$pairs," in *,udp:*)
+    best=0
+    for size in 8192 65000; do
+      rate=$(bazel-bin/bench/layer_pingpong --transport=udp --layer=transport --test=bandwidth --size=$size \
+          --count=20000 --batch=32 2>/dev/null | sed -n 's/.*delivered_MBps=\([0-9.]*\).*/\1/p' | tail -1)
+      best=$(awk -v a="$best" -v b="${rate:-0}" 'BEGIN {print (b > a) ? b : a}')
+    done
+    echo "floor udp - $(awk -v r="$best" 'BEGIN {printf "%.2f %.2f", r / 1000, r / 1000}')" | tee -a "$rows" ;;
+  esac
   for pair in $(echo "$pairs" | tr ',' ' '); do
     t=${pair%%:*}
     v=${pair#*:}

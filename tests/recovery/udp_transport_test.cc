@@ -73,7 +73,13 @@ TEST(UdpTransportTest, AddressIsLoopbackIpAndPort) {
   std::string address = transport->local_address();
   EXPECT_EQ(address.rfind("127.0.0.1:", 0), 0u) << address;
   EXPECT_GT(std::stoi(address.substr(10)), 0);
-  EXPECT_EQ(transport->capabilities().mtu, 8192u);  // every peer local: bigger frames
+  // Every peer local: bigger frames; in a small job as large as a datagram can be, with a
+  // pool that holds a bulk transfer in flight (24 MiB).
+  EXPECT_EQ(transport->capabilities().mtu, 65507u);
+  EXPECT_EQ(transport->capabilities().pool_frames, (24u << 20) / 65507u);
+  auto crowded = make_udp_transport(TransportConfig{0, 17, 1, {}});
+  EXPECT_EQ(crowded->capabilities().mtu, 8192u);
+  EXPECT_EQ(crowded->capabilities().pool_frames, 0u);  // the reliable layer's default
   EXPECT_FALSE(transport->capabilities().reliable);
   EXPECT_EQ(transport->name(), "udp");
   // Off loopback the default is an Ethernet payload: 1500 - IP(20) - UDP(8).

@@ -51,6 +51,10 @@ using PlacedFrame = FrameSink::PlacedFrame;
 
 constexpr std::size_t kDefaultMtu = 1472;           // 1500-byte Ethernet MTU - IP(20) - UDP(8)
 constexpr std::size_t kLoopbackMtu = 8192;          // on lo: measured faster (FT W p=4 1.3-1.4x, IS A 1.2x)
+// On lo in a small job (the bulk pool's, kBulkPoolProcesses): one frame per datagram as
+// large as UDP allows, a datagram read straight into place by one recvmsg (issue 14:
+// 20-25% less CPU for an 8 MiB put than 7 frames of 8 KiB in one GSO send).
+constexpr std::size_t kLoopbackBulkMtu = 65507;
 constexpr std::size_t kLargestMtu = 65507;          // largest UDP payload over IPv4
 constexpr int kDefaultSocketBuffer = 4 * 1024 * 1024;
 // Receive side: what every peer may have in flight to us (half the reliable layer's pool
@@ -135,7 +139,8 @@ class UdpTransport final : public Transport {
     try {
       // Fit to the path: an Ethernet payload, or larger frames when every peer is local.
       bool loopback = host.rfind("127.", 0) == 0;
-      mtu_ = std::stoul(option("mtu", std::to_string(loopback ? kLoopbackMtu : kDefaultMtu).c_str()));
+      const std::size_t loopback_mtu = config.nprocs <= kBulkPoolProcesses ? kLoopbackBulkMtu : kLoopbackMtu;
+      mtu_ = std::stoul(option("mtu", std::to_string(loopback ? loopback_mtu : kDefaultMtu).c_str()));
       rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(default_receive_buffer(config.nprocs)).c_str()));
       sndbuf_ = std::stoi(option("sndbuf", std::to_string(kDefaultSocketBuffer).c_str()));
     } catch (const std::exception&) {

@@ -4,8 +4,9 @@
 // buffer overrun), duplicated or reordered by the network.
 //
 // Options: "host" (address to bind, default 127.0.0.1), "mtu" (largest frame, default
-// 1472: an Ethernet payload minus IP and UDP headers; 8192 when bound to 127.x, where
-// bigger frames measured faster), "rcvbuf"/"sndbuf" (kernel socket
+// 1472: an Ethernet payload minus IP and UDP headers; when bound to 127.x, where bigger
+// frames measured faster, 65507 (the largest datagram) up to 16 processes, with a 24 MiB
+// pool suggested to the reliable layer, else 8192), "rcvbuf"/"sndbuf" (kernel socket
 // buffers in bytes, default 16 MiB / 4 MiB; forced past the sysctl limit when privileged),
 // "pace" (minimum gap between datagrams sent, e.g. "20us", "1ms", "500ns"; a bare number
 // is microseconds: paper 001's throttled sender UDP-2; send refuses (busy) until the gap
@@ -15,6 +16,8 @@
 // set each side alone, "gso" also off loopback), "recverr" ("1" off loopback: IP_RECVERR,
 // so a datagram the interface's full queue drops is refused as busy, not lost in silence). With GRO a
 // receive() delivers every frame of the datagrams it takes: possibly more than max_frames.
+// A sink that asks for it (FrameSink::datagram_room: the reliable channel during a bulk
+// transfer) gets a datagram's payloads read straight where it says, one recvmsg each.
 // Option "fault" wraps it in transport/fault (see registry.h).
 #pragma once
 
