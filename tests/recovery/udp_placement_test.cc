@@ -328,6 +328,7 @@ Pair udp_pair(std::map<std::string, std::string> sender_options) {
 // Sends `count` payloads (full ones, and every 97th short) from pid 0 to pid 1 while a
 // stranger (if `spray`) sends junk and replays of a genuine-looking header to pid 1's port.
 void stream_and_check(std::map<std::string, std::string> sender_options, bool spray, std::size_t count) {
+  const bool faulty = sender_options.count("fault") > 0;
   Pair pair = udp_pair(std::move(sender_options));
   StreamSink sender_sink(2), receiver_sink(2);
   const std::size_t full = pair.sender->max_payload();
@@ -344,7 +345,7 @@ void stream_and_check(std::map<std::string, std::string> sender_options, bool sp
     target.sin_port = htons(static_cast<std::uint16_t>(std::stoi(pair.receiver_address.substr(colon + 1))));
   }
   auto forged = data_frame(secret_of(6), 0, 1, 0, payload_number(5, full));  // wrong key
-  std::size_t sent = 0;
+  std::size_t sent = 0, sprayed = 0;
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while ((sent < count || !pair.sender->all_acknowledged() || receiver_sink.streams[0].size() < want.size()) &&
          std::chrono::steady_clock::now() < deadline) {
@@ -354,11 +355,13 @@ void stream_and_check(std::map<std::string, std::string> sender_options, bool sp
       want.insert(want.end(), payload.begin(), payload.end());
       ++sent;
     }
-    if (stranger >= 0 && sent % 7 == 0) {
+    if (stranger >= 0 && sprayed < 300) {
+      ++sprayed;
       wire::Header header{};
       std::memcpy(&header, forged.data(), wire::kHeaderSize);
       header.seq = static_cast<std::uint32_t>(pair.receiver->stats().data_received);  // the next in order
       std::memcpy(forged.data(), &header, wire::kHeaderSize);
+      wire::seal_frame(forged, wire::frame_key(secret_of(6)));  // intact, but not the job's key
       ::sendto(stranger, forged.data(), forged.size(), 0, reinterpret_cast<sockaddr*>(&target), sizeof target);
       ::sendto(stranger, forged.data(), 9, 0, reinterpret_cast<sockaddr*>(&target), sizeof target);
     }
@@ -374,8 +377,12 @@ void stream_and_check(std::map<std::string, std::string> sender_options, bool sp
   EXPECT_TRUE(receiver_sink.lost.empty()) << receiver_sink.lost;
   ASSERT_EQ(receiver_sink.streams[0].size(), want.size());
   EXPECT_TRUE(receiver_sink.streams[0] == want) << "the placed stream differs from what was sent";
-  EXPECT_GT(pair.receiver->stats().placed, count / 4) << "bulk frames were not placed";
-  if (spray) EXPECT_GT(pair.receiver->stats().foreign_dropped, 0u);
+  // Under faults gaps are frequent, and a frame with frames held behind it is copied.
+  EXPECT_GT(pair.receiver->stats().placed, faulty ? 0 : count / 4) << "bulk frames were not placed";
+  if (spray) {
+    EXPECT_GT(pair.receiver->stats().foreign_dropped, 0u);
+    EXPECT_GT(pair.receiver->stats().malformed_dropped, 0u);
+  }
 }
 
 TEST(UdpPlacement, BulkStreamIsPlacedExactly) { stream_and_check({}, false, 600); }

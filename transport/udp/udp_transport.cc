@@ -85,6 +85,8 @@ constexpr std::size_t kCoalescedPerCall = 16;
 // for acks and the kernel never drops for want of buffer.
 constexpr std::size_t kBulkPoolBytes = 24u << 20;
 constexpr int kBulkPoolProcesses = 16;
+// Datagrams per recvmmsg for a sink that places (until it asks for placement).
+constexpr std::size_t kPlacingPerCall = 4;
 // Most frames one placed read scatters (datagram placement: kLargestMtu / mtu of them;
 // the kernel coalesces at most 64 segments).
 constexpr std::size_t kMaxPlacedFrames = 64;
@@ -279,12 +281,14 @@ class UdpTransport final : public Transport {
       if (!why.empty()) sink.on_peer_lost(peer, "udp transport: sending failed: " + why);
       why.clear();
     }
-    const std::size_t per_call = gro_ ? kCoalescedPerCall : kBatch;
     const std::size_t head = sink.placement_head();
     // Datagrams of this many frames of mtu_ bytes (GRO: the kernel's segments) are read
     // with their payloads straight where the sink says (transport.h: datagram placement).
     const std::size_t placed_frames =
         head == 0 || head >= mtu_ ? 0 : gro_ ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames) : 1;
+    // Where the sink may place, fewer datagrams per batch: the sink learns a bulk transfer
+    // has begun from its first frames, and what one batch read before that is copied.
+    const std::size_t per_call = placed_frames > 0 ? kPlacingPerCall : gro_ ? kCoalescedPerCall : kBatch;
     std::size_t delivered = 0;
     while (delivered < max_frames) {
       if (placed_frames > 0) {
