@@ -284,8 +284,13 @@ class UdpTransport final : public Transport {
     const std::size_t head = sink.placement_head();
     // Datagrams of this many frames of mtu_ bytes (GRO: the kernel's segments) are read
     // with their payloads straight where the sink says (transport.h: datagram placement).
+    // Only in a small job (kBulkPoolProcesses): among many senders the sink's guess of the
+    // next datagram's sender fails more often, and datagrams read one per system call and
+    // smaller batches would cost the many small frames of a large job's supersteps.
     const std::size_t placed_frames =
-        head == 0 || head >= mtu_ ? 0 : gro_ ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames) : 1;
+        head == 0 || head >= mtu_ || config_.nprocs > kBulkPoolProcesses
+            ? 0
+            : gro_ ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames) : 1;
     // Where the sink may place, fewer datagrams per batch: the sink learns a bulk transfer
     // has begun from its first frames, and what one batch read before that is copied.
     const std::size_t per_call = placed_frames > 0 ? kPlacingPerCall : gro_ ? kCoalescedPerCall : kBatch;
