@@ -71,11 +71,13 @@ struct SipState {
 };
 
 // The compression of every block and the finalisation of SipHash-2-4, lane by lane.
-// blocks: 64-byte blocks at data; tags receives the 8 lane tags.
+// blocks: 64-byte blocks at data; tags receives the 8 lane tags. With copy_to, each block
+// is also stored there as it is hashed (bulk_mac_copy: the copy rides on the hashing).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(const BulkKey& key,
                                                                           const std::byte* data,
                                                                           std::size_t blocks,
-                                                                          std::uint64_t* tags) {
+                                                                          std::uint64_t* tags,
+                                                                          std::byte* copy_to) {
   Lanes k0, k1;
   for (std::size_t l = 0; l < kLanes; ++l) {
     k0[l] = load64(key.lanes[l].data());
@@ -85,6 +87,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(cons
   for (std::size_t b = 0; b < blocks; ++b) {
     Lanes m;
     std::memcpy(&m, data + b * sizeof(Lanes), sizeof(Lanes));
+    if (copy_to != nullptr) std::memcpy(copy_to + b * sizeof(Lanes), &m, sizeof(Lanes));
     state.absorb(m);
   }
   Lanes tag = state.finish(blocks);
@@ -108,19 +111,35 @@ BulkKey bulk_key(const Key& key) {
   return bulk;
 }
 
-std::uint64_t bulk_mac(const BulkKey& key, std::span<const std::byte> data) {
-  if (data.size() < kLanesFrom) return siphash(key.short_input, data.data(), data.size());
+namespace {
+
+std::uint64_t bulk_mac_into(const BulkKey& key, std::span<const std::byte> data, std::byte* copy_to) {
+  if (data.size() < kLanesFrom) {
+    if (copy_to != nullptr && !data.empty()) std::memcpy(copy_to, data.data(), data.size());
+    return siphash(key.short_input, data.data(), data.size());
+  }
   const std::size_t blocks = data.size() / sizeof(Lanes);
   // The join: 8 lane tags, the tail (under 64 bytes), the total length.
   std::byte joined[sizeof(Lanes) + sizeof(Lanes) + 8];
   std::uint64_t tags[kLanes];
-  lane_tags(key, data.data(), blocks, tags);
+  lane_tags(key, data.data(), blocks, tags, copy_to);
   std::memcpy(joined, tags, sizeof tags);
   const std::size_t tail = data.size() - blocks * sizeof(Lanes);
   std::memcpy(joined + sizeof tags, data.data() + blocks * sizeof(Lanes), tail);
+  if (copy_to != nullptr) std::memcpy(copy_to + blocks * sizeof(Lanes), data.data() + blocks * sizeof(Lanes), tail);
   const std::uint64_t length = data.size();
   std::memcpy(joined + sizeof tags + tail, &length, 8);
   return siphash(key.join, joined, sizeof tags + tail + 8);
+}
+
+}  // namespace
+
+std::uint64_t bulk_mac(const BulkKey& key, std::span<const std::byte> data) {
+  return bulk_mac_into(key, data, nullptr);
+}
+
+std::uint64_t bulk_mac_copy(const BulkKey& key, std::byte* destination, std::span<const std::byte> data) {
+  return bulk_mac_into(key, data, destination);
 }
 
 std::uint64_t siphash_words(const Key& key, std::span<const std::byte> words) {

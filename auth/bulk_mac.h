@@ -32,6 +32,10 @@ struct BulkKey {
 BulkKey bulk_key(const Key& key);
 
 std::uint64_t bulk_mac(const BulkKey& key, std::span<const std::byte> data);
+// The same MAC, while copying data to destination (data.size() bytes; the two must not
+// overlap): the copy rides on the hashing's pass over the bytes instead of a pass of its
+// own (the reliable layer copies a payload into its pool so).
+std::uint64_t bulk_mac_copy(const BulkKey& key, std::byte* destination, std::span<const std::byte> data);
 
 // One lane's SipHash-2-4 over whole 8-byte words, as the lanes compute it (for tests: it
 // must equal libsodium's SipHash-2-4 of the same bytes).

@@ -24,12 +24,34 @@ std::uint32_t frame_crc(std::span<const std::byte> head, std::span<const std::by
 
 // The nested MAC (frame_codec.h): one pass over the payload in place, one over a copy of
 // the header.
-std::uint64_t frame_mac(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key) {
+std::uint64_t header_mac(std::span<const std::byte> head, std::uint64_t payload_mac, const FrameKey& key) {
   Header header;
   std::memcpy(&header, head.data(), kHeaderSize);
   header.crc32c = 0;
-  header.mac = auth::bulk_mac(key.payload, payload);
+  header.mac = payload_mac;
   return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
+}
+
+std::uint64_t frame_mac(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key) {
+  return header_mac(head, auth::bulk_mac(key.payload, payload), key);
+}
+
+void seal(std::span<std::byte> head, std::span<const std::byte> payload, const FrameKey& key,
+          const std::uint64_t* payload_mac) {
+  Header header;
+  std::memcpy(&header, head.data(), kHeaderSize);
+  header.magic = kMagic;
+  header.version = kVersion;
+  header.length = static_cast<std::uint16_t>(payload.size());
+  header.crc32c = 0;
+  header.mac = 0;
+  std::memcpy(head.data(), &header, kHeaderSize);
+  if (key.authenticate) {
+    header.mac = payload_mac != nullptr ? header_mac(head, *payload_mac, key) : frame_mac(head, payload, key);
+  }
+  std::memcpy(head.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
+  if (key.checksum) header.crc32c = frame_crc(head, payload);
+  std::memcpy(head.data() + offsetof(Header, crc32c), &header.crc32c, 4);
 }
 
 
@@ -49,18 +71,17 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key) {
 }
 
 void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, const FrameKey& key) {
-  Header header;
-  std::memcpy(&header, head.data(), kHeaderSize);
-  header.magic = kMagic;
-  header.version = kVersion;
-  header.length = static_cast<std::uint16_t>(payload.size());
-  header.crc32c = 0;
-  header.mac = 0;
-  std::memcpy(head.data(), &header, kHeaderSize);
-  if (key.authenticate) header.mac = frame_mac(head, payload, key);
-  std::memcpy(head.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
-  if (key.checksum) header.crc32c = frame_crc(head, payload);
-  std::memcpy(head.data() + offsetof(Header, crc32c), &header.crc32c, 4);
+  seal(head, payload, key, nullptr);
+}
+
+std::uint64_t copy_payload(std::byte* destination, std::span<const std::byte> payload, const FrameKey& key) {
+  if (key.authenticate) return auth::bulk_mac_copy(key.payload, destination, payload);
+  if (!payload.empty()) std::memcpy(destination, payload.data(), payload.size());
+  return 0;
+}
+
+void seal_frame(std::span<std::byte> frame, const FrameKey& key, std::uint64_t payload_mac) {
+  seal(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, &payload_mac);
 }
 
 Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,

@@ -51,6 +51,11 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key);
 // The same for a header whose payload lies elsewhere (a gathered send: the payload goes
 // from where it is, after this header, without being copied next to it first).
 void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, const FrameKey& key);
+// Copies a payload to destination and returns its MAC (auth::bulk_mac_copy: one pass), or
+// 0 where frames carry none; seal_frame(frame, key, that MAC) then seals a frame holding
+// that payload without reading it again for the MAC (the payload must be unchanged).
+std::uint64_t copy_payload(std::byte* destination, std::span<const std::byte> payload, const FrameKey& key);
+void seal_frame(std::span<std::byte> frame, const FrameKey& key, std::uint64_t payload_mac);
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
 // is frame.subspan(kHeaderSize, header.length). A frame whose MAC holds is ok without its
