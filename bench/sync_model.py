@@ -71,6 +71,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 CORES = 2
 ACK_START_US = 20000.0  # 2 sender-probe intervals of at most kMaxRetry = 10 ms
@@ -79,6 +80,9 @@ RELIABLE_LAYER = {"udp", "nic"}
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
 CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
+SPIN_PER_CORE = 4  # recovery/spin_policy.h kFullSpinProcessesPerCore: bsplib spins up to 4 per core, then blocks
+WAKE_PROCS = (2, 4, 8, 16, 32, 64, 128, 256)  # bench/wake_cost's k
+TOUCH_KIB = (0, 128, 512)  # working sets per process wake_cost is run with
 CALIBRATION_PS = (4, 8, 16)  # f and q are fitted on these runs only (2, 4, 8 processes per core)
 
 
@@ -220,6 +224,89 @@ def packet_sockets():
         return 0
 
 
+def descendants(pid):
+    """Every process below pid (/proc's parent links)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def footprint(command, p, settle_s=1.0, window_s=0.4):
+    """KiB of anonymous memory (heap, stacks, buffers; not code or libraries, which the
+    processes share) that each of the p bench/sync_scaling processes touches in window_s of
+    steady supersteps: clear_refs, then smaps' Referenced. Page-granular, so an upper bound on
+    the bytes a process needs back in the cache after a switch. None where it cannot be read
+    (not root, or the job ended early)."""
+    print("  $ " + " ".join(command) + "   (pages touched)", flush=True)
+    job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline, pids = settle_s + 30.0, []
+        start = time.monotonic()
+        while time.monotonic() - start < deadline:
+            pids = []
+            for pid in descendants(job.pid):
+                try:
+                    with open("/proc/%d/comm" % pid) as f:
+                        if f.read().strip() == "sync_scaling":
+                            pids.append(pid)
+                except OSError:
+                    pass
+            if len(pids) >= p:
+                break
+            time.sleep(0.1)
+        if len(pids) < p:
+            return None
+        time.sleep(settle_s)  # start-up and warm-up over
+        cleared = []
+        for pid in pids:
+            try:
+                with open("/proc/%d/clear_refs" % pid, "w") as f:
+                    f.write("1")
+                cleared.append(pid)
+            except OSError:
+                pass  # not one of the job's processes any more
+        time.sleep(window_s)
+        sizes = []
+        for pid in cleared:
+            anon, total = True, 0
+            try:
+                with open("/proc/%d/smaps" % pid) as f:
+                    for line in f:
+                        fields = line.split()
+                        if fields and "-" in fields[0] and not fields[0].endswith(":"):
+                            anon = len(fields) < 6 or fields[5].startswith("[")  # no file: heap, stack, anonymous
+                        elif fields and fields[0] == "Referenced:" and anon:
+                            total += int(fields[1])
+            except OSError:
+                continue
+            sizes.append(total)
+        if len(sizes) < max(1, p // 2):
+            return None
+        print("    touched KiB per process: median %.0f" % statistics.median(sizes), flush=True)
+        return statistics.median(sizes)
+    except OSError as error:
+        print("    cannot read pages touched: %s" % error, flush=True)
+        return None
+    finally:
+        try:
+            job.wait(timeout=120)  # the run ends by itself after its budget
+        except subprocess.TimeoutExpired:
+            job.kill()  # the job this function started, by its own id
+            job.wait()
+
+
 def sync_rows(text):
     """kind -> row dict of bench/sync_scaling's CSV output."""
     lines = [line for line in text.splitlines() if line.strip()]
@@ -314,9 +401,25 @@ def calibrate(args):
                         foreign = (foreign + packet_sockets()) / 2
                         for kind, row in rows.items():
                             if "cpu_us_per_proc" in row:
+                                switches = (float(row.get("voluntary_switches_per_proc") or 0)
+                                            + float(row.get("involuntary_switches_per_proc") or 0))
                                 subset.setdefault((p, sync, kind), []).append(
                                     (float(row["cpu_us_per_proc"]), float(row["frames_per_proc"]),
-                                     float(row["mean_us"]), foreign))
+                                     float(row["mean_us"]), foreign, switches))
+            # The working set of a process: pages it touches in steady supersteps (once per
+            # transport, protocol and p; a run of its own, so the timed runs are undisturbed).
+            touched = {}
+            for p in CALIBRATION_PS:
+                for sync in SYNCS:
+                    command = [bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync, program,
+                               "--kinds=empty", "--budget-ms=%d" % max(4000, 2 * args.budget_ms),
+                               "--max-supersteps=100000000"]
+                    if netns:
+                        command = cluster_command(netns, args.sshd_dir, p, command) if args.sshd_dir else \
+                            command[:1] + place + command[1:]
+                    kib = footprint(command, p)
+                    if kib is not None:
+                        touched[(p, sync)] = kib
             if not (got["rtt"] and got["t2"] and got["t1"]):
                 print("  incomplete: %s %s left out" % (network, transport), flush=True)
                 continue
@@ -336,19 +439,26 @@ def calibrate(args):
                                  "cpu_us_per_proc": "%.2f" % med(v[0] for v in values),
                                  "frames_per_proc": "%.3f" % med(v[1] for v in values),
                                  "mean_us": "%.2f" % med(v[2] for v in values),
-                                 "foreign_packet_sockets": "%.0f" % med(v[3] for v in values)})
+                                 "foreign_packet_sockets": "%.0f" % med(v[3] for v in values),
+                                 "switches_per_proc": "%.3f" % med(v[4] for v in values),
+                                 "touched_kib_per_proc": ("%.0f" % touched[(p, sync)]) if (p, sync) in touched else ""})
     write_rows(path, kept + out_rows)
     write_rows(runs_path, kept_runs + out_runs)
     # The scheduler's part: bare processes, k = 2 .. 256 on this machine's cores.
     print("calibrating the cost of a wait against processes per core (bench/wake_cost)", flush=True)
+    # Both wait modes (bsplib spins up to SPIN_PER_CORE processes per core and blocks beyond),
+    # the rounds (sparse) with working sets of TOUCH_KIB per process, the all-to-all (dense).
     wake_rows = []
+    procs = "--procs=" + ",".join(map(str, WAKE_PROCS))
+    runs = [["--patterns=rounds", "--touch-kib=%d" % kib] for kib in TOUCH_KIB] + [["--patterns=alltoall"]]
     for _ in range(args.repeats):
-        text = run([wake, "--patterns=rounds", "--waits=spin", "--cpus=%d" % CORES,
-                    "--procs=2,4,8,16,32,64,128,256", "--budget-ms=300"], 600)
-        lines = [line for line in text.splitlines() if line.strip()]
-        if lines and lines[0].startswith("pattern,"):
-            names = lines[0].split(",")
-            wake_rows += [dict(zip(names, line.split(","))) for line in lines[1:] if line.count(",") == len(names) - 1]
+        for extra in runs:
+            text = run([wake, "--waits=spin,block", "--cpus=%d" % CORES, procs, "--budget-ms=300"] + extra, 900)
+            lines = [line for line in text.splitlines() if line.strip()]
+            if lines and lines[0].startswith("pattern,"):
+                names = lines[0].split(",")
+                wake_rows += [dict(zip(names, line.split(","))) for line in lines[1:]
+                              if line.count(",") == len(names) - 1]
     if wake_rows:
         write_rows(os.path.join(args.out, "wake_cost.csv"), wake_rows)
 
