@@ -103,38 +103,95 @@ def protocol(sync, kind, p):
 
 
 class WakeCost:
-    """m(n): bench/wake_cost's CPU per message against processes per core, interpolated
-    (and beyond the largest k measured, extrapolated) linearly in log2 k. Only what the
-    model needs beyond p = 256 (the 2-core curves to 10^4) is extrapolated."""
+    """bench/wake_cost's CPU and context switches per message against k processes on the
+    cores, per pattern (rounds: the sparse barrier; alltoall: the dense sync), wait mode (spin,
+    block) and working set touched per round (touch_kib). Medians over repeats; between the k
+    measured linear in log2 k, beyond the largest extrapolated linearly in log2 k (growing
+    only; only the 2-core curves beyond p = 256 use that)."""
 
     def __init__(self, rows, cores=CORES):
-        points = {}
+        raw = {}
         for row in rows:
-            if row.get("pattern") == "rounds" and row.get("wait") == "spin" and int(row["cpus"]) == cores:
-                points.setdefault(int(row["k"]), []).append(float(row["rusage_cpu_us_per_message"]))
-        # Medians per k, then a running maximum: a wait does not get cheaper with more
-        # processes per core, and a dip is the load of the moment.
-        self.points, top = [], 0.0
-        for x, y in sorted((math.log2(k), statistics.median(v)) for k, v in points.items()):
-            top = max(top, y)
-            self.points.append((x, top))
+            if int(row.get("cpus") or cores) != cores or row.get("pattern") not in ("rounds", "alltoall"):
+                continue
+            key = (row["pattern"], row["wait"], int(float(row.get("touch_kib") or 0)))
+            switches = (float(row.get("voluntary_cs_per_message") or 0)
+                        + float(row.get("involuntary_cs_per_message") or 0))
+            raw.setdefault(key, {}).setdefault(int(row["k"]), []).append(
+                (float(row["rusage_cpu_us_per_message"]), switches))
         self.cores = cores
+        self.series = {key: [(math.log2(k), statistics.median(v[0] for v in values),
+                              statistics.median(v[1] for v in values)) for k, values in sorted(by_k.items())]
+                       for key, by_k in raw.items()}
+        self.points = bool(self.series)
 
-    def m(self, n):
-        """Extra CPU per wait at n processes per core over n = 2 (0 without measurements)."""
-        if len(self.points) < 2 or n <= 2:
+    def mode(self, k):
+        """bsplib's wait with k processes on the cores (recovery/spin_policy): spin up to
+        SPIN_PER_CORE per core, block beyond."""
+        return "spin" if k <= SPIN_PER_CORE * self.cores else "block"
+
+    def _series(self, pattern, wait, touch=0):
+        found = self.series.get((pattern, wait, touch))
+        if found is None and touch == 0:  # an older wake_cost.csv: one wait mode only
+            found = self.series.get((pattern, "spin" if wait == "block" else "block", 0))
+        return found
+
+    @staticmethod
+    def _at(points, x, column):
+        if x <= points[0][0] or len(points) == 1:
+            return points[0][column]
+        for a, b in zip(points, points[1:]):
+            if x <= b[0]:
+                return a[column] + (b[column] - a[column]) * (x - a[0]) / (b[0] - a[0])
+        a, b = points[-2], points[-1]
+        return b[column] + max(0.0, (b[column] - a[column]) / (b[0] - a[0])) * (x - b[0])
+
+    def switches(self, pattern, k):
+        """Context switches (voluntary and involuntary) per wait of the rounds, or per round of
+        the all-to-all (its k - 1 messages: a dense superstep), in the wait mode bsplib uses at
+        k; None without measurements."""
+        found = self._series(pattern, self.mode(k))
+        if not found:
+            return None
+        return max(0.0, self._at(found, math.log2(k), 2)) * (k - 1 if pattern == "alltoall" else 1)
+
+    def cpu(self, k, touch=0.0, mode=None):
+        """CPU per round of the rounds pattern at k with touch KiB touched per round (linear in
+        the touch between the working sets measured, extrapolated beyond the largest)."""
+        mode = mode or self.mode(k)
+        touches = sorted(t for (pattern, wait, t) in self.series if pattern == "rounds" and wait == mode)
+        if not touches:
+            found = self._series("rounds", mode)
+            return self._at(found, math.log2(k), 1) if found else 0.0
+        values = [(t, self._at(self.series[("rounds", mode, t)], math.log2(k), 1)) for t in touches]
+        if len(values) == 1 or touch <= values[0][0]:
+            return values[0][1]
+        for (t0, v0), (t1, v1) in zip(values, values[1:]):
+            if touch <= t1:
+                return v0 + (v1 - v0) * (touch - t0) / (t1 - t0)
+        (t0, v0), (t1, v1) = values[-2], values[-1]
+        return v1 + max(0.0, v1 - v0) * (touch - t1) / (t1 - t0)
+
+    def refill(self, k, touch):
+        """Per wait: what a working set of touch KiB costs at k processes beyond what it costs
+        where it stays in the caches (k = 2, the same wait mode): fetching it back after the
+        other processes ran. 0 without wake_cost runs with working sets."""
+        if touch <= 0 or k <= 2:
             return 0.0
-        return max(0.0, self._at(math.log2(n * self.cores)) - self._at(math.log2(2 * self.cores)))
+        mode = self.mode(k)
+        return max(0.0, (self.cpu(k, touch, mode) - self.cpu(k, 0, mode))
+                   - (self.cpu(2, touch, mode) - self.cpu(2, 0, mode)))
 
-    def _at(self, x):
-        pts = self.points
-        if x <= pts[0][0]:
-            return pts[0][1]
-        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-            if x <= x1:
-                return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-        (x0, y0), (x1, y1) = pts[-2], pts[-1]
-        return y1 + max(0.0, (y1 - y0) / (x1 - x0)) * (x - x1)
+    def growth(self, k):
+        """Per wait: the scheduler's CPU at k processes over that at the smallest calibration p
+        in the same wait mode (4 spinning, 16 blocking; bare processes, no working set), where
+        the calibration runs measured the rest of a switch's cost."""
+        if not self.points or k <= self.cores:
+            return 0.0
+        mode = self.mode(k)
+        reference = min(p for p in CALIBRATION_PS if self.mode(p) == mode) if any(
+            self.mode(p) == mode for p in CALIBRATION_PS) else max(CALIBRATION_PS)
+        return max(0.0, self.cpu(k, 0, mode) - self.cpu(reference, 0, mode))
 
 
 def fanout(network, p):
@@ -146,35 +203,51 @@ def fanout(network, p):
     return max(0, on_interface - 2)
 
 
-def wait_cost(params, p, cores):
-    """s(n): what one wait costs a process when n = p / cores processes share a core."""
-    n = p / cores
-    if n <= 1:
+def working_set(params, sync, p):
+    """KiB a process touches between two switches: X0 + x1 p, from the pages the calibration
+    runs' processes touched at p = 4, 8, 16 (0 where not measured)."""
+    x0, x1 = params.get("touched", {}).get(sync, (0.0, 0.0))
+    return max(0.0, x0 + x1 * p)
+
+
+def switches(params, sync, W, p, cores):
+    """Context switches per process and superstep: none with a core each; with shared cores
+    those of bare processes doing the same pattern (bench/wake_cost, bsplib's wait mode at p):
+    per wait of the rounds (sparse: W waits), per round of the all-to-all (dense)."""
+    if p <= cores:
         return 0.0
-    return (params["s2"] + params["wake"].m(n)) * min(1.0, n - 1)  # nothing at a core each, s2 at 2 per core
+    wake = params["wake"]
+    if sync == "dense":
+        found = wake.switches("alltoall", p)
+        return W if found is None else found
+    found = wake.switches("rounds", p)
+    return W * (1.0 if found is None else found)
 
 
-def passes(W, p, cores):
-    """Progress passes per process and superstep that find the per-peer state cold: one per wait
-    (the process was switched out; frames that came meanwhile are taken in the same pass).
-    Counted with a uprobe on bsp::Engine::pump (bench/README.md): sparse W + 1-2, as here;
-    dense 3-11 at p = 8-64, more than this one: the model's known gap for dense."""
-    return W * min(1.0, max(0.0, p / cores - 1))
+def switch_extra(params, sync, p):
+    """Per switch, what bench/wake_cost adds beyond the calibration runs: the scheduler's growth
+    with p and the refill of the process's working set (both measured per wait of the rounds,
+    divided by the rounds' switches per wait)."""
+    wake = params["wake"]
+    per_wait = wake.switches("rounds", p) or 1.0
+    return (wake.growth(p) + wake.refill(p, working_set(params, sync, p))) / max(per_wait, 0.05)
 
 
 def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
-    """Predicted mean time per superstep (us), frames sent per process, and the CPU time per
-    process and superstep (us) of the shared-core term. With measured_us, the reliable
-    layer's acks are those of a superstep that long (the CPU check on a loaded machine,
-    where the time, and with it the acks, grew by the load)."""
+    """Predicted mean time per superstep (us), frames sent per process, the CPU time per
+    process and superstep (us) of the shared-core term and its context switches. With
+    measured_us, the reliable layer's acks are those of a superstep that long (the CPU check
+    on a loaded machine, where the time, and with it the acks, grew by the load)."""
     h, f, E = params["h"], params["f"], params["E"]
     D, R, W = protocol(sync, kind, p)
     # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters.
     f_shared = f + params["beta"] * fanout(params["network"], p)
+    S = switches(params, sync, W, p, cores)
+    per_switch = (params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p)) if S > 0 else 0.0
 
     def time_with(A):
         T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
-        U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(W, p, cores) * params["q"] * (p - 2)
+        U = E + (D + A) * f_shared + S * per_switch
         return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
@@ -182,7 +255,7 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     if transport in RELIABLE_LAYER:
         A = D * min(1.0, max(0.0, ((measured_us or T) - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
         T, U = time_with(A)
-    return T, D + A, U
+    return T, D + A, U, S
 
 
 # ---------------------------------------------------------------- calibration
@@ -473,56 +546,73 @@ def parameters(row, runs, wake):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
-    # f, then q, by least squares over the calibration subset (both protocols at p = 4, 8,
-    # 16), b = min(1, n - 1) and s2 = u1 - E - f (what the one-core p = 2 run leaves after
-    # the frame):  U - E - W b (u1 - E + m(n)) = f (D - W b) + q W b (p - 2).
-    # f from the dense runs (p - 1 frames, one wait: the frames dominate), then q from the
-    # sparse ones (a few frames, r waits: the waits dominate).
     network, transport = row["network"], row["transport"]
     with_fanout = transport == "nic"
+    params = {"network": network, "h": h, "E": E, "wake": wake, "beta": 0.0}
 
-    def subset(sync):
-        for run_row in runs:
-            p, kind = int(run_row["p"]), run_row["kind"]
-            blend = min(1.0, p / CORES - 1)
-            if run_row.get("sync", "sparse") != sync or blend <= 0:
-                continue
-            _, _, W = protocol(sync, kind, p)
-            frames = float(run_row["frames_per_proc"])
-            r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
-            # nic: the sockets a frame is offered to, other jobs' on lo included.
-            sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0)
-                                            if network == "lo" else 0.0)
-            yield p, W, blend, frames, r, sockets
+    # The working set between two switches, per protocol: X0 + x1 p by least squares over
+    # the pages the calibration runs' processes touched (slope at least 0).
+    touched = {}
+    for sync in SYNCS:
+        points = sorted({(int(r["p"]), float(r["touched_kib_per_proc"])) for r in runs
+                         if r.get("sync", "sparse") == sync and r.get("touched_kib_per_proc")})
+        if len(points) >= 2:
+            mp = statistics.mean(p for p, _ in points)
+            mx = statistics.mean(x for _, x in points)
+            den = sum((p - mp) ** 2 for p, _ in points)
+            x1 = max(0.0, sum((p - mp) * (x - mx) for p, x in points) / den) if den > 0 else 0.0
+            touched[sync] = (mx - x1 * mp, x1)
+        elif points:
+            touched[sync] = (points[0][1], 0.0)
+    params["touched"] = touched
 
-    # The dense runs (p - 1 frames, one wait) give f (for nic, f = h and beta), the sparse ones
-    # (a few frames, r waits) q; each given the other's current value, alternately, until
-    # they settle (least squares of both, each term from the runs it dominates):
-    #   r = f (D - W b) + beta D sockets + q W b (p - 2).
-    rows_d, rows_s = list(subset("dense")), list(subset("sparse"))
-    f, beta, q = h, 0.0, 0.0
+    # The calibration subset (both protocols at p = 4, 8, 16; runs of their own, never the
+    # points compared): per run the frames F, the switches S (measured by getrusage where the
+    # run has them, else those of bench/wake_cost's pattern), what wake_cost adds per switch
+    # beyond the calibration p (0 at the reference p), and nic's sockets per frame.
+    rows = []
+    for run_row in runs:
+        p, kind, sync = int(run_row["p"]), run_row["kind"], run_row.get("sync", "sparse")
+        if p <= CORES:
+            continue
+        _, _, W = protocol(sync, kind, p)
+        S = (float(run_row["switches_per_proc"]) if run_row.get("switches_per_proc")
+             else switches(params, sync, W, p, CORES))
+        # nic: the sockets a frame is offered to, other jobs' on lo included.
+        sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0) if network == "lo" else 0.0)
+        rows.append((sync, wake.mode(p), float(run_row["frames_per_proc"]), S, switch_extra(params, sync, p),
+                     sockets, float(run_row["cpu_us_per_proc"]) - E))
+    # f (for nic: f = h, the p = 2 hop, and beta) from the dense runs (p - 1 frames: the frames
+    # dominate), the cost c of a switch per wait mode from the sparse ones (a few frames, r
+    # waits: the switches dominate); each given the other's current value, alternately, until
+    # they settle:  U - E = F (f + beta sockets) + S (c_mode + extra).
+    s2 = max(u1 - E - h, 0.0)  # a switch at p = 2 pinned to one core: the start for c
+    c = {"spin": s2, "block": s2}
+    f, beta = h, 0.0
+    dense = [r for r in rows if r[0] == "dense"]
     for _ in range(100):
-        if rows_d:
-            xs = [(fr - W * b, fr * sockets, r - q * W * b * (p - 2)) for p, W, b, fr, r, sockets in rows_d]
-            if with_fanout:  # f the p = 2 hop's (two sockets), beta what each further one adds
-                den = sum(x2 * x2 for _, x2, _ in xs)
-                f = h
-                beta = max(0.0, sum(x2 * (r - h * x1) for x1, x2, r in xs) / den) if den > 0 else 0.0
-            else:
-                den = sum(x1 * x1 for x1, _, _ in xs)
-                f = sum(x1 * r for x1, _, r in xs) / den if den > 0 else h
-            if f <= 0:
-                f = h
-        num = den = 0.0
-        for p, W, b, frames, r, sockets in rows_s:
-            x = W * b * (p - 2)
-            num += x * (r - (f + beta * sockets) * frames + f * W * b)
-            den += x * x
-        q = max(num / den, 0.0) if den > 0 else 0.0
-    used = len(rows_d) + len(rows_s)
-    s2 = max(u1 - E - f, 0.0)
-    return {"network": network, "h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "beta": beta,
-            "q_from": used}
+        xs = [(F, F * sockets, r - S * (c[mode] + extra)) for _, mode, F, S, extra, sockets, r in dense]
+        if xs and with_fanout:
+            den = sum(x2 * x2 for _, x2, _ in xs)
+            f = h
+            beta = max(0.0, sum(x2 * (r - h * x1) for x1, x2, r in xs) / den) if den > 0 else 0.0
+        elif xs:
+            den = sum(x1 * x1 for x1, _, _ in xs)
+            f = sum(x1 * r for x1, _, r in xs) / den if den > 0 else h
+        if f <= 0:
+            f = h
+        for mode in ("spin", "block"):
+            num = den = 0.0
+            for sync, m, F, S, extra, sockets, r in rows:
+                if sync == "sparse" and m == mode:
+                    num += S * (r - F * (f + beta * sockets) - S * extra)
+                    den += S * S
+            if den > 0:
+                c[mode] = max(num / den, 0.0)
+    if not any(r[0] == "sparse" and r[1] == "block" for r in rows):
+        c["block"] = c["spin"]  # an older calibration: no blocking run
+    params.update(f=f, beta=beta, s2=s2, c_spin=c["spin"], c_block=c["block"], fitted_on=len(rows))
+    return params
 
 
 def model_ps(largest=10000):
@@ -548,19 +638,21 @@ def report(args):
                      % (name, args.out))
     wake = WakeCost(read_rows(os.path.join(args.out, "wake_cost.csv")))
     if not wake.points:
-        print("sync_model.py: no wake_cost.csv in %s: the scheduler's part m(n) is left out (calibrate measures it)"
+        print("sync_model.py: no wake_cost.csv in %s: one switch per wait and no scheduler growth (calibrate "
+              "measures them)"
               % args.out, file=sys.stderr)
     runs = read_rows(os.path.join(args.out, "calibration_runs.csv"))
     params = {}
     for r in read_rows(os.path.join(args.out, "calibration.csv")):
         key = (r["network"], r["transport"])
         params[key] = parameters(r, [x for x in runs if (x["network"], x["transport"]) == key], wake)
-    # q is the library's own per-peer work, the same code on every network: a network
-    # calibrated without the runs (an older calibration) takes the transport's q from one with.
+    # c is the library's own work per switch, the same code on every network: a network
+    # calibrated without the runs (an older calibration) takes the transport's c from one with.
     for (network, transport), par in params.items():
-        donors = [other for (n, t), other in sorted(params.items()) if t == transport and other["q_from"] > 0]
-        if par["q_from"] == 0 and donors:
-            par["q"], par["q_note"] = donors[0]["q"], " from " + donors[0]["network"]
+        donors = [other for (n, t), other in sorted(params.items()) if t == transport and other["fitted_on"] > 0]
+        if par["fitted_on"] == 0 and donors:
+            par["c_spin"], par["c_block"] = donors[0]["c_spin"], donors[0]["c_block"]
+            par["c_note"] = " from " + donors[0]["network"]
     with open(os.path.join(args.out, "sync_scaling.csv")) as f:
         rows = list(csv.DictReader(f))
     # A point measured more than once (sync_scaling.sh --append, to rerun points taken
@@ -577,15 +669,15 @@ def report(args):
     with open(os.path.join(args.out, "model.csv"), "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["network", "transport", "sync", "kind", "p", "model_us", "model_frames_per_proc",
-                         "model_cpu_us_per_proc", "one_core_each_us"])
+                         "model_cpu_us_per_proc", "model_switches_per_proc", "one_core_each_us"])
         for (network, transport), par in sorted(params.items()):
             for sync in SYNCS:
                 for kind in KINDS:
                     for p in model_ps():
-                        T, frames, U = predict(par, transport, sync, kind, p)
-                        T1, _, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
+                        T, frames, U, S = predict(par, transport, sync, kind, p)
+                        T1 = predict(par, transport, sync, kind, p, cores=10 ** 9)[0]
                         writer.writerow([network, transport, sync, kind, p, "%.2f" % T, "%.1f" % frames, "%.2f" % U,
-                                         "%.2f" % T1])
+                                         "%.2f" % S, "%.2f" % T1])
 
     # Every measured point against the model.
     comparison = []
@@ -594,16 +686,16 @@ def report(args):
         if key not in params:
             continue
         p = int(row["p"])
-        T, frames, U = predict(params[key], row["transport"], row["sync"], row["kind"], p)
+        T, frames, U, S = predict(params[key], row["transport"], row["sync"], row["kind"], p)
         mean = float(row["mean_us"])
         extra = {"model_us": "%.2f" % T, "model_frames_per_proc": "%.1f" % frames,
                  "error_pct": "%.0f" % (100 * (T - mean) / mean), "model_cpu_us_per_proc": "", "cpu_error_pct": "",
-                 "share": ""}
+                 "share": "", "model_switches_per_proc": "%.2f" % S}
         # CPU per process and superstep (sync_scaling.csv from bench/sync_scaling with the
         # getrusage columns): the model's U against it, where processes share cores.
         if row.get("cpu_us_per_proc") and p > CORES:
             cpu = float(row["cpu_us_per_proc"])
-            _, _, U = predict(params[key], row["transport"], row["sync"], row["kind"], p, measured_us=mean)
+            U = predict(params[key], row["transport"], row["sync"], row["kind"], p, measured_us=mean)[2]
             extra["model_cpu_us_per_proc"] = "%.2f" % U
             extra["cpu_error_pct"] = "%.0f" % (100 * (U - cpu) / cpu)
             extra["share"] = "%.2f" % (p * cpu / (CORES * mean))  # of the C cores, the job had
@@ -615,30 +707,35 @@ def report(args):
 
 
 def write_table(args, params, comparison):
-    ns = (4, 16, 64)
+    ps = (16, 64, 256)
     lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
-             "received, and for nic β a frame's cost per other packet socket on its interface (both fitted on the "
-             "dense runs at p = 4, 8, 16 only), "
-             "E the engine's work per superstep (p = 2 minima), s2 a wait with 2 processes per core (p = 2 pinned "
-             "to one core), m(n) − m(2) the scheduler's part at n processes per core (bench/wake_cost), q the "
-             "library's per-peer work per wait (fitted on the sparse runs at p = 4, 8, 16 only). The model: T = max(T1, "
-             "(p/2) U), U = E + (D + A) (f + β fan-out) + W (s2 + m(n) − m(2) + q (p − 2)) per process and superstep "
-             "(bench/sync_model.py).",
+             "received, and for nic β a frame's cost per other packet socket on its interface (fitted on the "
+             "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 minima), c the library's "
+             "CPU per context switch, spinning (p ≤ 8) and blocking (p > 8; fitted on the sparse runs at p = 4, 8, "
+             "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
+             "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "
+             "(sparse), switches per superstep (dense). The model: T = max(T1, (p/2) U), U = E + (D + A) "
+             "(f + β fan-out) + S (c + growth + refill) per process and superstep (bench/sync_model.py).",
              "",
-             "| network | transport | h | f | β | E | s2 | q | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
-             "|---|---|---|---|---|---|---|---|" + "---|" * len(ns)]
+             "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
+             + " | ".join("extra/switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
+             + " |",
+             "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (2 * len(ps))]
     for (network, transport), par in sorted(params.items()):
-        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.3f (%d runs%s) | %s |"
-                     % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["s2"], par["q"], par["q_from"],
-                        par.get("q_note", ""),
-                        " | ".join("%.1f" % par["wake"].m(n) for n in ns)))
+        xs = ["%.0f + %.1f p" % par["touched"][sync] if sync in par["touched"] else "—" for sync in SYNCS]
+        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f (%d runs%s) | %s | %s | %s | %s |"
+                     % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["c_spin"], par["c_block"],
+                        par["fitted_on"], par.get("c_note", ""), xs[1], xs[0],
+                        " | ".join("%.1f" % switch_extra(par, "sparse", p) for p in ps),
+                        " | ".join("%.1f" % switches(par, "dense", 1, p, CORES) for p in ps)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
               "process and superstep, measured (model), and the share of the 2 cores the job had, "
               "p·CPU / (2·mean): below 1 other work took the rest.", "",
               "| network | transport | p | kind | dense mean / median | dense model | err | dense frames | dense CPU, share | "
-              "sparse mean / median | sparse model | err | sparse frames | sparse CPU, share |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "dense switches | sparse mean / median | sparse model | err | sparse frames | sparse CPU, share | "
+              "sparse switches |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     index = {(r["network"], r["transport"], int(r["p"]), r["kind"], r["sync"]): r for r in comparison}
     keys = sorted({(k[0], k[1], k[2], k[3]) for k in index}, key=lambda k: (k[0] != "lo", k[0], k[1], k[2], k[3]))
     for network, transport, p, kind in keys:
@@ -646,15 +743,19 @@ def write_table(args, params, comparison):
         for sync in SYNCS:
             r = index.get((network, transport, p, kind, sync))
             if r is None:
-                cells += ["—"] * 5
+                cells += ["—"] * 6
                 continue
-            cpu = "—"
+            cpu, switched = "—", "—"
+            if r.get("voluntary_switches_per_proc"):  # measured (model)
+                switched = "%.1f (%s)" % (float(r["voluntary_switches_per_proc"])
+                                          + float(r.get("involuntary_switches_per_proc") or 0),
+                                          r["model_switches_per_proc"])
             if r.get("cpu_error_pct"):
                 cpu = "%.0f (%.0f) %+d%%, %s" % (float(r["cpu_us_per_proc"]), float(r["model_cpu_us_per_proc"]),
                                                  int(float(r["cpu_error_pct"])), r["share"])
             cells += ["%s / %s" % (fmt_us(float(r["mean_us"])), fmt_us(float(r["median_us"]))),
                       fmt_us(float(r["model_us"])), "%+d%%" % int(float(r["error_pct"])),
-                      "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"]), cpu]
+                      "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"]), cpu, switched]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [""] + summary(comparison)
     path = os.path.join(args.out, "sync_scaling.md")
@@ -697,8 +798,8 @@ def plot(args, params, measured):
                 model_file = os.path.join(data_dir, "model_%s_%s_%s_%s.dat" % (network, transport, sync, kind))
                 with open(model_file, "w") as f:
                     for p in model_ps():
-                        T, _, _ = predict(par, transport, sync, kind, p)
-                        T1, _, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
+                        T = predict(par, transport, sync, kind, p)[0]
+                        T1 = predict(par, transport, sync, kind, p, cores=10 ** 9)[0]
                         f.write("%d %.3f %.3f\n" % (p, T, T1))
                 points = [r for r in measured if r["network"] == network and r["transport"] == transport
                           and r["sync"] == sync and r["kind"] == kind]
