@@ -5,8 +5,11 @@ Two commands:
   calibrate  measures the model's parameters on this machine, per network and transport:
              OUT/calibration.csv (p = 2: bench/layer_pingpong, bench/sync_scaling on two
              cores and pinned to one), OUT/calibration_runs.csv (both protocols at p = 4, 8
-             and 16: the calibration subset f and q are fitted on) and OUT/wake_cost.csv
-             (bench/wake_cost: the scheduler's cost of a wait against processes per core);
+             and 16, with their CPU, frames and context switches per process and superstep
+             and the pages each process touches: the calibration subset f, beta, c and X come
+             from) and OUT/wake_cost.csv (bench/wake_cost: bare processes doing the sparse
+             barrier's rounds and the dense all-to-all, spinning and blocking, with working
+             sets of 0, 128 and 512 KiB, k = 2 .. 256);
   report     predicts, for p = 2 .. 10^4, the time of an empty bsp_sync and of a superstep
              in which every process puts one word to pid + 1, for the dense and the sparse
              protocol, compares it with OUT/sync_scaling.csv (bench/sync_scaling.sh), and
@@ -34,35 +37,43 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
     work on the same cores), E the engine's own work per superstep (p = 2 minima).
 
-Shared cores (C cores, p > C, n = p / C processes per core; what lo and the 8-namespace
-cluster on this 2-core machine measure): some process is always runnable, so the cores are
-never idle, and every wait ends in a switch to another process. The superstep lasts the
-CPU time of all processes divided by C:
-    T = max(T1(p), (p / C) U),   U = E + (D + A) (f + beta k) + W [s(n) + q (p - 2)]
-      s(n) = s2 + m(n) - m(2)   the switch: what a wait costs the scheduler
-        s2    with 2 processes per core: both processes of a p = 2 job pinned to one core
-              (taskset), U1 = E + f + s2 per process and superstep (getrusage CPU time)
-        m(n)  bench/wake_cost: CPU per message of k = C n bare processes doing the sparse
-              barrier's rounds over UDP with bsplib's wait (spin 100 us yielding, then
-              block); it grows with n (more processes to switch through, colder caches)
-      q (p - 2)  the library's pass over per-peer state after each wait: the engine, the
-              channel and the transport walk all p peers (tcp's inboxes and send queues, the
-              reliable layer's links, the sparse engine's incoming streams), cold in the cache
-              after a switch; frames that came while the process was off the core are taken
-              in the same pass.
-      beta k  nic only: each process's packet socket filters every frame on its interface
-              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
-              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
-              cluster's destination host; none with a host per process (the dashed curves).
-    f (for nic beta, with f = h) and q are fitted (least squares; f from the dense runs, q
-    from the sparse ones, alternately) on the calibration subset only: both protocols at
-    p = 4, 8 and 16 (calibration_runs.csv, runs of their own), never on the points compared.
-    A network without such runs (an older calibration) takes the transport's q from one
-    with: it is the library's own work.
+Shared cores (C cores, p > C; what lo and the 8-namespace cluster on this 2-core machine
+measure): some process is always runnable, so the cores are never idle and the superstep
+lasts the CPU time of all processes divided by C; a process waiting for a message gives its
+core to another (a context switch: sched_yield while it spins, p <= 4 C, a sleep in poll
+beyond, as recovery/spin_policy.cc decides):
+    T = max(T1(p), (p / C) U),   U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X))
+      S      context switches per process and superstep: those of bare processes doing the
+             same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
+             sparse W x (switches per wait of the rounds at k = p), dense the switches per
+             round of the all-to-all at k = p (its p - 1 messages); most waits of a blocked
+             barrier find their message already there
+      c_mode the library's own CPU per switch (its pass after a wake-up: timers, the
+             transport's poll, the active links), spinning and blocking apart; fitted
+      g(p)   the scheduler's growth: wake_cost's CPU per wait at k = p over that at the
+             smallest calibration p in the same mode (4 spinning, 16 blocking), per switch
+      refill(p, X)  the working set: wake_cost with X KiB touched per round at k = p, minus
+             the same at k = 2 (where it stays in the caches), per switch: what fetching it back
+             costs once the p processes' sets outgrow the L2s and the L3. X = X0 + x1 p KiB per
+             process and protocol, from the anonymous pages (heap, stacks, buffers) each
+             process of the calibration runs touched in 0.4 s of supersteps (clear_refs, then
+             smaps' Referenced: page-granular, an upper bound; wake_cost's touch is
+             sequential, so cheaper per byte than the library's scattered one)
+      beta k nic only: each process's packet socket filters every frame on its interface
+             (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
+             more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
+             cluster's destination host; none with a host per process (the dashed curves).
+    f (for nic beta, with f = h) and c_spin, c_block are fitted (least squares; f from the
+    dense runs, c from the sparse ones, alternately) on the calibration subset only: both
+    protocols at p = 4, 8 (spinning) and 16 (blocking) with their measured switches
+    (calibration_runs.csv, runs of their own), never on the points compared. A network
+    without such runs (an older calibration) takes the transport's c from one with: it is
+    the library's own work. The per-peer walk of the previous model (q (p - 2) per wait) is
+    gone: the reliable layer visits only active links (recovery/protocol_core.cc).
     Every term is CPU time, so U is compared with the CPU each process used per superstep
-    (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time: on a
-    machine others load, the job gets a share of the cores and T grows by 1 / share,
-    while U does not.
+    (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time, and S with
+    the switches measured: on a machine others load, the job gets a share of the cores and T
+    grows by 1 / share, while U does not.
 """
 import argparse
 import csv
