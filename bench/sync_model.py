@@ -532,12 +532,18 @@ def calibrate(args):
     print("calibrating the cost of a wait against processes per core (bench/wake_cost)", flush=True)
     # Both wait modes (bsplib spins up to SPIN_PER_CORE processes per core and blocks beyond),
     # the rounds (sparse) with working sets of TOUCH_KIB per process, the all-to-all (dense).
+    # Spinning where bsplib spins; blocking at every k for the rounds (k = 2 is the refill's
+    # reference), beyond the spinning k for the all-to-all.
     wake_rows = []
-    procs = "--procs=" + ",".join(map(str, WAKE_PROCS))
-    runs = [["--patterns=rounds", "--touch-kib=%d" % kib] for kib in TOUCH_KIB] + [["--patterns=alltoall"]]
+    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
+    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
+    runs = ([["--patterns=rounds", "--waits=spin", procs(spinning), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
+            + [["--patterns=rounds", "--waits=block", procs(WAKE_PROCS), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
+            + [["--patterns=alltoall", "--waits=spin", procs(spinning)],
+               ["--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]])
     for _ in range(args.repeats):
         for extra in runs:
-            text = run([wake, "--waits=spin,block", "--cpus=%d" % CORES, procs, "--budget-ms=300"] + extra, 900)
+            text = run([wake, "--cpus=%d" % CORES, "--budget-ms=300"] + extra, 900)
             lines = [line for line in text.splitlines() if line.strip()]
             if lines and lines[0].startswith("pattern,"):
                 names = lines[0].split(",")
