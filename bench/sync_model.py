@@ -166,22 +166,30 @@ class WakeCost:
             return None
         return max(0.0, self._at(found, math.log2(k), 2)) * (k - 1 if pattern == "alltoall" else 1)
 
-    def cpu(self, k, touch=0.0, mode=None):
-        """CPU per round of the rounds pattern at k with touch KiB touched per round (linear in
-        the touch between the working sets measured, extrapolated beyond the largest)."""
+    def cpu(self, k, mode=None):
+        """CPU per round of the rounds pattern at k without a working set."""
+        found = self._series("rounds", mode or self.mode(k))
+        return self._at(found, math.log2(k), 1) if found else 0.0
+
+    def per_kib(self, k, mode=None):
+        """CPU per KiB touched per round at k: the least-squares slope over the working sets
+        measured (0 without them), not smaller than at any smaller k measured (more processes
+        evict more; a dip is the load of the moment)."""
         mode = mode or self.mode(k)
-        touches = sorted(t for (pattern, wait, t) in self.series if pattern == "rounds" and wait == mode)
-        if not touches:
-            found = self._series("rounds", mode)
-            return self._at(found, math.log2(k), 1) if found else 0.0
-        values = [(t, self._at(self.series[("rounds", mode, t)], math.log2(k), 1)) for t in touches]
-        if len(values) == 1 or touch <= values[0][0]:
-            return values[0][1]
-        for (t0, v0), (t1, v1) in zip(values, values[1:]):
-            if touch <= t1:
-                return v0 + (v1 - v0) * (touch - t0) / (t1 - t0)
-        (t0, v0), (t1, v1) = values[-2], values[-1]
-        return v1 + max(0.0, v1 - v0) * (touch - t1) / (t1 - t0)
+        series = [(t, self.series[("rounds", mode, t)]) for (pattern, wait, t) in sorted(self.series)
+                  if pattern == "rounds" and wait == mode]
+        if len(series) < 2:
+            return 0.0
+
+        def slope(x):
+            points = [(t, self._at(found, x, 1)) for t, found in series]
+            mt = statistics.mean(t for t, _ in points)
+            mv = statistics.mean(v for _, v in points)
+            den = sum((t - mt) ** 2 for t, _ in points)
+            return sum((t - mt) * (v - mv) for t, v in points) / den if den > 0 else 0.0
+
+        xs = sorted({x for _, found in series for x, _, _ in found if x <= math.log2(k)}) + [math.log2(k)]
+        return max(slope(x) for x in xs)
 
     def refill(self, k, touch):
         """Per wait: what a working set of touch KiB costs at k processes beyond what it costs
@@ -190,19 +198,22 @@ class WakeCost:
         if touch <= 0 or k <= 2:
             return 0.0
         mode = self.mode(k)
-        return max(0.0, (self.cpu(k, touch, mode) - self.cpu(k, 0, mode))
-                   - (self.cpu(2, touch, mode) - self.cpu(2, 0, mode)))
+        return max(0.0, touch * (self.per_kib(k, mode) - self.per_kib(2, mode)))
 
     def growth(self, k):
         """Per wait: the scheduler's CPU at k processes over that at the smallest calibration p
         in the same wait mode (4 spinning, 16 blocking; bare processes, no working set), where
-        the calibration runs measured the rest of a switch's cost."""
+        the calibration runs measured the rest of a switch's cost; a running maximum over k."""
         if not self.points or k <= self.cores:
             return 0.0
         mode = self.mode(k)
-        reference = min(p for p in CALIBRATION_PS if self.mode(p) == mode) if any(
-            self.mode(p) == mode for p in CALIBRATION_PS) else max(CALIBRATION_PS)
-        return max(0.0, self.cpu(k, 0, mode) - self.cpu(reference, 0, mode))
+        same = [p for p in CALIBRATION_PS if self.mode(p) == mode]
+        reference = min(same) if same else max(CALIBRATION_PS)
+        found = self._series("rounds", mode)
+        if not found:
+            return 0.0
+        xs = [x for x, _, _ in found if math.log2(reference) < x < math.log2(k)] + [math.log2(k)]
+        return max(0.0, max(self._at(found, x, 1) for x in xs) - self.cpu(reference, mode))
 
 
 def fanout(network, p):
@@ -214,20 +225,17 @@ def fanout(network, p):
     return max(0, on_interface - 2)
 
 
-def working_set(params, sync, p):
-    """KiB a process touches between two switches: X0 + x1 p, from the pages the calibration
-    runs' processes touched at p = 4, 8, 16 (0 where not measured)."""
-    x0, x1 = params.get("touched", {}).get(sync, (0.0, 0.0))
-    return max(0.0, x0 + x1 * p)
+def working_set(params, sync):
+    """(X0, x1): a process touches X0 KiB at every wake-up (its engine, transport, buffers) and
+    x1 KiB per peer once per superstep, from the pages the calibration runs' processes
+    touched at p = 4, 8, 16 (X0 + x1 p; 0 where not measured)."""
+    return params.get("touched", {}).get(sync, (0.0, 0.0))
 
 
-def switches(params, sync, W, p, cores):
-    """Context switches per process and superstep: none with a core each; with shared cores
-    those of bare processes doing the same pattern (bench/wake_cost, bsplib's wait mode at p):
-    per wait of the rounds (sparse: W waits), per round of the all-to-all (dense)."""
-    if p <= cores:
-        return 0.0
-    wake = params["wake"]
+def bare_switches(wake, sync, W, p):
+    """Context switches per superstep of bare processes doing the protocol's pattern in the
+    wait mode bsplib uses at p (bench/wake_cost): sparse W waits of the rounds, dense one round
+    of the all-to-all; without measurements one per wait."""
     if sync == "dense":
         found = wake.switches("alltoall", p)
         return W if found is None else found
@@ -235,13 +243,27 @@ def switches(params, sync, W, p, cores):
     return W * (1.0 if found is None else found)
 
 
-def switch_extra(params, sync, p):
-    """Per switch, what bench/wake_cost adds beyond the calibration runs: the scheduler's growth
-    with p and the refill of the process's working set (both measured per wait of the rounds,
-    divided by the rounds' switches per wait)."""
+def switches(params, sync, W, p, cores):
+    """Context switches per process and superstep: none with a core each; with shared cores
+    bare_switches times rho, the ratio of bsplib's measured switches to the bare processes'
+    at the calibration p of the same protocol and wait mode."""
+    if p <= cores:
+        return 0.0
     wake = params["wake"]
-    per_wait = wake.switches("rounds", p) or 1.0
-    return (wake.growth(p) + wake.refill(p, working_set(params, sync, p))) / max(per_wait, 0.05)
+    return bare_switches(wake, sync, W, p) * params.get("rho", {}).get((sync, wake.mode(p)), 1.0)
+
+
+def switch_extra(params, sync, p, S):
+    """CPU per superstep that bench/wake_cost adds to S switches beyond the calibration runs:
+    per switch the scheduler's growth with p and the refill of X0, once per superstep the
+    refill of the x1 p of per-peer state (wake_cost measures both per wait of the rounds,
+    divided here by the rounds' switches per wait)."""
+    if S <= 0:
+        return 0.0
+    wake = params["wake"]
+    per_wait = max(wake.switches("rounds", p) or 1.0, 0.05)
+    x0, x1 = working_set(params, sync)
+    return (S * (wake.growth(p) + wake.refill(p, x0)) + wake.refill(p, x1 * p)) / per_wait
 
 
 def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
@@ -254,11 +276,11 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters.
     f_shared = f + params["beta"] * fanout(params["network"], p)
     S = switches(params, sync, W, p, cores)
-    per_switch = (params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p)) if S > 0 else 0.0
+    waiting = S * params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p, S)
 
     def time_with(A):
         T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
-        U = E + (D + A) * f_shared + S * per_switch
+        U = E + (D + A) * f_shared + waiting
         return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
@@ -583,10 +605,21 @@ def parameters(row, runs, wake):
             touched[sync] = (points[0][1], 0.0)
     params["touched"] = touched
 
+    # rho per protocol and wait mode: bsplib's switches measured in the calibration runs over
+    # those of bare processes doing the pattern at the same p.
+    measured, bare = {}, {}
+    for run_row in runs:
+        p, sync = int(run_row["p"]), run_row.get("sync", "sparse")
+        if p > CORES and run_row.get("switches_per_proc"):
+            key = (sync, wake.mode(p))
+            measured[key] = measured.get(key, 0.0) + float(run_row["switches_per_proc"])
+            bare[key] = bare.get(key, 0.0) + bare_switches(wake, sync, protocol(sync, run_row["kind"], p)[2], p)
+    params["rho"] = {key: measured[key] / bare[key] for key in measured if bare[key] > 0}
+
     # The calibration subset (both protocols at p = 4, 8, 16; runs of their own, never the
     # points compared): per run the frames F, the switches S (measured by getrusage where the
-    # run has them, else those of bench/wake_cost's pattern), what wake_cost adds per switch
-    # beyond the calibration p (0 at the reference p), and nic's sockets per frame.
+    # run has them, else the model's), what wake_cost adds to them beyond the calibration p
+    # (the refill of the working set; no growth at the reference p), and nic's sockets per frame.
     rows = []
     for run_row in runs:
         p, kind, sync = int(run_row["p"]), run_row["kind"], run_row.get("sync", "sparse")
@@ -597,7 +630,7 @@ def parameters(row, runs, wake):
              else switches(params, sync, W, p, CORES))
         # nic: the sockets a frame is offered to, other jobs' on lo included.
         sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0) if network == "lo" else 0.0)
-        rows.append((sync, wake.mode(p), float(run_row["frames_per_proc"]), S, switch_extra(params, sync, p),
+        rows.append((sync, wake.mode(p), float(run_row["frames_per_proc"]), S, switch_extra(params, sync, p, S),
                      sockets, float(run_row["cpu_us_per_proc"]) - E))
     # f (for nic: f = h, the p = 2 hop, and beta) from the dense runs (p - 1 frames: the frames
     # dominate), the cost c of a switch per wait mode from the sparse ones (a few frames, r
@@ -608,7 +641,7 @@ def parameters(row, runs, wake):
     f, beta = h, 0.0
     dense = [r for r in rows if r[0] == "dense"]
     for _ in range(100):
-        xs = [(F, F * sockets, r - S * (c[mode] + extra)) for _, mode, F, S, extra, sockets, r in dense]
+        xs = [(F, F * sockets, r - S * c[mode] - extra) for _, mode, F, S, extra, sockets, r in dense]
         if xs and with_fanout:
             den = sum(x2 * x2 for _, x2, _ in xs)
             f = h
@@ -622,7 +655,7 @@ def parameters(row, runs, wake):
             num = den = 0.0
             for sync, m, F, S, extra, sockets, r in rows:
                 if sync == "sparse" and m == mode:
-                    num += S * (r - F * (f + beta * sockets) - S * extra)
+                    num += S * (r - F * (f + beta * sockets) - extra)
                     den += S * S
             if den > 0:
                 c[mode] = max(num / den, 0.0)
@@ -743,7 +776,8 @@ def write_table(args, params, comparison):
         lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f (%d runs%s) | %s | %s | %s | %s |"
                      % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["c_spin"], par["c_block"],
                         par["fitted_on"], par.get("c_note", ""), xs[1], xs[0],
-                        " | ".join("%.1f" % switch_extra(par, "sparse", p) for p in ps),
+                        " | ".join("%.1f" % (switch_extra(par, "sparse", p, 1.0) - switch_extra(par, "sparse", p, 0.0))
+                                   for p in ps),
                         " | ".join("%.1f" % switches(par, "dense", 1, p, CORES) for p in ps)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "

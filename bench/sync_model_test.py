@@ -60,7 +60,7 @@ def synthetic_runs(truth, network, transport, foreign=0):
                 sockets = model.fanout(network, p) + foreign
                 S = model.switches(params, sync, W, p, model.CORES)
                 c = truth["c_" + params["wake"].mode(p)]
-                U = truth["E"] + D * (truth["f"] + truth["beta"] * sockets) + S * (c + model.switch_extra(params, sync, p))
+                U = truth["E"] + D * (truth["f"] + truth["beta"] * sockets) + S * c + model.switch_extra(params, sync, p, S)
                 x0, x1 = TOUCHED[sync]
                 runs.append({"network": network, "transport": transport, "sync": sync, "p": str(p), "kind": kind,
                              "cpu_us_per_proc": str(U), "frames_per_proc": str(D), "mean_us": str(p / 2 * U),
@@ -83,6 +83,19 @@ class CalibrationTest(unittest.TestCase):
         for sync in model.SYNCS:
             for got_x, want_x in zip(got["touched"][sync], TOUCHED[sync]):
                 self.assertAlmostEqual(got_x, want_x, delta=1e-6)
+        self.assertEqual(set(got["rho"].values()), {1.0})  # the runs switched as wake_cost's processes
+
+    def test_rho_scales_the_bare_switches_to_the_calibration_runs(self):
+        wake = model.WakeCost(WAKE)
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
+        runs = synthetic_runs(truth, "lo", "tcp")
+        for r in runs:
+            if r["sync"] == "dense" and int(r["p"]) == 16:
+                r["switches_per_proc"] = str(0.5 * float(r["switches_per_proc"]))
+        got = model.parameters(calibration_row("lo", "tcp", 5.0, 1.5, 10.5), runs, wake)
+        self.assertAlmostEqual(got["rho"][("dense", "block")], 0.5)
+        self.assertAlmostEqual(got["rho"][("sparse", "block")], 1.0)
+        self.assertAlmostEqual(model.switches(got, "dense", 1, 64, model.CORES), 0.5 * 0.11 * 63)
 
     def test_tcp_recovers_f_and_the_switch_costs(self):
         self.check("tcp", beta=0.0)
