@@ -79,6 +79,7 @@ import argparse
 import csv
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -263,7 +264,14 @@ def switch_extra(params, sync, p, S):
     wake = params["wake"]
     per_wait = max(wake.switches("rounds", p) or 1.0, 0.05)
     x0, x1 = working_set(params, sync)
-    return (S * (wake.growth(p) + wake.refill(p, x0)) + wake.refill(p, x1 * p)) / per_wait
+    return S * per_switch_extra(params, sync, p) + wake.refill(p, x1 * p) / per_wait
+
+
+def per_switch_extra(params, sync, p):
+    """switch_extra's part per switch: the scheduler's growth and the refill of X0."""
+    wake = params["wake"]
+    per_wait = max(wake.switches("rounds", p) or 1.0, 0.05)
+    return (wake.growth(p) + wake.refill(p, working_set(params, sync)[0])) / per_wait
 
 
 def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
@@ -349,12 +357,16 @@ def descendants(pid):
     return out
 
 
-def footprint(command, p, settle_s=1.0, window_s=0.4):
+def footprint(command, p, settle_s=1.0, window_s=0.4, cpu_us=None):
     """KiB of anonymous memory (heap, stacks, buffers; not code or libraries, which the
     processes share) that each of the p bench/sync_scaling processes touches in window_s of
-    steady supersteps: clear_refs, then smaps' Referenced. Page-granular, so an upper bound on
-    the bytes a process needs back in the cache after a switch. None where it cannot be read
-    (not root, or the job ended early)."""
+    steady supersteps: the job stopped (SIGSTOP), clear_refs, continued for window_s (or until
+    its processes have had cpu_us of CPU time together, whatever else loads the machine),
+    stopped again, smaps' Referenced read, continued. A short window (two supersteps' CPU)
+    leaves out the parts of rotating buffers a process reaches only over many supersteps.
+    Processes that did not run in it (touched nothing) are left out. Page-granular, so
+    an upper bound on the bytes a process needs back in the cache after a switch. None where
+    it cannot be read (not root, or the job ended early)."""
     print("  $ " + " ".join(command) + "   (pages touched)", flush=True)
     job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -375,32 +387,40 @@ def footprint(command, p, settle_s=1.0, window_s=0.4):
         if len(pids) < p:
             return None
         time.sleep(settle_s)  # start-up and warm-up over
+
+        def signal_all(number):
+            for pid in pids:
+                try:
+                    os.kill(pid, number)  # the job's own processes, started here
+                except OSError:
+                    pass
+
         cleared = []
-        for pid in pids:
-            try:
-                with open("/proc/%d/clear_refs" % pid, "w") as f:
-                    f.write("1")
-                cleared.append(pid)
-            except OSError:
-                pass  # not one of the job's processes any more
-        time.sleep(window_s)
-        sizes = []
-        for pid in cleared:
-            anon, total = True, 0
-            try:
-                with open("/proc/%d/smaps" % pid) as f:
-                    for line in f:
-                        fields = line.split()
-                        if fields and "-" in fields[0] and not fields[0].endswith(":"):
-                            anon = len(fields) < 6 or fields[5].startswith("[")  # no file: heap, stack, anonymous
-                        elif fields and fields[0] == "Referenced:" and anon:
-                            total += int(fields[1])
-            except OSError:
-                continue
-            sizes.append(total)
+        signal_all(signal.SIGSTOP)
+        try:
+            for pid in pids:
+                try:
+                    with open("/proc/%d/clear_refs" % pid, "w") as f:
+                        f.write("1")
+                    cleared.append(pid)
+                except OSError:
+                    pass  # not one of the job's processes any more
+            signal_all(signal.SIGCONT)
+            if cpu_us:  # until the job has run cpu_us of CPU (schedstat: ns on a core), at most 2 s
+                begin, until = on_cpu_us(pids), time.monotonic() + 2.0
+                while on_cpu_us(pids) - begin < cpu_us and time.monotonic() < until:
+                    time.sleep(0.0002)
+            else:
+                time.sleep(window_s)
+            signal_all(signal.SIGSTOP)
+            sizes = [kib for kib in read_referenced(cleared) if kib > 0]
+        finally:
+            signal_all(signal.SIGCONT)
         if len(sizes) < max(1, p // 2):
             return None
-        print("    touched KiB per process: median %.0f" % statistics.median(sizes), flush=True)
+        print("    touched KiB per process (%s): median %.0f of %d" % (
+            "%.0f µs of the job's CPU" % cpu_us if cpu_us else "%.1f ms" % (1000 * window_s),
+            statistics.median(sizes), len(sizes)), flush=True)
         return statistics.median(sizes)
     except OSError as error:
         print("    cannot read pages touched: %s" % error, flush=True)
@@ -411,6 +431,37 @@ def footprint(command, p, settle_s=1.0, window_s=0.4):
         except subprocess.TimeoutExpired:
             job.kill()  # the job this function started, by its own id
             job.wait()
+
+
+def on_cpu_us(pids):
+    """CPU time the processes have had so far (µs; /proc/PID/schedstat, ns resolution)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open("/proc/%d/schedstat" % pid) as f:
+                total += int(f.read().split()[0]) / 1000.0
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def read_referenced(pids):
+    """Per process, the KiB of its anonymous mappings smaps counts as Referenced."""
+    sizes = []
+    for pid in pids:
+        anon, total = True, 0
+        try:
+            with open("/proc/%d/smaps" % pid) as f:
+                for line in f:
+                    fields = line.split()
+                    if fields and "-" in fields[0] and not fields[0].endswith(":"):
+                        anon = len(fields) < 6 or fields[5].startswith("[")  # no file: heap, stack, anonymous
+                    elif fields and fields[0] == "Referenced:" and anon:
+                        total += int(fields[1])
+        except OSError:
+            continue
+        sizes.append(total)
+    return sizes
 
 
 def sync_rows(text):
@@ -523,7 +574,12 @@ def calibrate(args):
                     if netns:
                         command = cluster_command(netns, args.sshd_dir, p, command) if args.sshd_dir else \
                             command[:1] + place + command[1:]
-                    kib = footprint(command, p)
+                    # Two supersteps' CPU of the whole job (the timed runs' CPU per process)
+                    cpus = [v[0] for v in subset.get((p, sync, "empty"), [])]
+                    cpu_us = 2 * p * statistics.median(cpus) if cpus else None
+                    kib = footprint(command, p, cpu_us=cpu_us)
+                    if kib is None:  # a job slow to start on a loaded machine: once more
+                        kib = footprint(command, p, cpu_us=cpu_us)
                     if kib is not None:
                         touched[(p, sync)] = kib
             if not (got["rtt"] and got["t2"] and got["t1"]):
@@ -768,7 +824,7 @@ def write_table(args, params, comparison):
              "(f + β fan-out) + S (c + growth + refill) per process and superstep (bench/sync_model.py).",
              "",
              "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
-             + " | ".join("extra/switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
+             + " | ".join("g + refill(X0) per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
              + " |",
              "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (2 * len(ps))]
     for (network, transport), par in sorted(params.items()):
@@ -776,8 +832,7 @@ def write_table(args, params, comparison):
         lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f (%d runs%s) | %s | %s | %s | %s |"
                      % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["c_spin"], par["c_block"],
                         par["fitted_on"], par.get("c_note", ""), xs[1], xs[0],
-                        " | ".join("%.1f" % (switch_extra(par, "sparse", p, 1.0) - switch_extra(par, "sparse", p, 0.0))
-                                   for p in ps),
+                        " | ".join("%.1f" % per_switch_extra(par, "sparse", p) for p in ps),
                         " | ".join("%.1f" % switches(par, "dense", 1, p, CORES) for p in ps)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
