@@ -42,23 +42,30 @@ measure): some process is always runnable, so the cores are never idle and the s
 lasts the CPU time of all processes divided by C; a process waiting for a message gives its
 core to another (a context switch: sched_yield while it spins, p <= 4 C, a sleep in poll
 beyond, as recovery/spin_policy.cc decides):
-    T = max(T1(p), (p / C) U),   U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X))
+    T = max(T1(p), (p / C) U),
+    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0)) + refill(p, x1 p)
       S      context switches per process and superstep: those of bare processes doing the
              same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
              sparse W x (switches per wait of the rounds at k = p), dense the switches per
-             round of the all-to-all at k = p (its p - 1 messages); most waits of a blocked
-             barrier find their message already there
+             round of the all-to-all at k = p (its p - 1 messages), times rho, bsplib's
+             measured switches over the bare processes' at the calibration p of the same
+             protocol and mode; most waits of a blocked barrier find their message already
+             there (g and the refills are measured per wait of the rounds and divided by its
+             switches per wait)
       c_mode the library's own CPU per switch (its pass after a wake-up: timers, the
              transport's poll, the active links), spinning and blocking apart; fitted
       g(p)   the scheduler's growth: wake_cost's CPU per wait at k = p over that at the
              smallest calibration p in the same mode (4 spinning, 16 blocking), per switch
       refill(p, X)  the working set: wake_cost with X KiB touched per round at k = p, minus
-             the same at k = 2 (where it stays in the caches), per switch: what fetching it back
-             costs once the p processes' sets outgrow the L2s and the L3. X = X0 + x1 p KiB per
-             process and protocol, from the anonymous pages (heap, stacks, buffers) each
-             process of the calibration runs touched in 0.4 s of supersteps (clear_refs, then
-             smaps' Referenced: page-granular, an upper bound; wake_cost's touch is
-             sequential, so cheaper per byte than the library's scattered one)
+             the same at k = 2 (where it stays in the caches): what fetching it back
+             costs once the p processes' sets outgrow the L2s and the L3 (wake_cost's CPU per
+             KiB: the least-squares slope over 0, 128, 512 KiB, a running maximum over k).
+             X0 KiB at every switch, x1 p (per-peer state) once per superstep, X0 + x1 p the
+             anonymous pages (heap, stacks, buffers) each process of the calibration runs at
+             p = 4, 8, 16 touched while the job ran two supersteps' CPU (stopped, clear_refs,
+             continued until schedstat says so, stopped, smaps' Referenced): page-granular, an
+             upper bound on the bytes, while wake_cost's touch is sequential, so cheaper per
+             byte than the library's scattered one
       beta k nic only: each process's packet socket filters every frame on its interface
              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
