@@ -285,7 +285,7 @@ void Runtime::begin(int maxprocs) {
   }
   control::JobStart start;
   try {
-    start = control_->handshake(pid, maxprocs, address);
+    start = control_->handshake(pid, maxprocs, address, recovery::machine_identity());
   } catch (const control::JobAborted& stopped) {
     if (!stopped.printed) std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, stopped.message.c_str());
     leave(1);
@@ -309,16 +309,18 @@ void Runtime::begin(int maxprocs) {
   channel_config.secret = secret;
   channel_config.buffers = options_.buffers;
   channel_config.ack_policy = options_.ack_policy;
-  // Without --spin-us: spin while few of the job's processes share each core, not when
-  // many do (recovery/spin_policy.h, docs/tuning.md).
+  // Without --spin-us: spin while few of the job's processes share each core of this
+  // machine, not when many do (recovery/spin_policy.h, docs/tuning.md).
   if (options_.spin_us >= 0) {
     channel_config.spin_us = options_.spin_us;
   } else {
     std::vector<std::string> members(start.addresses.begin(),
                                      start.addresses.begin() + std::min<std::size_t>(start.addresses.size(),
                                                                                      static_cast<std::size_t>(start.nprocs)));
-    channel_config.spin_us = recovery::default_spin_us(recovery::processes_on_host(members, pid), recovery::usable_cores());
+    channel_config.spin_us = recovery::default_spin_us(recovery::processes_on_machine(start.machines, members, pid),
+                                                       recovery::usable_cores());
   }
+  spin_us_ = channel_config.spin_us;
   std::unique_ptr<recovery::Channel> channel;
   try {
     channel = recovery::make_channel(std::move(transport), channel_config);
@@ -365,8 +367,8 @@ void Runtime::choose_data_address() {
 
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
-  std::string report = fmt::format("supersteps={} comm_s={:.6f}{}", engine_->supersteps(),
-                                   engine_->communication_seconds(), path_report_);
+  std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={}{}", engine_->supersteps(),
+                                   engine_->communication_seconds(), spin_us_, path_report_);
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });
   // What tcp's set-up refused (connections that did not prove the job's secret).

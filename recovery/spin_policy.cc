@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "transport/hybrid_transport.h"
 
@@ -20,6 +21,22 @@ int usable_cores() {
   CPU_ZERO(&cpus);
   if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0) return 1;
   return std::max(CPU_COUNT(&cpus), 1);
+}
+
+std::string machine_identity() {
+  std::ifstream file("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  std::getline(file, boot_id);
+  return boot_id;
+}
+
+int processes_on_machine(const std::vector<std::string>& machines, const std::vector<std::string>& addresses,
+                         int self) {
+  if (self < 0 || self >= static_cast<int>(machines.size()) || machines[static_cast<std::size_t>(self)].empty()) {
+    return processes_on_host(addresses, self);
+  }
+  const std::string& mine = machines[static_cast<std::size_t>(self)];
+  return static_cast<int>(std::count(machines.begin(), machines.end(), mine));
 }
 
 std::string host_of_address(const std::string& address) {

@@ -20,6 +20,17 @@ int default_spin_us(int processes_on_host, int cores);
 // Cores this process may run on (sched_getaffinity; 1 if that fails).
 int usable_cores();
 
+// This machine's identity: the running kernel's boot id. Processes that report the same
+// one share this machine's cores, whatever network namespace, address or host name they
+// have (the emulated cluster's hosts are namespaces of one machine). "" if unreadable.
+std::string machine_identity();
+
+// How many of the job's processes share the cores of pid `self`, self included: those
+// whose machine (machines[i], from machine_identity()) is self's; by host address
+// (processes_on_host) when self's machine is unknown.
+int processes_on_machine(const std::vector<std::string>& machines, const std::vector<std::string>& addresses,
+                         int self);
+
 // How many of the job's processes (addresses[i]: pid i's transport address) run on the
 // host of pid `self`, self included. Hosts are told apart by what each transport
 // publishes: shm's host key (also the local half of a hybrid address), nic's interface mac,

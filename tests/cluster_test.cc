@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "recovery/spin_policy.h"
 #include "tests/run_program.h"
 
 namespace {
@@ -70,6 +71,37 @@ TEST(ClusterIsolationTest, MachineNamespaceUntouched) {
   run_program({"tools/cluster.sh", "down", "--prefix", prefix}, 60s);
   EXPECT_EQ(links.out.find(prefix), std::string::npos) << links.out;
   EXPECT_NE(namespaces.out.find(prefix + "sw"), std::string::npos) << namespaces.out;
+}
+
+// The hosts are namespaces of this one machine: a process counts the job's processes on
+// its machine (boot id), not on its host, when it decides whether to spin. One process on
+// each of 4 (cores + 1) namespace hosts: by address each is alone, yet more than 4 share
+// each core, so nobody spins; 4 processes (4 hosts) spin. Before 2026-11-25 processes
+// were counted per address and all spun (on the 8-host cluster at 16-64 processes, 30-350
+// involuntary switches per process per superstep).
+TEST(ClusterSpinTest, SpinFollowsTheMachineNotTheNamespace) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to build network namespaces";
+  const int cores = bsp::recovery::usable_cores();
+  if (cores > 4) GTEST_SKIP() << "crowding " << cores << " cores takes more hosts than a test should build";
+  const int crowded = 4 * (cores + 1);  // more than 4 per core
+  const std::string prefix = "bp" + std::to_string(::getpid() % 100000);
+  ProgramResult up = run_program({"tools/cluster.sh", "up", std::to_string(crowded), "--prefix", prefix}, 120s);
+  struct Down {
+    std::string prefix;
+    ~Down() { run_program({"tools/cluster.sh", "down", "--prefix", prefix}, 120s); }
+  } down{prefix};
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  auto spins = [&](int processes) {
+    ProgramResult result = run_program({kBsprun, "-n", std::to_string(processes), "--netns=" + prefix,
+                                        "--transport=udp", "--stats", kCases, "--case=put_all_to_all"},
+                                       120s);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    std::vector<long> spin = bsp::testing::stats_per_process(result, "spin_us");
+    EXPECT_EQ(static_cast<int>(spin.size()), processes) << describe(result);
+    return spin;
+  };
+  for (long spin : spins(crowded)) EXPECT_EQ(spin, 0) << crowded << " processes on " << cores << " cores";
+  for (long spin : spins(4)) EXPECT_GT(spin, 0) << "4 processes on " << cores << " cores";
 }
 
 INSTANTIATE_TEST_SUITE_P(

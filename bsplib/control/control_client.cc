@@ -110,9 +110,10 @@ bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t
   }
 }
 
-JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::string& address) {
+JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::string& address,
+                                  const std::string& machine) {
   MessageWriter hello(MessageType::hello);
-  hello.i32(pid).i32(requested_nprocs).i32(static_cast<std::int32_t>(::getpid())).str(address);
+  hello.i32(pid).i32(requested_nprocs).i32(static_cast<std::int32_t>(::getpid())).str(address).str(machine);
   asio::write(socket_, asio::buffer(hello.bytes()));
   std::uint8_t type;
   std::string body;
@@ -126,6 +127,7 @@ JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::stri
       start.nprocs = reader.i32();
       start.job_id = reader.u32();
       for (int i = 0; i < start.nprocs; ++i) start.addresses.push_back(reader.str());
+      for (int i = 0; i < start.nprocs; ++i) start.machines.push_back(reader.str());
       return start;
     case MessageType::excess:
       start.excess = true;

@@ -20,6 +20,7 @@ struct JobStart {
   int nprocs = 0;
   std::uint32_t job_id = 0;
   std::vector<std::string> addresses;  // index = pid
+  std::vector<std::string> machines;   // index = pid: each process's machine (boot id; "" unknown)
 };
 
 // The job is being stopped: thrown by the blocking calls, returned by poll_abort().
@@ -35,7 +36,7 @@ class ControlClient {
   ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret);
 
   // Sends the hello and waits for the job's size and addresses. Throws JobAborted.
-  JobStart handshake(int pid, int requested_nprocs, const std::string& address);
+  JobStart handshake(int pid, int requested_nprocs, const std::string& address, const std::string& machine);
 
   // Tells the coordinator to stop the job with message, and waits (bounded) until it has
   // printed it.

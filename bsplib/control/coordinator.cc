@@ -72,6 +72,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     std::vector<double> silent_seconds;  // per awaited pid: since anything moved with it
     int requested = 0;
     std::string address;
+    std::string machine;  // its kernel's boot id (spin_policy.h: who shares the cores)
     std::string report;
   };
 
@@ -201,6 +202,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     int requested = reader.i32();
     pid_t os_pid = reader.i32();
     std::string address = reader.str();
+    std::string machine = reader.str();
     if (pid < 0 || pid >= config.processes || processes[pid].hello) {
       fmt::print(stderr, "{}: unexpected hello from pid {}\n", config.who, pid);
       return;
@@ -211,6 +213,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     process.hello = true;
     process.requested = requested;
     process.address = std::move(address);
+    process.machine = std::move(machine);
     process.reported_os_pid = os_pid;  // for messages only: never waited for or killed
     if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
     for (int other = 0; other < config.processes; ++other) {
@@ -237,6 +240,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     MessageWriter start(MessageType::start);
     start.i32(nprocs).u32(config.job_id);
     for (int pid = 0; pid < nprocs; ++pid) start.str(processes[pid].address);
+    for (int pid = 0; pid < nprocs; ++pid) start.str(processes[pid].machine);
     const std::string bytes = start.bytes();
     for (int pid = 0; pid < config.processes; ++pid) {
       if (pid < nprocs) {

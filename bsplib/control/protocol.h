@@ -18,8 +18,10 @@
 namespace bsp::control {
 
 enum class MessageType : std::uint8_t {
-  hello = 1,   // process -> coordinator: i32 pid, i32 requested nprocs, i32 os pid, str address
-  start = 2,   // coordinator -> process: i32 nprocs, u32 job id, nprocs x str address
+  hello = 1,   // process -> coordinator: i32 pid, i32 requested nprocs, i32 os pid, str address,
+               // str machine (the kernel's boot id: processes with one share its cores)
+  start = 2,   // coordinator -> process: i32 nprocs, u32 job id, nprocs x str address,
+               // nprocs x str machine
   excess = 3,  // coordinator -> process: not needed (pid >= nprocs): leave quietly
   abort = 4,   // either way: str message (coordinator -> process: stop now)
   done = 5,    // process -> coordinator: reached bsp_end; str statistics report (may be empty)

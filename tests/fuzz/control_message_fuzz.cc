@@ -9,10 +9,10 @@
 //      string never extends past the body; nothing after a throw is trusted;
 //   1: the reads the coordinator makes of a message from a session (byte 1: the type;
 //      the rest: the body), in the order bsplib/control/coordinator.cc makes them:
-//      proof (u64), hello (i32 pid, i32 requested, i32 OS pid, str address), stall
+//      proof (u64), hello (i32 pid, i32 requested, i32 OS pid, str address, str machine), stall
 //      (i32, i32, u32 n <= processes, n x i32 pid in range), done/abort (str);
 //   2: the reads the process makes of `start` (bsplib/control/control_client.cc:
-//      i32 P, u32 job id, P x str);
+//      i32 P, u32 job id, P x str address, P x str machine);
 //   3: MessageWriter then MessageReader: the values written read back; the frame's
 //      length field is the body's size and its type byte the type.
 // Bodies are in heap blocks of their exact size.
@@ -113,7 +113,8 @@ void coordinator_reads(Input input) {
         int requested = reader.i32();
         int os_pid = reader.i32();
         std::string address = reader.str();
-        FUZZ_CHECK(12 + 4 + address.size() <= body.size());
+        std::string machine = reader.str();
+        FUZZ_CHECK(12 + 4 + address.size() + 4 + machine.size() <= body.size());
         (void)pid, (void)requested, (void)os_pid;
         break;
       }
@@ -159,7 +160,13 @@ void start_reads(Input input) {
       bytes += 4 + addresses.back().size();
       FUZZ_CHECK(bytes <= body.size());
     }
-    FUZZ_CHECK(addresses.size() <= body.size() / 4);
+    std::vector<std::string> machines;
+    for (int i = 0; i < nprocs; ++i) {
+      machines.push_back(reader.str());
+      bytes += 4 + machines.back().size();
+      FUZZ_CHECK(bytes <= body.size());
+    }
+    FUZZ_CHECK(addresses.size() + machines.size() <= body.size() / 4);
   } catch (const std::exception&) {
   }
 }
@@ -239,12 +246,16 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
   message(0, {3, 0b111111}, MessageWriter(MessageType::hello).str("a").str("").str("bcd"));
   // The coordinator's messages.
   message(1, {9}, MessageWriter(MessageType::proof).u64(0x0123456789ABCDEFull));
-  message(1, {1}, MessageWriter(MessageType::hello).i32(0).i32(4).i32(1234).str("127.0.0.1:40000"));
+  message(1, {1},
+          MessageWriter(MessageType::hello).i32(0).i32(4).i32(1234).str("127.0.0.1:40000").str(
+              "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
   message(1, {7}, MessageWriter(MessageType::stall).i32(12).i32(10500).u32(2).i32(1).i32(3));
   message(1, {5}, MessageWriter(MessageType::done).str("supersteps=3 comm_s=0.1 foreign=0"));
   message(1, {4}, MessageWriter(MessageType::abort).str("bsplib: pid 1: something went wrong"));
   // start.
-  message(2, {}, MessageWriter(MessageType::start).i32(3).u32(77).str("127.0.0.1:1").str("127.0.0.1:2").str("lo/00:00:00:00:00:00"));
+  message(2, {},
+          MessageWriter(MessageType::start).i32(3).u32(77).str("127.0.0.1:1").str("127.0.0.1:2").str(
+              "lo/00:00:00:00:00:00").str("boot-a").str("boot-a").str("boot-b"));
   // Writer programs.
   seeds.push_back({3, 1, 0, 1, 2, 3, 4, 3, 5, 'h', 'e', 'l', 'l', 'o', 2, 8, 7, 6, 5, 4, 3, 2, 1});
   seeds.push_back({3, 4, 3, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF});
