@@ -364,9 +364,9 @@ def descendants(pid):
     return out
 
 
-def footprint(command, p, settle_s=1.0, window_s=0.4, cpu_us=None):
+def footprint(command, p, settle_s=1.0, window_s=0.4, cpu_us=None, name="sync_scaling"):
     """KiB of anonymous memory (heap, stacks, buffers; not code or libraries, which the
-    processes share) that each of the p bench/sync_scaling processes touches in window_s of
+    processes share) that each of the p bench/sync_scaling processes (by name) touches in window_s of
     steady supersteps: the job stopped (SIGSTOP), clear_refs, continued for window_s (or until
     its processes have had cpu_us of CPU time together, whatever else loads the machine),
     stopped again, smaps' Referenced read, continued. A short window (two supersteps' CPU)
@@ -381,10 +381,10 @@ def footprint(command, p, settle_s=1.0, window_s=0.4, cpu_us=None):
         start = time.monotonic()
         while time.monotonic() - start < deadline:
             pids = []
-            for pid in descendants(job.pid):
+            for pid in [job.pid] + descendants(job.pid):
                 try:
                     with open("/proc/%d/comm" % pid) as f:
-                        if f.read().strip() == "sync_scaling":
+                        if f.read().strip() == name:
                             pids.append(pid)
                 except OSError:
                     pass

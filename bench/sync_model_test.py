@@ -135,6 +135,27 @@ class CalibrationTest(unittest.TestCase):
         self.assertEqual(model.protocol("sparse", "empty", 17), (5, 5, 5))
 
 
+class FootprintTest(unittest.TestCase):
+    TOUCHER = ("import sys, time\n"
+               "buffer = bytearray(%d * 1024)\n"
+               "end = time.monotonic() + 4\n"
+               "while time.monotonic() < end:\n"
+               "    for i in range(0, len(buffer), 4096):\n"
+               "        buffer[i] = (buffer[i] + 1) & 255\n")
+
+    def measure(self, kib, **window):
+        command = [sys.executable, "-c", self.TOUCHER % kib]
+        return model.footprint(command, 1, settle_s=0.5, name=os.path.basename(sys.executable)[:15],
+                               **window)
+
+    def test_counts_the_pages_a_process_touches(self):
+        small, large = self.measure(1024, window_s=0.2), self.measure(8192, cpu_us=50000)
+        if small is None or large is None:
+            self.skipTest("clear_refs or smaps not usable here")
+        self.assertGreaterEqual(large - small, 0.9 * (8192 - 1024))  # the buffers' pages, give or take the heap
+        self.assertLess(large - small, 1.2 * (8192 - 1024))
+
+
 class ReportTest(unittest.TestCase):
     def test_report_on_a_sweep_the_model_made(self):
         wake = model.WakeCost(WAKE)
