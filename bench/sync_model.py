@@ -5,8 +5,11 @@ Two commands:
   calibrate  measures the model's parameters on this machine, per network and transport:
              OUT/calibration.csv (p = 2: bench/layer_pingpong, bench/sync_scaling on two
              cores and pinned to one), OUT/calibration_runs.csv (both protocols at p = 4, 8
-             and 16: the calibration subset f and q are fitted on) and OUT/wake_cost.csv
-             (bench/wake_cost: the scheduler's cost of a wait against processes per core);
+             and 16, with their CPU, frames and context switches per process and superstep
+             and the pages each process touches: the calibration subset f, beta, c and X come
+             from) and OUT/wake_cost.csv (bench/wake_cost: bare processes doing the sparse
+             barrier's rounds and the dense all-to-all, spinning and blocking, with working
+             sets of 0, 128 and 512 KiB, k = 2 .. 256);
   report     predicts, for p = 2 .. 10^4, the time of an empty bsp_sync and of a superstep
              in which every process puts one word to pid + 1, for the dense and the sparse
              protocol, compares it with OUT/sync_scaling.csv (bench/sync_scaling.sh), and
@@ -34,43 +37,60 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
     work on the same cores), E the engine's own work per superstep (p = 2 minima).
 
-Shared cores (C cores, p > C, n = p / C processes per core; what lo and the 8-namespace
-cluster on this 2-core machine measure): some process is always runnable, so the cores are
-never idle, and every wait ends in a switch to another process. The superstep lasts the
-CPU time of all processes divided by C:
-    T = max(T1(p), (p / C) U),   U = E + (D + A) (f + beta k) + W [s(n) + q (p - 2)]
-      s(n) = s2 + m(n) - m(2)   the switch: what a wait costs the scheduler
-        s2    with 2 processes per core: both processes of a p = 2 job pinned to one core
-              (taskset), U1 = E + f + s2 per process and superstep (getrusage CPU time)
-        m(n)  bench/wake_cost: CPU per message of k = C n bare processes doing the sparse
-              barrier's rounds over UDP with bsplib's wait (spin 100 us yielding, then
-              block); it grows with n (more processes to switch through, colder caches)
-      q (p - 2)  the library's pass over per-peer state after each wait: the engine, the
-              channel and the transport walk all p peers (tcp's inboxes and send queues, the
-              reliable layer's links, the sparse engine's incoming streams), cold in the cache
-              after a switch; frames that came while the process was off the core are taken
-              in the same pass.
-      beta k  nic only: each process's packet socket filters every frame on its interface
-              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
-              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
-              cluster's destination host; none with a host per process (the dashed curves).
-    f (for nic beta, with f = h) and q are fitted (least squares; f from the dense runs, q
-    from the sparse ones, alternately) on the calibration subset only: both protocols at
-    p = 4, 8 and 16 (calibration_runs.csv, runs of their own), never on the points compared.
-    A network without such runs (an older calibration) takes the transport's q from one
-    with: it is the library's own work.
+Shared cores (C cores, p > C; what lo and the 8-namespace cluster on this 2-core machine
+measure): some process is always runnable, so the cores are never idle and the superstep
+lasts the CPU time of all processes divided by C; a process waiting for a message gives its
+core to another (a context switch: sched_yield while it spins, p <= 4 C, a sleep in poll
+beyond, as recovery/spin_policy.cc decides):
+    T = max(T1(p), (p / C) U),
+    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0)) + refill(p, x1 p)
+      S      context switches per process and superstep: those of bare processes doing the
+             same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
+             sparse W x (switches per wait of the rounds at k = p), dense the switches per
+             round of the all-to-all at k = p (its p - 1 messages), times rho, bsplib's
+             measured switches over the bare processes' at the calibration p of the same
+             protocol and mode; most waits of a blocked barrier find their message already
+             there (g and the refills are measured per wait of the rounds and divided by its
+             switches per wait)
+      c_mode the library's own CPU per switch (its pass after a wake-up: timers, the
+             transport's poll, the active links), spinning and blocking apart; fitted
+      g(p)   the scheduler's growth: wake_cost's CPU per wait at k = p over that at the
+             smallest calibration p in the same mode (4 spinning, 16 blocking), per switch
+      refill(p, X)  the working set: wake_cost with X KiB touched per round at k = p, minus
+             the same at k = 2 (where it stays in the caches): what fetching it back
+             costs once the p processes' sets outgrow the L2s and the L3 (wake_cost's CPU per
+             KiB: the least-squares slope over 0, 128, 512 KiB, a running maximum over k).
+             X0 KiB at every switch, x1 p (per-peer state) once per superstep, X0 + x1 p the
+             anonymous pages (heap, stacks, buffers) each process of the calibration runs at
+             p = 4, 8, 16 touched while the job ran two supersteps' CPU (stopped, clear_refs,
+             continued until schedstat says so, stopped, smaps' Referenced): page-granular, an
+             upper bound on the bytes, while wake_cost's touch is sequential, so cheaper per
+             byte than the library's scattered one
+      beta k nic only: each process's packet socket filters every frame on its interface
+             (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
+             more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
+             cluster's destination host; none with a host per process (the dashed curves).
+    f (for nic beta, with f = h) and c_spin, c_block are fitted (least squares; f from the
+    dense runs, c from the sparse ones, alternately) on the calibration subset only: both
+    protocols at p = 4, 8 (spinning) and 16 (blocking) with their measured switches
+    (calibration_runs.csv, runs of their own), never on the points compared. A network
+    without such runs (an older calibration) takes the transport's c from one with: it is
+    the library's own work. The per-peer walk of the previous model (q (p - 2) per wait) is
+    gone: the reliable layer visits only active links (recovery/protocol_core.cc).
     Every term is CPU time, so U is compared with the CPU each process used per superstep
-    (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time: on a
-    machine others load, the job gets a share of the cores and T grows by 1 / share,
-    while U does not.
+    (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time, and S with
+    the switches measured: on a machine others load, the job gets a share of the cores and T
+    grows by 1 / share, while U does not.
 """
 import argparse
 import csv
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import time
 
 CORES = 2
 ACK_START_US = 20000.0  # 2 sender-probe intervals of at most kMaxRetry = 10 ms
@@ -79,6 +99,9 @@ RELIABLE_LAYER = {"udp", "nic"}
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
 CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
+SPIN_PER_CORE = 4  # recovery/spin_policy.h kFullSpinProcessesPerCore: bsplib spins up to 4 per core, then blocks
+WAKE_PROCS = (2, 4, 8, 16, 32, 64, 128, 256)  # bench/wake_cost's k
+TOUCH_KIB = (0, 128, 512)  # working sets per process wake_cost is run with
 CALIBRATION_PS = (4, 8, 16)  # f and q are fitted on these runs only (2, 4, 8 processes per core)
 
 
@@ -99,38 +122,106 @@ def protocol(sync, kind, p):
 
 
 class WakeCost:
-    """m(n): bench/wake_cost's CPU per message against processes per core, interpolated
-    (and beyond the largest k measured, extrapolated) linearly in log2 k. Only what the
-    model needs beyond p = 256 (the 2-core curves to 10^4) is extrapolated."""
+    """bench/wake_cost's CPU and context switches per message against k processes on the
+    cores, per pattern (rounds: the sparse barrier; alltoall: the dense sync), wait mode (spin,
+    block) and working set touched per round (touch_kib). Medians over repeats; between the k
+    measured linear in log2 k, beyond the largest extrapolated linearly in log2 k (growing
+    only; only the 2-core curves beyond p = 256 use that)."""
 
     def __init__(self, rows, cores=CORES):
-        points = {}
+        raw = {}
         for row in rows:
-            if row.get("pattern") == "rounds" and row.get("wait") == "spin" and int(row["cpus"]) == cores:
-                points.setdefault(int(row["k"]), []).append(float(row["rusage_cpu_us_per_message"]))
-        # Medians per k, then a running maximum: a wait does not get cheaper with more
-        # processes per core, and a dip is the load of the moment.
-        self.points, top = [], 0.0
-        for x, y in sorted((math.log2(k), statistics.median(v)) for k, v in points.items()):
-            top = max(top, y)
-            self.points.append((x, top))
+            if int(row.get("cpus") or cores) != cores or row.get("pattern") not in ("rounds", "alltoall"):
+                continue
+            key = (row["pattern"], row["wait"], int(float(row.get("touch_kib") or 0)))
+            switches = (float(row.get("voluntary_cs_per_message") or 0)
+                        + float(row.get("involuntary_cs_per_message") or 0))
+            raw.setdefault(key, {}).setdefault(int(row["k"]), []).append(
+                (float(row["rusage_cpu_us_per_message"]), switches))
         self.cores = cores
+        self.series = {key: [(math.log2(k), statistics.median(v[0] for v in values),
+                              statistics.median(v[1] for v in values)) for k, values in sorted(by_k.items())]
+                       for key, by_k in raw.items()}
+        self.points = bool(self.series)
 
-    def m(self, n):
-        """Extra CPU per wait at n processes per core over n = 2 (0 without measurements)."""
-        if len(self.points) < 2 or n <= 2:
+    def mode(self, k):
+        """bsplib's wait with k processes on the cores (recovery/spin_policy): spin up to
+        SPIN_PER_CORE per core, block beyond."""
+        return "spin" if k <= SPIN_PER_CORE * self.cores else "block"
+
+    def _series(self, pattern, wait, touch=0):
+        found = self.series.get((pattern, wait, touch))
+        if found is None and touch == 0:  # an older wake_cost.csv: one wait mode only
+            found = self.series.get((pattern, "spin" if wait == "block" else "block", 0))
+        return found
+
+    @staticmethod
+    def _at(points, x, column):
+        if x <= points[0][0] or len(points) == 1:
+            return points[0][column]
+        for a, b in zip(points, points[1:]):
+            if x <= b[0]:
+                return a[column] + (b[column] - a[column]) * (x - a[0]) / (b[0] - a[0])
+        a, b = points[-2], points[-1]
+        return b[column] + max(0.0, (b[column] - a[column]) / (b[0] - a[0])) * (x - b[0])
+
+    def switches(self, pattern, k):
+        """Context switches (voluntary and involuntary) per wait of the rounds, or per round of
+        the all-to-all (its k - 1 messages: a dense superstep), in the wait mode bsplib uses at
+        k; None without measurements."""
+        found = self._series(pattern, self.mode(k))
+        if not found:
+            return None
+        return max(0.0, self._at(found, math.log2(k), 2)) * (k - 1 if pattern == "alltoall" else 1)
+
+    def cpu(self, k, mode=None):
+        """CPU per round of the rounds pattern at k without a working set."""
+        found = self._series("rounds", mode or self.mode(k))
+        return self._at(found, math.log2(k), 1) if found else 0.0
+
+    def per_kib(self, k, mode=None):
+        """CPU per KiB touched per round at k: the least-squares slope over the working sets
+        measured (0 without them), not smaller than at any smaller k measured (more processes
+        evict more; a dip is the load of the moment)."""
+        mode = mode or self.mode(k)
+        series = [(t, self.series[("rounds", mode, t)]) for (pattern, wait, t) in sorted(self.series)
+                  if pattern == "rounds" and wait == mode]
+        if len(series) < 2:
             return 0.0
-        return max(0.0, self._at(math.log2(n * self.cores)) - self._at(math.log2(2 * self.cores)))
 
-    def _at(self, x):
-        pts = self.points
-        if x <= pts[0][0]:
-            return pts[0][1]
-        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-            if x <= x1:
-                return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-        (x0, y0), (x1, y1) = pts[-2], pts[-1]
-        return y1 + max(0.0, (y1 - y0) / (x1 - x0)) * (x - x1)
+        def slope(x):
+            points = [(t, self._at(found, x, 1)) for t, found in series]
+            mt = statistics.mean(t for t, _ in points)
+            mv = statistics.mean(v for _, v in points)
+            den = sum((t - mt) ** 2 for t, _ in points)
+            return sum((t - mt) * (v - mv) for t, v in points) / den if den > 0 else 0.0
+
+        xs = sorted({x for _, found in series for x, _, _ in found if x <= math.log2(k)}) + [math.log2(k)]
+        return max(slope(x) for x in xs)
+
+    def refill(self, k, touch):
+        """Per wait: what a working set of touch KiB costs at k processes beyond what it costs
+        where it stays in the caches (k = 2, the same wait mode): fetching it back after the
+        other processes ran. 0 without wake_cost runs with working sets."""
+        if touch <= 0 or k <= 2:
+            return 0.0
+        mode = self.mode(k)
+        return max(0.0, touch * (self.per_kib(k, mode) - self.per_kib(2, mode)))
+
+    def growth(self, k):
+        """Per wait: the scheduler's CPU at k processes over that at the smallest calibration p
+        in the same wait mode (4 spinning, 16 blocking; bare processes, no working set), where
+        the calibration runs measured the rest of a switch's cost; a running maximum over k."""
+        if not self.points or k <= self.cores:
+            return 0.0
+        mode = self.mode(k)
+        same = [p for p in CALIBRATION_PS if self.mode(p) == mode]
+        reference = min(same) if same else max(CALIBRATION_PS)
+        found = self._series("rounds", mode)
+        if not found:
+            return 0.0
+        xs = [x for x, _, _ in found if math.log2(reference) < x < math.log2(k)] + [math.log2(k)]
+        return max(0.0, max(self._at(found, x, 1) for x in xs) - self.cpu(reference, mode))
 
 
 def fanout(network, p):
@@ -142,35 +233,69 @@ def fanout(network, p):
     return max(0, on_interface - 2)
 
 
-def wait_cost(params, p, cores):
-    """s(n): what one wait costs a process when n = p / cores processes share a core."""
-    n = p / cores
-    if n <= 1:
+def working_set(params, sync):
+    """(X0, x1): a process touches X0 KiB at every wake-up (its engine, transport, buffers) and
+    x1 KiB per peer once per superstep, from the pages the calibration runs' processes
+    touched at p = 4, 8, 16 (X0 + x1 p; 0 where not measured)."""
+    return params.get("touched", {}).get(sync, (0.0, 0.0))
+
+
+def bare_switches(wake, sync, W, p):
+    """Context switches per superstep of bare processes doing the protocol's pattern in the
+    wait mode bsplib uses at p (bench/wake_cost): sparse W waits of the rounds, dense one round
+    of the all-to-all; without measurements one per wait."""
+    if sync == "dense":
+        found = wake.switches("alltoall", p)
+        return W if found is None else found
+    found = wake.switches("rounds", p)
+    return W * (1.0 if found is None else found)
+
+
+def switches(params, sync, W, p, cores):
+    """Context switches per process and superstep: none with a core each; with shared cores
+    bare_switches times rho, the ratio of bsplib's measured switches to the bare processes'
+    at the calibration p of the same protocol and wait mode."""
+    if p <= cores:
         return 0.0
-    return (params["s2"] + params["wake"].m(n)) * min(1.0, n - 1)  # nothing at a core each, s2 at 2 per core
+    wake = params["wake"]
+    return bare_switches(wake, sync, W, p) * params.get("rho", {}).get((sync, wake.mode(p)), 1.0)
 
 
-def passes(W, p, cores):
-    """Progress passes per process and superstep that find the per-peer state cold: one per wait
-    (the process was switched out; frames that came meanwhile are taken in the same pass).
-    Counted with a uprobe on bsp::Engine::pump (bench/README.md): sparse W + 1-2, as here;
-    dense 3-11 at p = 8-64, more than this one: the model's known gap for dense."""
-    return W * min(1.0, max(0.0, p / cores - 1))
+def switch_extra(params, sync, p, S):
+    """CPU per superstep that bench/wake_cost adds to S switches beyond the calibration runs:
+    per switch the scheduler's growth with p and the refill of X0, once per superstep the
+    refill of the x1 p of per-peer state (wake_cost measures both per wait of the rounds,
+    divided here by the rounds' switches per wait)."""
+    if S <= 0:
+        return 0.0
+    wake = params["wake"]
+    per_wait = max(wake.switches("rounds", p) or 1.0, 0.05)
+    x0, x1 = working_set(params, sync)
+    return S * per_switch_extra(params, sync, p) + wake.refill(p, x1 * p) / per_wait
+
+
+def per_switch_extra(params, sync, p):
+    """switch_extra's part per switch: the scheduler's growth and the refill of X0."""
+    wake = params["wake"]
+    per_wait = max(wake.switches("rounds", p) or 1.0, 0.05)
+    return (wake.growth(p) + wake.refill(p, working_set(params, sync)[0])) / per_wait
 
 
 def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
-    """Predicted mean time per superstep (us), frames sent per process, and the CPU time per
-    process and superstep (us) of the shared-core term. With measured_us, the reliable
-    layer's acks are those of a superstep that long (the CPU check on a loaded machine,
-    where the time, and with it the acks, grew by the load)."""
+    """Predicted mean time per superstep (us), frames sent per process, the CPU time per
+    process and superstep (us) of the shared-core term and its context switches. With
+    measured_us, the reliable layer's acks are those of a superstep that long (the CPU check
+    on a loaded machine, where the time, and with it the acks, grew by the load)."""
     h, f, E = params["h"], params["f"], params["E"]
     D, R, W = protocol(sync, kind, p)
     # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters.
     f_shared = f + params["beta"] * fanout(params["network"], p)
+    S = switches(params, sync, W, p, cores)
+    waiting = S * params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p, S)
 
     def time_with(A):
         T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
-        U = E + (D + A) * f_shared + W * wait_cost(params, p, cores) + passes(W, p, cores) * params["q"] * (p - 2)
+        U = E + (D + A) * f_shared + waiting
         return (max(T1, p / cores * U) if p > cores else T1), U
 
     A = 0.0
@@ -178,7 +303,7 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     if transport in RELIABLE_LAYER:
         A = D * min(1.0, max(0.0, ((measured_us or T) - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
         T, U = time_with(A)
-    return T, D + A, U
+    return T, D + A, U, S
 
 
 # ---------------------------------------------------------------- calibration
@@ -218,6 +343,132 @@ def packet_sockets():
             return max(0, len(f.read().splitlines()) - 1)
     except OSError:
         return 0
+
+
+def descendants(pid):
+    """Every process below pid (/proc's parent links)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def footprint(command, p, settle_s=1.0, window_s=0.4, cpu_us=None, name="sync_scaling"):
+    """KiB of anonymous memory (heap, stacks, buffers; not code or libraries, which the
+    processes share) that each of the p bench/sync_scaling processes (by name) touches in window_s of
+    steady supersteps: the job stopped (SIGSTOP), clear_refs, continued for window_s (or until
+    its processes have had cpu_us of CPU time together, whatever else loads the machine),
+    stopped again, smaps' Referenced read, continued. A short window (two supersteps' CPU)
+    leaves out the parts of rotating buffers a process reaches only over many supersteps.
+    Processes that did not run in it (touched nothing) are left out. Page-granular, so
+    an upper bound on the bytes a process needs back in the cache after a switch. None where
+    it cannot be read (not root, or the job ended early)."""
+    print("  $ " + " ".join(command) + "   (pages touched)", flush=True)
+    job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline, pids = settle_s + 30.0, []
+        start = time.monotonic()
+        while time.monotonic() - start < deadline:
+            pids = []
+            for pid in [job.pid] + descendants(job.pid):
+                try:
+                    with open("/proc/%d/comm" % pid) as f:
+                        if f.read().strip() == name:
+                            pids.append(pid)
+                except OSError:
+                    pass
+            if len(pids) >= p:
+                break
+            time.sleep(0.1)
+        if len(pids) < p:
+            return None
+        time.sleep(settle_s)  # start-up and warm-up over
+
+        def signal_all(number):
+            for pid in pids:
+                try:
+                    os.kill(pid, number)  # the job's own processes, started here
+                except OSError:
+                    pass
+
+        cleared = []
+        signal_all(signal.SIGSTOP)
+        try:
+            for pid in pids:
+                try:
+                    with open("/proc/%d/clear_refs" % pid, "w") as f:
+                        f.write("1")
+                    cleared.append(pid)
+                except OSError:
+                    pass  # not one of the job's processes any more
+            signal_all(signal.SIGCONT)
+            if cpu_us:  # until the job has run cpu_us of CPU (schedstat: ns on a core), at most 2 s
+                begin, until = on_cpu_us(pids), time.monotonic() + 2.0
+                while on_cpu_us(pids) - begin < cpu_us and time.monotonic() < until:
+                    time.sleep(0.0002)
+            else:
+                time.sleep(window_s)
+            signal_all(signal.SIGSTOP)
+            sizes = [kib for kib in read_referenced(cleared) if kib > 0]
+        finally:
+            signal_all(signal.SIGCONT)
+        if len(sizes) < max(1, p // 2):
+            return None
+        print("    touched KiB per process (%s): median %.0f of %d" % (
+            "%.0f µs of the job's CPU" % cpu_us if cpu_us else "%.1f ms" % (1000 * window_s),
+            statistics.median(sizes), len(sizes)), flush=True)
+        return statistics.median(sizes)
+    except OSError as error:
+        print("    cannot read pages touched: %s" % error, flush=True)
+        return None
+    finally:
+        try:
+            job.wait(timeout=120)  # the run ends by itself after its budget
+        except subprocess.TimeoutExpired:
+            job.kill()  # the job this function started, by its own id
+            job.wait()
+
+
+def on_cpu_us(pids):
+    """CPU time the processes have had so far (µs; /proc/PID/schedstat, ns resolution)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open("/proc/%d/schedstat" % pid) as f:
+                total += int(f.read().split()[0]) / 1000.0
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def read_referenced(pids):
+    """Per process, the KiB of its anonymous mappings smaps counts as Referenced."""
+    sizes = []
+    for pid in pids:
+        anon, total = True, 0
+        try:
+            with open("/proc/%d/smaps" % pid) as f:
+                for line in f:
+                    fields = line.split()
+                    if fields and "-" in fields[0] and not fields[0].endswith(":"):
+                        anon = len(fields) < 6 or fields[5].startswith("[")  # no file: heap, stack, anonymous
+                    elif fields and fields[0] == "Referenced:" and anon:
+                        total += int(fields[1])
+        except OSError:
+            continue
+        sizes.append(total)
+    return sizes
 
 
 def sync_rows(text):
@@ -314,9 +565,30 @@ def calibrate(args):
                         foreign = (foreign + packet_sockets()) / 2
                         for kind, row in rows.items():
                             if "cpu_us_per_proc" in row:
+                                switches = (float(row.get("voluntary_switches_per_proc") or 0)
+                                            + float(row.get("involuntary_switches_per_proc") or 0))
                                 subset.setdefault((p, sync, kind), []).append(
                                     (float(row["cpu_us_per_proc"]), float(row["frames_per_proc"]),
-                                     float(row["mean_us"]), foreign))
+                                     float(row["mean_us"]), foreign, switches))
+            # The working set of a process: pages it touches in steady supersteps (once per
+            # transport, protocol and p; a run of its own, so the timed runs are undisturbed).
+            touched = {}
+            for p in CALIBRATION_PS:
+                for sync in SYNCS:
+                    command = [bsprun, "-n", str(p), "--transport=" + transport, "--sync=" + sync, program,
+                               "--kinds=empty", "--budget-ms=%d" % max(4000, 2 * args.budget_ms),
+                               "--max-supersteps=100000000"]
+                    if netns:
+                        command = cluster_command(netns, args.sshd_dir, p, command) if args.sshd_dir else \
+                            command[:1] + place + command[1:]
+                    # Two supersteps' CPU of the whole job (the timed runs' CPU per process)
+                    cpus = [v[0] for v in subset.get((p, sync, "empty"), [])]
+                    cpu_us = 2 * p * statistics.median(cpus) if cpus else None
+                    kib = footprint(command, p, cpu_us=cpu_us)
+                    if kib is None:  # a job slow to start on a loaded machine: once more
+                        kib = footprint(command, p, cpu_us=cpu_us)
+                    if kib is not None:
+                        touched[(p, sync)] = kib
             if not (got["rtt"] and got["t2"] and got["t1"]):
                 print("  incomplete: %s %s left out" % (network, transport), flush=True)
                 continue
@@ -336,19 +608,32 @@ def calibrate(args):
                                  "cpu_us_per_proc": "%.2f" % med(v[0] for v in values),
                                  "frames_per_proc": "%.3f" % med(v[1] for v in values),
                                  "mean_us": "%.2f" % med(v[2] for v in values),
-                                 "foreign_packet_sockets": "%.0f" % med(v[3] for v in values)})
+                                 "foreign_packet_sockets": "%.0f" % med(v[3] for v in values),
+                                 "switches_per_proc": "%.3f" % med(v[4] for v in values),
+                                 "touched_kib_per_proc": ("%.0f" % touched[(p, sync)]) if (p, sync) in touched else ""})
     write_rows(path, kept + out_rows)
     write_rows(runs_path, kept_runs + out_runs)
     # The scheduler's part: bare processes, k = 2 .. 256 on this machine's cores.
     print("calibrating the cost of a wait against processes per core (bench/wake_cost)", flush=True)
+    # Both wait modes (bsplib spins up to SPIN_PER_CORE processes per core and blocks beyond),
+    # the rounds (sparse) with working sets of TOUCH_KIB per process, the all-to-all (dense).
+    # Spinning where bsplib spins; blocking at every k for the rounds (k = 2 is the refill's
+    # reference), beyond the spinning k for the all-to-all.
     wake_rows = []
+    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
+    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
+    runs = ([["--patterns=rounds", "--waits=spin", procs(spinning), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
+            + [["--patterns=rounds", "--waits=block", procs(WAKE_PROCS), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
+            + [["--patterns=alltoall", "--waits=spin", procs(spinning)],
+               ["--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]])
     for _ in range(args.repeats):
-        text = run([wake, "--patterns=rounds", "--waits=spin", "--cpus=%d" % CORES,
-                    "--procs=2,4,8,16,32,64,128,256", "--budget-ms=300"], 600)
-        lines = [line for line in text.splitlines() if line.strip()]
-        if lines and lines[0].startswith("pattern,"):
-            names = lines[0].split(",")
-            wake_rows += [dict(zip(names, line.split(","))) for line in lines[1:] if line.count(",") == len(names) - 1]
+        for extra in runs:
+            text = run([wake, "--cpus=%d" % CORES, "--budget-ms=300"] + extra, 900)
+            lines = [line for line in text.splitlines() if line.strip()]
+            if lines and lines[0].startswith("pattern,"):
+                names = lines[0].split(",")
+                wake_rows += [dict(zip(names, line.split(","))) for line in lines[1:]
+                              if line.count(",") == len(names) - 1]
     if wake_rows:
         write_rows(os.path.join(args.out, "wake_cost.csv"), wake_rows)
 
@@ -363,56 +648,84 @@ def parameters(row, runs, wake):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
-    # f, then q, by least squares over the calibration subset (both protocols at p = 4, 8,
-    # 16), b = min(1, n - 1) and s2 = u1 - E - f (what the one-core p = 2 run leaves after
-    # the frame):  U - E - W b (u1 - E + m(n)) = f (D - W b) + q W b (p - 2).
-    # f from the dense runs (p - 1 frames, one wait: the frames dominate), then q from the
-    # sparse ones (a few frames, r waits: the waits dominate).
     network, transport = row["network"], row["transport"]
     with_fanout = transport == "nic"
+    params = {"network": network, "h": h, "E": E, "wake": wake, "beta": 0.0}
 
-    def subset(sync):
-        for run_row in runs:
-            p, kind = int(run_row["p"]), run_row["kind"]
-            blend = min(1.0, p / CORES - 1)
-            if run_row.get("sync", "sparse") != sync or blend <= 0:
-                continue
-            _, _, W = protocol(sync, kind, p)
-            frames = float(run_row["frames_per_proc"])
-            r = float(run_row["cpu_us_per_proc"]) - E - W * blend * (u1 - E + wake.m(p / CORES))
-            # nic: the sockets a frame is offered to, other jobs' on lo included.
-            sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0)
-                                            if network == "lo" else 0.0)
-            yield p, W, blend, frames, r, sockets
+    # The working set between two switches, per protocol: X0 + x1 p by least squares over
+    # the pages the calibration runs' processes touched (slope at least 0).
+    touched = {}
+    for sync in SYNCS:
+        points = sorted({(int(r["p"]), float(r["touched_kib_per_proc"])) for r in runs
+                         if r.get("sync", "sparse") == sync and r.get("touched_kib_per_proc")})
+        if len(points) >= 2:
+            mp = statistics.mean(p for p, _ in points)
+            mx = statistics.mean(x for _, x in points)
+            den = sum((p - mp) ** 2 for p, _ in points)
+            x1 = max(0.0, sum((p - mp) * (x - mx) for p, x in points) / den) if den > 0 else 0.0
+            touched[sync] = (mx - x1 * mp, x1)
+        elif points:
+            touched[sync] = (points[0][1], 0.0)
+    params["touched"] = touched
 
-    # The dense runs (p - 1 frames, one wait) give f (for nic, f = h and beta), the sparse ones
-    # (a few frames, r waits) q; each given the other's current value, alternately, until
-    # they settle (least squares of both, each term from the runs it dominates):
-    #   r = f (D - W b) + beta D sockets + q W b (p - 2).
-    rows_d, rows_s = list(subset("dense")), list(subset("sparse"))
-    f, beta, q = h, 0.0, 0.0
+    # rho per protocol and wait mode: bsplib's switches measured in the calibration runs over
+    # those of bare processes doing the pattern at the same p.
+    measured, bare = {}, {}
+    for run_row in runs:
+        p, sync = int(run_row["p"]), run_row.get("sync", "sparse")
+        if p > CORES and run_row.get("switches_per_proc"):
+            key = (sync, wake.mode(p))
+            measured[key] = measured.get(key, 0.0) + float(run_row["switches_per_proc"])
+            bare[key] = bare.get(key, 0.0) + bare_switches(wake, sync, protocol(sync, run_row["kind"], p)[2], p)
+    params["rho"] = {key: measured[key] / bare[key] for key in measured if bare[key] > 0}
+
+    # The calibration subset (both protocols at p = 4, 8, 16; runs of their own, never the
+    # points compared): per run the frames F, the switches S (measured by getrusage where the
+    # run has them, else the model's), what wake_cost adds to them beyond the calibration p
+    # (the refill of the working set; no growth at the reference p), and nic's sockets per frame.
+    rows = []
+    for run_row in runs:
+        p, kind, sync = int(run_row["p"]), run_row["kind"], run_row.get("sync", "sparse")
+        if p <= CORES:
+            continue
+        _, _, W = protocol(sync, kind, p)
+        S = (float(run_row["switches_per_proc"]) if run_row.get("switches_per_proc")
+             else switches(params, sync, W, p, CORES))
+        # nic: the sockets a frame is offered to, other jobs' on lo included.
+        sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0) if network == "lo" else 0.0)
+        rows.append((sync, wake.mode(p), float(run_row["frames_per_proc"]), S, switch_extra(params, sync, p, S),
+                     sockets, float(run_row["cpu_us_per_proc"]) - E))
+    # f (for nic: f = h, the p = 2 hop, and beta) from the dense runs (p - 1 frames: the frames
+    # dominate), the cost c of a switch per wait mode from the sparse ones (a few frames, r
+    # waits: the switches dominate); each given the other's current value, alternately, until
+    # they settle:  U - E = F (f + beta sockets) + S (c_mode + extra).
+    s2 = max(u1 - E - h, 0.0)  # a switch at p = 2 pinned to one core: the start for c
+    c = {"spin": s2, "block": s2}
+    f, beta = h, 0.0
+    dense = [r for r in rows if r[0] == "dense"]
     for _ in range(100):
-        if rows_d:
-            xs = [(fr - W * b, fr * sockets, r - q * W * b * (p - 2)) for p, W, b, fr, r, sockets in rows_d]
-            if with_fanout:  # f the p = 2 hop's (two sockets), beta what each further one adds
-                den = sum(x2 * x2 for _, x2, _ in xs)
-                f = h
-                beta = max(0.0, sum(x2 * (r - h * x1) for x1, x2, r in xs) / den) if den > 0 else 0.0
-            else:
-                den = sum(x1 * x1 for x1, _, _ in xs)
-                f = sum(x1 * r for x1, _, r in xs) / den if den > 0 else h
-            if f <= 0:
-                f = h
-        num = den = 0.0
-        for p, W, b, frames, r, sockets in rows_s:
-            x = W * b * (p - 2)
-            num += x * (r - (f + beta * sockets) * frames + f * W * b)
-            den += x * x
-        q = max(num / den, 0.0) if den > 0 else 0.0
-    used = len(rows_d) + len(rows_s)
-    s2 = max(u1 - E - f, 0.0)
-    return {"network": network, "h": h, "f": f, "E": E, "s2": s2, "wake": wake, "q": q, "beta": beta,
-            "q_from": used}
+        xs = [(F, F * sockets, r - S * c[mode] - extra) for _, mode, F, S, extra, sockets, r in dense]
+        if xs and with_fanout:
+            den = sum(x2 * x2 for _, x2, _ in xs)
+            f = h
+            beta = max(0.0, sum(x2 * (r - h * x1) for x1, x2, r in xs) / den) if den > 0 else 0.0
+        elif xs:
+            den = sum(x1 * x1 for x1, _, _ in xs)
+            f = sum(x1 * r for x1, _, r in xs) / den if den > 0 else h
+        if f <= 0:
+            f = h
+        for mode in ("spin", "block"):
+            num = den = 0.0
+            for sync, m, F, S, extra, sockets, r in rows:
+                if sync == "sparse" and m == mode:
+                    num += S * (r - F * (f + beta * sockets) - extra)
+                    den += S * S
+            if den > 0:
+                c[mode] = max(num / den, 0.0)
+    if not any(r[0] == "sparse" and r[1] == "block" for r in rows):
+        c["block"] = c["spin"]  # an older calibration: no blocking run
+    params.update(f=f, beta=beta, s2=s2, c_spin=c["spin"], c_block=c["block"], fitted_on=len(rows))
+    return params
 
 
 def model_ps(largest=10000):
@@ -438,19 +751,21 @@ def report(args):
                      % (name, args.out))
     wake = WakeCost(read_rows(os.path.join(args.out, "wake_cost.csv")))
     if not wake.points:
-        print("sync_model.py: no wake_cost.csv in %s: the scheduler's part m(n) is left out (calibrate measures it)"
+        print("sync_model.py: no wake_cost.csv in %s: one switch per wait and no scheduler growth (calibrate "
+              "measures them)"
               % args.out, file=sys.stderr)
     runs = read_rows(os.path.join(args.out, "calibration_runs.csv"))
     params = {}
     for r in read_rows(os.path.join(args.out, "calibration.csv")):
         key = (r["network"], r["transport"])
         params[key] = parameters(r, [x for x in runs if (x["network"], x["transport"]) == key], wake)
-    # q is the library's own per-peer work, the same code on every network: a network
-    # calibrated without the runs (an older calibration) takes the transport's q from one with.
+    # c is the library's own work per switch, the same code on every network: a network
+    # calibrated without the runs (an older calibration) takes the transport's c from one with.
     for (network, transport), par in params.items():
-        donors = [other for (n, t), other in sorted(params.items()) if t == transport and other["q_from"] > 0]
-        if par["q_from"] == 0 and donors:
-            par["q"], par["q_note"] = donors[0]["q"], " from " + donors[0]["network"]
+        donors = [other for (n, t), other in sorted(params.items()) if t == transport and other["fitted_on"] > 0]
+        if par["fitted_on"] == 0 and donors:
+            par["c_spin"], par["c_block"] = donors[0]["c_spin"], donors[0]["c_block"]
+            par["c_note"] = " from " + donors[0]["network"]
     with open(os.path.join(args.out, "sync_scaling.csv")) as f:
         rows = list(csv.DictReader(f))
     # A point measured more than once (sync_scaling.sh --append, to rerun points taken
@@ -467,15 +782,15 @@ def report(args):
     with open(os.path.join(args.out, "model.csv"), "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["network", "transport", "sync", "kind", "p", "model_us", "model_frames_per_proc",
-                         "model_cpu_us_per_proc", "one_core_each_us"])
+                         "model_cpu_us_per_proc", "model_switches_per_proc", "one_core_each_us"])
         for (network, transport), par in sorted(params.items()):
             for sync in SYNCS:
                 for kind in KINDS:
                     for p in model_ps():
-                        T, frames, U = predict(par, transport, sync, kind, p)
-                        T1, _, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
+                        T, frames, U, S = predict(par, transport, sync, kind, p)
+                        T1 = predict(par, transport, sync, kind, p, cores=10 ** 9)[0]
                         writer.writerow([network, transport, sync, kind, p, "%.2f" % T, "%.1f" % frames, "%.2f" % U,
-                                         "%.2f" % T1])
+                                         "%.2f" % S, "%.2f" % T1])
 
     # Every measured point against the model.
     comparison = []
@@ -484,16 +799,16 @@ def report(args):
         if key not in params:
             continue
         p = int(row["p"])
-        T, frames, U = predict(params[key], row["transport"], row["sync"], row["kind"], p)
+        T, frames, U, S = predict(params[key], row["transport"], row["sync"], row["kind"], p)
         mean = float(row["mean_us"])
         extra = {"model_us": "%.2f" % T, "model_frames_per_proc": "%.1f" % frames,
                  "error_pct": "%.0f" % (100 * (T - mean) / mean), "model_cpu_us_per_proc": "", "cpu_error_pct": "",
-                 "share": ""}
+                 "share": "", "model_switches_per_proc": "%.2f" % S}
         # CPU per process and superstep (sync_scaling.csv from bench/sync_scaling with the
         # getrusage columns): the model's U against it, where processes share cores.
         if row.get("cpu_us_per_proc") and p > CORES:
             cpu = float(row["cpu_us_per_proc"])
-            _, _, U = predict(params[key], row["transport"], row["sync"], row["kind"], p, measured_us=mean)
+            U = predict(params[key], row["transport"], row["sync"], row["kind"], p, measured_us=mean)[2]
             extra["model_cpu_us_per_proc"] = "%.2f" % U
             extra["cpu_error_pct"] = "%.0f" % (100 * (U - cpu) / cpu)
             extra["share"] = "%.2f" % (p * cpu / (CORES * mean))  # of the C cores, the job had
@@ -505,30 +820,35 @@ def report(args):
 
 
 def write_table(args, params, comparison):
-    ns = (4, 16, 64)
+    ps = (16, 64, 256)
     lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
-             "received, and for nic β a frame's cost per other packet socket on its interface (both fitted on the "
-             "dense runs at p = 4, 8, 16 only), "
-             "E the engine's work per superstep (p = 2 minima), s2 a wait with 2 processes per core (p = 2 pinned "
-             "to one core), m(n) − m(2) the scheduler's part at n processes per core (bench/wake_cost), q the "
-             "library's per-peer work per wait (fitted on the sparse runs at p = 4, 8, 16 only). The model: T = max(T1, "
-             "(p/2) U), U = E + (D + A) (f + β fan-out) + W (s2 + m(n) − m(2) + q (p − 2)) per process and superstep "
-             "(bench/sync_model.py).",
+             "received, and for nic β a frame's cost per other packet socket on its interface (fitted on the "
+             "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 minima), c the library's "
+             "CPU per context switch, spinning (p ≤ 8) and blocking (p > 8; fitted on the sparse runs at p = 4, 8, "
+             "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
+             "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "
+             "(sparse), switches per superstep (dense). The model: T = max(T1, (p/2) U), U = E + (D + A) "
+             "(f + β fan-out) + S (c + growth + refill) per process and superstep (bench/sync_model.py).",
              "",
-             "| network | transport | h | f | β | E | s2 | q | " + " | ".join("m(%d) − m(2)" % n for n in ns) + " |",
-             "|---|---|---|---|---|---|---|---|" + "---|" * len(ns)]
+             "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
+             + " | ".join("g + refill(X0) per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
+             + " |",
+             "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (2 * len(ps))]
     for (network, transport), par in sorted(params.items()):
-        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.3f (%d runs%s) | %s |"
-                     % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["s2"], par["q"], par["q_from"],
-                        par.get("q_note", ""),
-                        " | ".join("%.1f" % par["wake"].m(n) for n in ns)))
+        xs = ["%.0f + %.1f p" % par["touched"][sync] if sync in par["touched"] else "—" for sync in SYNCS]
+        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f (%d runs%s) | %s | %s | %s | %s |"
+                     % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["c_spin"], par["c_block"],
+                        par["fitted_on"], par.get("c_note", ""), xs[1], xs[0],
+                        " | ".join("%.1f" % per_switch_extra(par, "sparse", p) for p in ps),
+                        " | ".join("%.1f" % switches(par, "dense", 1, p, CORES) for p in ps)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
               "process and superstep, measured (model), and the share of the 2 cores the job had, "
               "p·CPU / (2·mean): below 1 other work took the rest.", "",
               "| network | transport | p | kind | dense mean / median | dense model | err | dense frames | dense CPU, share | "
-              "sparse mean / median | sparse model | err | sparse frames | sparse CPU, share |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "dense switches | sparse mean / median | sparse model | err | sparse frames | sparse CPU, share | "
+              "sparse switches |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     index = {(r["network"], r["transport"], int(r["p"]), r["kind"], r["sync"]): r for r in comparison}
     keys = sorted({(k[0], k[1], k[2], k[3]) for k in index}, key=lambda k: (k[0] != "lo", k[0], k[1], k[2], k[3]))
     for network, transport, p, kind in keys:
@@ -536,15 +856,19 @@ def write_table(args, params, comparison):
         for sync in SYNCS:
             r = index.get((network, transport, p, kind, sync))
             if r is None:
-                cells += ["—"] * 5
+                cells += ["—"] * 6
                 continue
-            cpu = "—"
+            cpu, switched = "—", "—"
+            if r.get("voluntary_switches_per_proc"):  # measured (model)
+                switched = "%.1f (%s)" % (float(r["voluntary_switches_per_proc"])
+                                          + float(r.get("involuntary_switches_per_proc") or 0),
+                                          r["model_switches_per_proc"])
             if r.get("cpu_error_pct"):
                 cpu = "%.0f (%.0f) %+d%%, %s" % (float(r["cpu_us_per_proc"]), float(r["model_cpu_us_per_proc"]),
                                                  int(float(r["cpu_error_pct"])), r["share"])
             cells += ["%s / %s" % (fmt_us(float(r["mean_us"])), fmt_us(float(r["median_us"]))),
                       fmt_us(float(r["model_us"])), "%+d%%" % int(float(r["error_pct"])),
-                      "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"]), cpu]
+                      "%.1f (%s)" % (float(r["frames_per_proc"]), r["model_frames_per_proc"]), cpu, switched]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [""] + summary(comparison)
     path = os.path.join(args.out, "sync_scaling.md")
@@ -587,8 +911,8 @@ def plot(args, params, measured):
                 model_file = os.path.join(data_dir, "model_%s_%s_%s_%s.dat" % (network, transport, sync, kind))
                 with open(model_file, "w") as f:
                     for p in model_ps():
-                        T, _, _ = predict(par, transport, sync, kind, p)
-                        T1, _, _ = predict(par, transport, sync, kind, p, cores=10 ** 9)
+                        T = predict(par, transport, sync, kind, p)[0]
+                        T1 = predict(par, transport, sync, kind, p, cores=10 ** 9)[0]
                         f.write("%d %.3f %.3f\n" % (p, T, T1))
                 points = [r for r in measured if r["network"] == network and r["transport"] == transport
                           and r["sync"] == sync and r["kind"] == kind]

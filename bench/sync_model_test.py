@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """bench/sync_model_test.py: the superstep-cost model's calibration recovers known parameters.
 
-Calibration runs made by the model itself from chosen f, q and (for nic) beta must give them
-back from parameters(); report must read the files bench/sync_scaling.sh and calibrate
+Calibration runs made by the model itself from chosen f, the switch costs c (spinning and
+blocking), the working sets and (for nic) beta must give them back from parameters(); the
+wake_cost terms follow the spin policy's wait mode and the working set; report must read the files bench/sync_scaling.sh and calibrate
 write (old calibrations without the CPU columns too) and find every point of a sweep made
 by the model within 30% of it.
 """
 import csv
+import math
 import importlib.util
 import os
 import sys
@@ -18,8 +20,27 @@ spec = importlib.util.spec_from_file_location("sync_model", os.path.join(HERE, "
 model = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(model)
 
-WAKE = [{"pattern": "rounds", "wait": "spin", "cpus": "2", "k": str(k), "rusage_cpu_us_per_message": str(v)}
-        for k, v in ((2, 5.0), (4, 5.5), (8, 5.4), (16, 6.5), (32, 7.0), (64, 8.0), (128, 9.0), (256, 11.0))]
+def wake_rows():
+    """bench/wake_cost rows: rounds in both wait modes with working sets of 0, 128 and 512 KiB (the
+    refill of a working set grows once the k processes' sets outgrow the caches) and the all-to-all."""
+    rows = []
+    for k in (2, 4, 8, 16, 32, 64, 128, 256):
+        for wait in ("spin", "block"):
+            base = 5.0 + 0.5 * math.log2(k) + (1.0 if wait == "block" else 0.0)
+            for touch in (0, 128, 512):
+                refill = touch / 512.0 * max(0.0, math.log2(k) - 3) * 4.0
+                rows.append({"pattern": "rounds", "wait": wait, "k": str(k), "cpus": "2", "touch_kib": str(touch),
+                             "rusage_cpu_us_per_message": str(base + touch / 100.0 + refill),
+                             "voluntary_cs_per_message": "0.5" if wait == "block" else "0.0",
+                             "involuntary_cs_per_message": "0.0" if wait == "block" else "0.6"})
+            rows.append({"pattern": "alltoall", "wait": wait, "k": str(k), "cpus": "2", "touch_kib": "0",
+                         "rusage_cpu_us_per_message": str(base), "voluntary_cs_per_message": "0.1",
+                         "involuntary_cs_per_message": "0.01"})
+    return rows
+
+
+WAKE = wake_rows()
+TOUCHED = {"dense": (60.0, 5.0), "sparse": (90.0, 0.5)}  # KiB: X0 + x1 p
 
 
 def calibration_row(network, transport, h, E, u1):
@@ -31,45 +52,81 @@ def calibration_row(network, transport, h, E, u1):
 def synthetic_runs(truth, network, transport, foreign=0):
     """The calibration subset as the model says it would be measured."""
     runs = []
+    params = dict(truth, network=network, touched=TOUCHED)
     for p in model.CALIBRATION_PS:
         for sync in model.SYNCS:
             for kind in model.KINDS:
                 D, _, W = model.protocol(sync, kind, p)
-                params = dict(truth, network=network)
                 sockets = model.fanout(network, p) + foreign
-                b = min(1.0, p / model.CORES - 1)
-                U = (truth["E"] + D * (truth["f"] + truth["beta"] * sockets)
-                     + W * b * (truth["s2"] + params["wake"].m(p / model.CORES) + truth["q"] * (p - 2)))
+                S = model.switches(params, sync, W, p, model.CORES)
+                c = truth["c_" + params["wake"].mode(p)]
+                U = truth["E"] + D * (truth["f"] + truth["beta"] * sockets) + S * c + model.switch_extra(params, sync, p, S)
+                x0, x1 = TOUCHED[sync]
                 runs.append({"network": network, "transport": transport, "sync": sync, "p": str(p), "kind": kind,
                              "cpu_us_per_proc": str(U), "frames_per_proc": str(D), "mean_us": str(p / 2 * U),
-                             "foreign_packet_sockets": str(foreign)})
+                             "foreign_packet_sockets": str(foreign), "switches_per_proc": str(S),
+                             "touched_kib_per_proc": str(x0 + x1 * p)})
     return runs
 
 
 class CalibrationTest(unittest.TestCase):
     def check(self, transport, beta, foreign=0):
         wake = model.WakeCost(WAKE)
-        h, E, f, s2, q = 5.0, 1.5, 7.0, 2.0, 0.2
+        h, E, f = 5.0, 1.5, 7.0
         if transport == "nic":
             f = h  # the model takes nic's frame from the p = 2 hop
-        truth = {"h": h, "E": E, "f": f, "s2": s2, "q": q, "beta": beta, "wake": wake}
-        row = calibration_row("lo", transport, h, E, u1=E + f + s2)
+        truth = {"h": h, "E": E, "f": f, "c_spin": 3.0, "c_block": 11.0, "beta": beta, "wake": wake}
+        row = calibration_row("lo", transport, h, E, u1=E + f + 2.0)
         got = model.parameters(row, synthetic_runs(truth, "lo", transport, foreign), wake)
-        for name in ("f", "q", "beta", "s2", "E", "h"):
+        for name in ("f", "beta", "c_spin", "c_block", "E", "h"):
             self.assertAlmostEqual(got[name], truth[name], delta=1e-6 + 1e-6 * abs(truth[name]), msg=name)
+        for sync in model.SYNCS:
+            for got_x, want_x in zip(got["touched"][sync], TOUCHED[sync]):
+                self.assertAlmostEqual(got_x, want_x, delta=1e-6)
+        self.assertEqual(set(got["rho"].values()), {1.0})  # the runs switched as wake_cost's processes
 
-    def test_tcp_recovers_f_and_q(self):
+    def test_rho_scales_the_bare_switches_to_the_calibration_runs(self):
+        wake = model.WakeCost(WAKE)
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
+        runs = synthetic_runs(truth, "lo", "tcp")
+        for r in runs:
+            if r["sync"] == "dense" and int(r["p"]) == 16:
+                r["switches_per_proc"] = str(0.5 * float(r["switches_per_proc"]))
+        got = model.parameters(calibration_row("lo", "tcp", 5.0, 1.5, 10.5), runs, wake)
+        self.assertAlmostEqual(got["rho"][("dense", "block")], 0.5)
+        self.assertAlmostEqual(got["rho"][("sparse", "block")], 1.0)
+        self.assertAlmostEqual(model.switches(got, "dense", 1, 64, model.CORES), 0.5 * 0.11 * 63)
+
+    def test_tcp_recovers_f_and_the_switch_costs(self):
         self.check("tcp", beta=0.0)
 
     def test_nic_recovers_beta_with_other_jobs_sockets(self):
         self.check("nic", beta=0.3, foreign=40)
 
-    def test_wake_cost_is_monotone_and_zero_at_two_per_core(self):
+    def test_wait_mode_follows_the_spin_policy(self):
         wake = model.WakeCost(WAKE)
-        self.assertEqual(wake.m(2), 0.0)
-        values = [wake.m(n) for n in (2, 4, 8, 16, 64, 128, 5000)]
+        self.assertEqual([wake.mode(k) for k in (2, 8, 9, 16, 256)], ["spin", "spin", "block", "block", "block"])
+        self.assertAlmostEqual(wake.switches("rounds", 8), 0.6)  # involuntary: a spinning wait yields
+        self.assertAlmostEqual(wake.switches("rounds", 64), 0.5)  # voluntary: a blocking wait sleeps
+        self.assertAlmostEqual(wake.switches("alltoall", 64), 0.11 * 63)  # per round of k - 1 messages
+
+    def test_refill_grows_with_the_working_set_and_k(self):
+        wake = model.WakeCost(WAKE)
+        self.assertEqual(wake.refill(64, 0), 0.0)
+        self.assertEqual(wake.refill(2, 512), 0.0)
+        self.assertAlmostEqual(wake.refill(64, 512), 4.0 * 3)  # the synthetic rows' refill at k = 64
+        self.assertAlmostEqual(wake.refill(64, 256), 4.0 * 3 / 2)  # linear between the working sets
+        values = [wake.refill(k, 300) for k in (16, 32, 64, 128, 256, 5000)]
         self.assertEqual(values, sorted(values))
-        self.assertGreater(wake.m(128), 0.0)
+        self.assertEqual(wake.growth(16), 0.0)  # the blocking calibration point
+        self.assertGreater(wake.growth(256), 0.0)
+
+    def test_older_wake_cost_with_one_mode_only(self):
+        rows = [r for r in WAKE if r["pattern"] == "rounds" and r["wait"] == "spin" and r["touch_kib"] == "0"]
+        wake = model.WakeCost(rows)
+        self.assertAlmostEqual(wake.switches("rounds", 64), 0.6)
+        self.assertIsNone(wake.switches("alltoall", 64))
+        self.assertEqual(wake.refill(64, 512), 0.0)
 
     def test_protocol_counts(self):
         self.assertEqual(model.protocol("dense", "empty", 16), (15, 1, 1))
@@ -78,10 +135,31 @@ class CalibrationTest(unittest.TestCase):
         self.assertEqual(model.protocol("sparse", "empty", 17), (5, 5, 5))
 
 
+class FootprintTest(unittest.TestCase):
+    TOUCHER = ("import sys, time\n"
+               "buffer = bytearray(%d * 1024)\n"
+               "end = time.monotonic() + 4\n"
+               "while time.monotonic() < end:\n"
+               "    for i in range(0, len(buffer), 4096):\n"
+               "        buffer[i] = (buffer[i] + 1) & 255\n")
+
+    def measure(self, kib, **window):
+        command = [sys.executable, "-c", self.TOUCHER % kib]
+        return model.footprint(command, 1, settle_s=0.5, name=os.path.basename(sys.executable)[:15],
+                               **window)
+
+    def test_counts_the_pages_a_process_touches(self):
+        small, large = self.measure(1024, window_s=0.2), self.measure(8192, cpu_us=50000)
+        if small is None or large is None:
+            self.skipTest("clear_refs or smaps not usable here")
+        self.assertGreaterEqual(large - small, 0.9 * (8192 - 1024))  # the buffers' pages, give or take the heap
+        self.assertLess(large - small, 1.2 * (8192 - 1024))
+
+
 class ReportTest(unittest.TestCase):
     def test_report_on_a_sweep_the_model_made(self):
         wake = model.WakeCost(WAKE)
-        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "s2": 2.0, "q": 0.2, "beta": 0.0, "wake": wake}
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
         with tempfile.TemporaryDirectory() as out:
             def write(name, rows):
                 with open(os.path.join(out, name), "w", newline="") as f:
@@ -94,12 +172,12 @@ class ReportTest(unittest.TestCase):
                                            p2_onecore_empty_cpu_us="")])
             write("calibration_runs.csv", synthetic_runs(truth, "lo", "tcp"))
             write("wake_cost.csv", WAKE)
-            params = dict(truth, network="lo")
+            params = dict(truth, network="lo", touched=TOUCHED)
             rows = []
             for p in (2, 4, 8, 16, 32, 64, 128, 256):
                 for sync in model.SYNCS:
                     for kind in model.KINDS:
-                        T, frames, U = model.predict(params, "tcp", sync, kind, p)
+                        T, frames, U, _ = model.predict(params, "tcp", sync, kind, p)
                         rows.append({"network": "lo", "sync": sync, "transport": "tcp", "p": str(p), "kind": kind,
                                      "mean_us": str(T), "median_us": str(T), "frames_per_proc": str(frames),
                                      "cpu_us_per_proc": str(U)})

@@ -6,7 +6,8 @@
 # per process per superstep, CPU time and context switches per process per superstep) and
 # appends its rows to OUT/sync_scaling.csv. Then the model's calibration (bench/sync_model.py
 # calibrate: layer_pingpong, sync_scaling at p = 2 on two cores and on one, both protocols
-# at p = 4 and 8, bench/wake_cost) into OUT/calibration.csv, calibration_runs.csv and
+# at p = 4, 8 and 16 with the pages their processes touch, bench/wake_cost spinning and
+# blocking, with working sets, rounds and all-to-all) into OUT/calibration.csv, calibration_runs.csv and
 # wake_cost.csv, and the model, the table (OUT/sync_scaling.md) and the plots
 # (OUT/sync_scaling_*.png/.svg): one command regenerates everything.
 # Every run has a time limit; one that fails or runs out is listed in OUT/failures.csv
@@ -140,7 +141,7 @@ done
 
 if [ $calibrate = 1 ]; then
   echo "== calibration (bench/sync_model.py calibrate)"
-  timeout -k 5 1800 python3 bench/sync_model.py calibrate --out="$out" --transports="${transports// /,}" \
+  timeout -k 5 3600 python3 bench/sync_model.py calibrate --out="$out" --transports="${transports// /,}" \
     --networks="$(echo $networks | tr ' ' ',')" \
     --budget-ms="$budget" ${cluster:+--netns="$cluster" --sshd-dir="$sshd_dir"} || echo "sync_scaling.sh: calibration failed" >&2
 fi
