@@ -311,11 +311,7 @@ std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, P
       return 0;
     }
   }
-  take_ack(peer, header.ack, type == FrameType::ack || type == FrameType::nack, now);
-  if (policy_->flow_control()) {
-    SendLink& link = send_[static_cast<std::size_t>(peer)];
-    link.credit = header.credit;
-  }
+  take_sender_news(peer, header, type == FrameType::ack || type == FrameType::nack, now);
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   switch (type) {
     case FrameType::data:
@@ -377,9 +373,7 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
     ++stats_.window_refused;
     return 0;
   }
-  link.last_heard = now;
-  link.probe_backoff = 0;
-  if ((header.flags & wire::kFlagAckRequest) != 0) link.peer_asked = true;
+  heard_data(link, header, now);
   if (seq < link.expected || link.held.contains(seq)) {
     ++stats_.duplicates_received;
     link.ack_owed = true;  // the sender resent: tell it again what we have
@@ -422,6 +416,21 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
   }
   acknowledge_data(peer, now);
   return delivered;
+}
+
+// What every verified frame from peer says about our frames to it: its cumulative ack
+// (report_follows: an ack or nack whose report is taken next) and its credit.
+void ProtocolCore::take_sender_news(int peer, const Header& header, bool report_follows, Time now) {
+  take_ack(peer, header.ack, report_follows, now);
+  if (policy_->flow_control()) send_[static_cast<std::size_t>(peer)].credit = header.credit;
+}
+
+// A data frame within the window arrived from the link's peer: the link is not quiet, and
+// the sender may have asked for an ack.
+void ProtocolCore::heard_data(ReceiveLink& link, const Header& header, Time now) {
+  link.last_heard = now;
+  link.probe_backoff = 0;
+  if ((header.flags & wire::kFlagAckRequest) != 0) link.peer_asked = true;
 }
 
 // The next frame in order from peer is taken (its payload goes to the sink).
@@ -479,11 +488,8 @@ bool ProtocolCore::take_placed(int from, std::span<const std::byte> head, std::s
   if (extend_seq(link.expected, header.seq) != link.expected || !link.held.empty()) return false;
   activate(peer);
   Time now = clock_.now();
-  take_ack(peer, header.ack, false, now);
-  if (policy_->flow_control()) send_[static_cast<std::size_t>(peer)].credit = header.credit;
-  link.last_heard = now;
-  link.probe_backoff = 0;
-  if ((header.flags & wire::kFlagAckRequest) != 0) link.peer_asked = true;
+  take_sender_news(peer, header, false, now);
+  heard_data(link, header, now);
   note_in_order(peer, payload.size());
   ++stats_.placed;
   after_in_order(link);

@@ -140,6 +140,8 @@ class ProtocolCore {
   std::size_t take_data(int peer, const wire::Header& header, std::span<const std::byte> payload,
                         PayloadSink& sink, Time now);
   void take_report(int peer, const LinkReport& report, Time now);
+  void take_sender_news(int peer, const wire::Header& header, bool report_follows, Time now);
+  void heard_data(ReceiveLink& link, const wire::Header& header, Time now);
   void note_in_order(int peer, std::size_t payload_size);
   void after_in_order(ReceiveLink& link);
   void acknowledge_data(int peer, Time now);
