@@ -91,9 +91,68 @@ std::string describe_conflict(long superstep, const CallConflict& c) {
                      superstep, c.pid_a, c.a.next_tagsize, c.pid_b, c.b.next_tagsize);
 }
 
-DisseminationBarrier::DisseminationBarrier(int pid, int nprocs) : pid_(pid), nprocs_(nprocs) {
-  while ((1L << rounds_) < nprocs_) ++rounds_;
-  arrived_.resize(static_cast<std::size_t>(rounds_));
+DisseminationBarrier::DisseminationBarrier(int pid, int nprocs, int radix)
+    : pid_(pid), nprocs_(nprocs), radix_(std::max(radix, 2)) {
+  for (long stride = 1; stride < nprocs_; stride *= radix_) {
+    stride_.push_back(stride);
+    fan_.push_back(static_cast<int>(std::min<long>(radix_ - 1, (nprocs_ - 1) / stride)));
+    ++rounds_;
+  }
+  arrived_.resize(static_cast<std::size_t>(rounds_) * static_cast<std::size_t>(radix_ - 1));
+}
+
+long DisseminationBarrier::slot(int round, int src) const {
+  long distance = ((pid_ - src) % nprocs_ + nprocs_) % nprocs_;
+  if (distance == 0 || distance % stride(round) != 0) return -1;
+  long j = distance / stride(round);
+  if (j > fan(round)) return -1;
+  return static_cast<long>(round) * (radix_ - 1) + j - 1;
+}
+
+int DisseminationBarrier::round_at(long distance) const {
+  for (int round = 0; round < rounds_; ++round) {
+    if (distance % stride(round) == 0 && distance / stride(round) >= 1 && distance / stride(round) <= fan(round)) {
+      return round;
+    }
+  }
+  return -1;
+}
+
+bool DisseminationBarrier::sends_to(int pid) const {
+  return round_at(((pid - pid_) % nprocs_ + nprocs_) % nprocs_) >= 0;
+}
+
+bool DisseminationBarrier::hears_from(int src) const {
+  return round_at(((pid_ - src) % nprocs_ + nprocs_) % nprocs_) >= 0;
+}
+
+std::optional<DisseminationBarrier::Received>& DisseminationBarrier::arrival(int round, int j) {
+  return arrived_[static_cast<std::size_t>(round) * static_cast<std::size_t>(radix_ - 1) + static_cast<std::size_t>(j - 1)];
+}
+const std::optional<DisseminationBarrier::Received>& DisseminationBarrier::arrival(int round, int j) const {
+  return const_cast<DisseminationBarrier*>(this)->arrival(round, j);
+}
+
+bool DisseminationBarrier::round_here(int round) const {
+  for (int j = 1; j <= fan(round); ++j) {
+    if (!arrival(round, j)) return false;
+  }
+  return true;
+}
+
+int DisseminationBarrier::awaited() const {
+  if (!entered_ || consumed_ >= rounds_) return -1;
+  for (int j = 1; j <= fan(consumed_); ++j) {
+    if (!arrival(consumed_, j)) {
+      return from(consumed_, j);
+    }
+  }
+  return from(consumed_);
+}
+
+void DisseminationBarrier::send_round(int round, std::vector<Message>& out) const {
+  std::vector<std::byte> body = encode(round);
+  for (int j = 1; j <= fan(round); ++j) out.push_back(Message{to(round, j), body});
 }
 
 void DisseminationBarrier::start(std::uint32_t superstep, const CollectiveCalls& mine, RegistrationChanges changes) {
@@ -152,8 +211,9 @@ std::string DisseminationBarrier::receive(int src, std::span<const std::byte> bo
   std::uint32_t count = r.u32();
   if (r.bad()) return "a barrier message too short";
   if (superstep != superstep_) return fmt::format("a barrier message of superstep {} in superstep {}", superstep, superstep_);
-  if (round >= rounds_ || from(round) != src) return fmt::format("a barrier message for round {} it does not send", round);
-  if (arrived_[static_cast<std::size_t>(round)]) return fmt::format("a second barrier message for round {}", round);
+  long at = round < rounds_ ? slot(round, src) : -1;
+  if (at < 0) return fmt::format("a barrier message for round {} it does not send", round);
+  if (arrived_[static_cast<std::size_t>(at)]) return fmt::format("a second barrier message for round {}", round);
   auto valid_pid = [this](int pid) { return pid >= 0 && pid < nprocs_; };
   if (has_conflict) {
     if (!valid_pid(conflict.pid_a) || !valid_pid(conflict.pid_b)) return "a barrier message naming no process";
@@ -179,23 +239,26 @@ std::string DisseminationBarrier::receive(int src, std::span<const std::byte> bo
     message.changes.push_back(std::move(changes));
   }
   if (r.bad() || r.left() != 0) return "a barrier message of the wrong length";
-  arrived_[static_cast<std::size_t>(round)] = std::move(message);
+  arrived_[static_cast<std::size_t>(at)] = std::move(message);
   return "";
 }
 
 void DisseminationBarrier::enter(std::vector<Message>& out) {
   entered_ = true;
-  if (rounds_ > 0) out.push_back(Message{to(0), encode(0)});
+  if (rounds_ > 0) send_round(0, out);
 }
 
 void DisseminationBarrier::advance(std::vector<Message>& out) {
   if (!entered_) return;
-  while (consumed_ < rounds_ && arrived_[static_cast<std::size_t>(consumed_)]) {
+  while (consumed_ < rounds_ && round_here(consumed_)) {
     int round = consumed_;
-    merge(from(round), std::move(*arrived_[static_cast<std::size_t>(round)]));
-    arrived_[static_cast<std::size_t>(round)].reset();
+    for (int j = 1; j <= fan(round); ++j) {
+      std::optional<Received>& arrived = arrival(round, j);
+      merge(from(round, j), std::move(*arrived));
+      arrived.reset();
+    }
     ++consumed_;
-    if (consumed_ < rounds_) out.push_back(Message{to(consumed_), encode(consumed_)});
+    if (consumed_ < rounds_) send_round(consumed_, out);
   }
 }
 

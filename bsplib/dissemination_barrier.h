@@ -1,10 +1,14 @@
 // bsplib/dissemination_barrier.h: the barrier of the sparse superstep protocol
 // (engine_sparse.cc), and the agreement on collective calls it carries.
 //
-// Dissemination barrier (Hensgen, Finkel and Manber 1988; the barrier of NBX [NBX10]):
-// ⌈log₂ p⌉ rounds; in round k process i sends one message to (i + 2^k) mod p and waits
-// for one from (i − 2^k) mod p before it sends round k + 1. After the last round every
-// process has heard, through some chain of messages, from every other one that entered.
+// Dissemination barrier of radix k (Hensgen, Finkel and Manber 1988, generalised as in
+// Hoefler et al.'s n-way dissemination; k = 2 is the barrier of NBX [NBX10]): ⌈log_k p⌉
+// rounds; in round r process i sends one message to each (i + j·k^r) mod p and waits for
+// one from each (i − j·k^r) mod p, for j = 1 … k − 1 with j·k^r < p, before it sends
+// round r + 1. After round r, i has heard (through chains of messages) from every i − m
+// with m < k^(r+1); after the last, from every process that entered. A larger radix
+// trades messages ((k − 1) per round) for rounds: on an oversubscribed machine each round
+// is a wait, usually a context switch, so fewer rounds cost less (docs/DESIGN.md §3).
 //
 // Each message also carries what its sender knows of the superstep's collective calls
 // (bsp_sync or bsp_end, the next tag size, how many registrations were pushed and
@@ -63,13 +67,25 @@ std::string describe_conflict(long superstep, const CallConflict& conflict);
 
 class DisseminationBarrier {
  public:
-  DisseminationBarrier(int pid, int nprocs);
+  // radix: 2 or more (k above).
+  DisseminationBarrier(int pid, int nprocs, int radix = 2);
 
   int rounds() const { return rounds_; }
-  int to(int round) const { return static_cast<int>((pid_ + (1L << round)) % nprocs_); }
-  int from(int round) const {
-    return static_cast<int>(((pid_ - (1L << round)) % nprocs_ + nprocs_) % nprocs_);
+  int radix() const { return radix_; }
+  // How many messages round r sends (and receives): the j with j·k^r < p.
+  int fan(int round) const { return fan_[static_cast<std::size_t>(round)]; }
+  // The j-th partner (1 … fan) of a round: whom this process sends to, hears from.
+  int to(int round, int j = 1) const { return static_cast<int>((pid_ + j * stride(round)) % nprocs_); }
+  int from(int round, int j = 1) const {
+    return static_cast<int>(((pid_ - j * stride(round)) % nprocs_ + nprocs_) % nprocs_);
   }
+
+  // Whether this process sends pid a message in some round (a partner "ahead"), and
+  // whether it hears from src in some round (a partner "behind"); a is ahead of b exactly
+  // when b is behind a. The sparse protocol needs no ack for records to a partner ahead:
+  // they precede the barrier message on the same in-order link (engine_sparse.cc).
+  bool sends_to(int pid) const;
+  bool hears_from(int src) const;
 
   // A new superstep: this process's calls, and its changes (used when it has any).
   void start(std::uint32_t superstep, const CollectiveCalls& mine, RegistrationChanges changes);
@@ -92,8 +108,8 @@ class DisseminationBarrier {
   void advance(std::vector<Message>& out);
   bool entered() const { return entered_; }
   bool complete() const { return entered_ && consumed_ == rounds_; }
-  // The process whose message the barrier waits for now (-1: none).
-  int awaited() const { return entered_ && consumed_ < rounds_ ? from(consumed_) : -1; }
+  // A process whose message the barrier waits for now (-1: none).
+  int awaited() const;
 
   // Once complete: two processes whose calls differ, if any.
   const std::optional<CallConflict>& conflict() const { return conflict_; }
@@ -106,19 +122,31 @@ class DisseminationBarrier {
     std::optional<CallConflict> conflict;
     std::vector<RegistrationChanges> changes;
   };
+  long stride(int round) const { return stride_[static_cast<std::size_t>(round)]; }
+  // Where round's message from src is kept in arrived_ (-1: src does not send in round).
+  long slot(int round, int src) const;
+  // The round in which a partner at this distance ahead (pid + distance) is messaged, -1: none.
+  int round_at(long distance) const;
+  std::optional<Received>& arrival(int round, int j);  // round's message from from(round, j)
+  const std::optional<Received>& arrival(int round, int j) const;
+  bool round_here(int round) const;
+  void send_round(int round, std::vector<Message>& out) const;
   std::vector<std::byte> encode(int round) const;
   void merge(int src, Received&& message);
   void learn(RegistrationChanges&& changes);
 
   const int pid_;
   const int nprocs_;
+  const int radix_;
   int rounds_ = 0;
+  std::vector<long> stride_;  // by round: k^r
+  std::vector<int> fan_;      // by round
   std::uint32_t superstep_ = 0;
   CollectiveCalls mine_;
   bool with_changes_ = false;
   bool entered_ = false;
   int consumed_ = 0;  // rounds whose message has been taken in
-  std::vector<std::optional<Received>> arrived_;  // by round
+  std::vector<std::optional<Received>> arrived_;  // by round × (k − 1) + j − 1
   std::optional<CallConflict> conflict_;
   std::vector<RegistrationChanges> known_;  // changes heard of (own first)
   std::vector<bool> known_pid_;

@@ -78,7 +78,7 @@ class Engine : private recovery::PayloadSink {
   void set_combine_puts(bool on) { combine_puts_ = on; }
   // The sparse superstep protocol (data only to its destinations, acknowledged, then a
   // dissemination barrier) instead of the dense one (an `end` to every process).
-  void set_sparse_sync(bool on);
+  void set_sparse_sync(bool on, int radix = 2);
   bool sparse_sync() const { return sparse_; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).

@@ -2,11 +2,20 @@
 // to the processes they are for, each receiver acknowledges them, and a process enters a
 // dissemination barrier (dissemination_barrier.h) once all its records are acknowledged
 // (NBX, Hoefler, Siebert and Lumsdaine 2010). When the barrier completes, every process
-// has entered it, so every record sent in the superstep has been received and parsed.
+// has entered, so every record sent in the superstep has been received and parsed.
+//
+// Records to a barrier partner ahead (a process this one sends a barrier message to, in
+// any round: pid + 2^r at radix 2) are not acknowledged: the barrier message follows them
+// on the same in-order link and the partner cannot complete without parsing it, so it
+// has parsed the records first. The partner knows it sends no ack: the sender is a
+// partner behind it. A superstep whose data goes only to pid + 1 (a ring, a stencil's
+// right neighbour) thus costs what an empty one costs: the records and round 0's barrier
+// message leave in one frame.
 //
 // Frames per process for a superstep that sends nothing: ⌈log₂ p⌉ barrier messages (the
-// reliable layer adds its acks). With data for d destinations: d streams, d acks back,
-// and the barrier. Rounds: one for the data, one for the acks, ⌈log₂ p⌉ for the barrier.
+// reliable layer adds its acks). With data for d destinations, a of them not partners:
+// d streams, a acks back, and the barrier. Rounds: one for the data, one for the acks
+// (none when a = 0), ⌈log₂ p⌉ for the barrier.
 //
 // On a link, one superstep's traffic from a process is, in this order: its records
 // (`open` … `close`), if it had any; its `ack` of the receiver's records and its barrier
@@ -18,9 +27,9 @@
 
 namespace bsp {
 
-void Engine::set_sparse_sync(bool on) {
+void Engine::set_sparse_sync(bool on, int radix) {
   sparse_ = on;
-  if (on && !barrier_) barrier_ = std::make_unique<DisseminationBarrier>(pid_, nprocs_);
+  if (on) barrier_ = std::make_unique<DisseminationBarrier>(pid_, nprocs_, radix);
 }
 
 // The first record to pid this superstep: pid becomes a destination, and (sparse) its
@@ -50,7 +59,11 @@ std::vector<std::vector<std::uint64_t>> Engine::sparse_exchange(bool final) {
     Outgoing& out = outgoing_[pid];
     records::Writer(out.stream).close(superstep, out.get_requests);
     incoming_[pid].reply_bytes_missing = out.reply_bytes_expected;
-    if (pid != pid_) ++acks_missing_;
+    if (pid == pid_ || barrier_->sends_to(pid)) {
+      out.acked = true;  // no ack comes: the barrier message behind the records stands for it
+    } else {
+      ++acks_missing_;
+    }
   }
   for (int src = 0; src < nprocs_; ++src) {
     if (incoming_[src].parsed < incoming_[src].stream.size()) parse_sparse(src);  // early arrivals
@@ -134,7 +147,7 @@ void Engine::parse_sparse(int src) {
         }
         in.in_records = false;
         in.end_at = in.parsed;
-        if (src != pid_) records::Writer(outgoing_[src].stream).ack(superstep);
+        if (src != pid_ && !barrier_->hears_from(src)) records::Writer(outgoing_[src].stream).ack(superstep);
         break;
       }
       case records::Kind::ack: {

@@ -118,6 +118,12 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.sync_threshold = static_cast<int>(bounded(var, v, 1, 1000000));
        }},
+      {"sync-radix", "engine", "2",
+       "the radix k of the sparse protocol's dissemination barrier: ceil(log_k p) rounds of k - 1 messages each "
+       "(2 to 64; every process of a job must use the same)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.sync_radix = static_cast<int>(bounded(var, v, 2, 64));
+       }},
       {"link-timeout", "job", "30",
        "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},

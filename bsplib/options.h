@@ -28,6 +28,7 @@ struct RunOptions {
   bool combine_puts = true;          // BSP_COMBINE_PUTS: adjacent puts share one record
   std::string sync = "auto";         // BSP_SYNC: dense | sparse | auto (the superstep protocol)
   int sync_threshold = 16;           // BSP_SYNC_THRESHOLD: auto runs sparse from this many processes
+  int sync_radix = 2;                // BSP_SYNC_RADIX: the sparse protocol's barrier radix
   long pull_threshold = 256;         // BSP_PULL_THRESHOLD: shm pulls transfers this large (0: never)
   double link_timeout_seconds = 30;  // BSP_LINK_TIMEOUT: two processes waiting for each other
                                      // this long: their data link is cut, stop the job

@@ -332,7 +332,8 @@ void Runtime::begin(int maxprocs) {
   engine_->set_pull_threshold(options_.pull_threshold);
   engine_->set_combine_puts(options_.combine_puts);
   engine_->set_sparse_sync(options_.sync == "sparse" ||
-                           (options_.sync == "auto" && start.nprocs >= options_.sync_threshold));
+                               (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
+                           options_.sync_radix);
   engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
   if (!options_.profile.empty()) {
     try {

@@ -2,6 +2,10 @@
 //   - Frames per process for an empty superstep at p = 16, counted by `bsprun --stats`
 //     (data frames plus the reliable layer's acks, nacks and probes): at most
 //     2⌈log₂ p⌉ + 2 with --sync=sparse on every transport, p − 1 with --sync=dense.
+//   - A ring superstep (each process puts to pid + 1, its barrier partner of round 0)
+//     sends no more than an empty one, at most ⌈log₂ p⌉ + 1 frames: the records to a
+//     partner ahead are not acknowledged and share a frame with the barrier message
+//     behind them (they were 2 frames more); the ring's values are checked every step.
 //   - A 64-process job over udp (auto chooses sparse there) runs every semantics case of
 //     tests/bsp_cases.cc.
 #include <gtest/gtest.h>
@@ -51,6 +55,22 @@ TEST_P(FramesTest, EmptySuperstepSendsLogarithmicallyMany) {
   EXPECT_LE(per_protocol[1], bound) << "sparse: the barrier's ⌈log₂ p⌉ and a few acks";
   std::printf("%s p=%d frames per process per empty superstep: dense %.2f, sparse %.2f\n", transport.c_str(), p,
               per_protocol[0], per_protocol[1]);
+}
+
+TEST_P(FramesTest, RingSuperstepSendsNoMoreThanAnEmptyOne) {
+  const std::string& transport = GetParam();
+  if (!bsp::testing::transport_usable(kBsprun, transport)) {
+    GTEST_SKIP() << "transport " << transport << " is not built in or needs root";
+  }
+  const int p = 16, bound = 4 + 1;
+  ProgramResult result = run_program({kBsprun, "-n", std::to_string(p), "--transport=" + transport, "--sync=sparse",
+                                      "--stats", kCases, "--case=many_supersteps"},
+                                     180s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  double frames = frames_per_process_superstep(result);
+  EXPECT_GT(frames, 0);
+  EXPECT_LE(frames, bound) << "the barrier's ⌈log₂ p⌉, the records riding with round 0's message";
+  std::printf("%s p=%d frames per process per ring superstep: sparse %.2f\n", transport.c_str(), p, frames);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, FramesTest, ::testing::Values("tcp", "udp", "nic", "shm"));

@@ -2,8 +2,9 @@
 // (bsplib/dissemination_barrier.h) with p processes simulated in one: messages are
 // delivered in a random order, and processes enter at random times.
 //
-// Checked: nobody completes before everyone has entered; everyone completes after
-// ⌈log₂ p⌉ messages each; differing collective calls are found by every process, with
+// Checked, for radixes 2 to 5 and 8: nobody completes before everyone has entered;
+// everyone completes after Σ_r fan(r) messages each (⌈log₂ p⌉ at radix 2, at most
+// (k − 1)⌈log_k p⌉ at radix k), no process messaged twice in a round; differing collective calls are found by every process, with
 // two witnesses that really differ; registration changes reach everyone, all p of them;
 // damaged or misdirected messages are refused with a reason, never taken.
 #include <gtest/gtest.h>
@@ -31,8 +32,8 @@ struct Simulation {
   std::vector<int> sent;
   std::mt19937 random{7};
 
-  Simulation(int p, std::uint32_t superstep, const std::vector<CollectiveCalls>& calls) {
-    for (int pid = 0; pid < p; ++pid) barriers.emplace_back(pid, p);
+  Simulation(int p, std::uint32_t superstep, const std::vector<CollectiveCalls>& calls, int radix = 2) {
+    for (int pid = 0; pid < p; ++pid) barriers.emplace_back(pid, p, radix);
     sent.assign(static_cast<std::size_t>(p), 0);
     for (int pid = 0; pid < p; ++pid) {
       RegistrationChanges changes;
@@ -68,16 +69,53 @@ struct Simulation {
   }
 };
 
-int ceil_log2(int p) {
+int ceil_log(int radix, int p) {
   int rounds = 0;
-  while ((1 << rounds) < p) ++rounds;
+  for (long span = 1; span < p; span *= radix) ++rounds;
   return rounds;
 }
 
+const int kRadixes[] = {2, 3, 4, 5, 8};
+
+TEST(DisseminationBarrier, RoundsAndPartnersOfEachRadix) {
+  for (int radix : kRadixes) {
+    for (int p = 1; p <= 70; ++p) {
+      int messages = 0;
+      DisseminationBarrier first(0, p, radix);
+      EXPECT_EQ(first.rounds(), ceil_log(radix, p)) << "radix " << radix << " p=" << p;
+      for (int round = 0; round < first.rounds(); ++round) {
+        EXPECT_GE(first.fan(round), 1);
+        EXPECT_LE(first.fan(round), radix - 1);
+        messages += first.fan(round);
+        for (int pid = 0; pid < p; ++pid) {
+          DisseminationBarrier b(pid, p, radix);
+          std::vector<int> partners;
+          for (int j = 1; j <= b.fan(round); ++j) {
+            EXPECT_NE(b.to(round, j), pid);
+            // whom pid sends to hears from pid in the same round
+            DisseminationBarrier peer(b.to(round, j), p, radix);
+            bool hears = false;
+            for (int k = 1; k <= peer.fan(round); ++k) hears |= peer.from(round, k) == pid;
+            EXPECT_TRUE(hears) << "radix " << radix << " p=" << p << " round " << round;
+            partners.push_back(b.to(round, j));
+          }
+          std::sort(partners.begin(), partners.end());
+          EXPECT_EQ(std::unique(partners.begin(), partners.end()), partners.end());
+        }
+      }
+      if (radix == 2) EXPECT_EQ(messages, ceil_log(2, p));
+      EXPECT_LE(messages, (radix - 1) * ceil_log(radix, p));
+    }
+  }
+}
+
 TEST(DisseminationBarrier, NobodyCompletesBeforeEveryoneEntered) {
+  for (int radix : kRadixes) {
   for (int p = 1; p <= 37; ++p) {
     std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p));
-    Simulation sim(p, 5, calls);
+    Simulation sim(p, 5, calls, radix);
+    int messages = 0;
+    for (int round = 0; round < sim.barriers[0].rounds(); ++round) messages += sim.barriers[0].fan(round);
     std::vector<int> order(static_cast<std::size_t>(p));
     for (int i = 0; i < p; ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), sim.random);
@@ -89,27 +127,29 @@ TEST(DisseminationBarrier, NobodyCompletesBeforeEveryoneEntered) {
     }
     for (int pid = 0; pid < p; ++pid) {
       if (p > 1) {
-        EXPECT_FALSE(sim.barriers[pid].complete()) << "p=" << p << " pid " << pid;
+        EXPECT_FALSE(sim.barriers[pid].complete()) << "radix " << radix << " p=" << p << " pid " << pid;
       }
     }
     sim.enter(order[p - 1]);
     while (sim.deliver_one()) {
     }
     for (int pid = 0; pid < p; ++pid) {
-      EXPECT_TRUE(sim.barriers[pid].complete()) << "p=" << p << " pid " << pid;
-      EXPECT_EQ(sim.sent[pid], ceil_log2(p)) << "p=" << p;
+      EXPECT_TRUE(sim.barriers[pid].complete()) << "radix " << radix << " p=" << p << " pid " << pid;
+      EXPECT_EQ(sim.sent[pid], messages) << "radix " << radix << " p=" << p;
       EXPECT_FALSE(sim.barriers[pid].conflict().has_value());
       EXPECT_EQ(sim.barriers[pid].awaited(), -1);
     }
   }
+  }
 }
 
 TEST(DisseminationBarrier, EveryoneFindsDifferingCalls) {
+  for (int radix : kRadixes) {
   for (int p : {2, 3, 5, 8, 13, 16, 33}) {
     for (int odd : {0, p / 2, p - 1}) {
       std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p));
       calls[odd].final = 1;  // one process in bsp_end
-      Simulation sim(p, 0, calls);
+      Simulation sim(p, 0, calls, radix);
       for (int pid = 0; pid < p; ++pid) sim.enter(pid);
       while (sim.deliver_one()) {
       }
@@ -125,12 +165,14 @@ TEST(DisseminationBarrier, EveryoneFindsDifferingCalls) {
       }
     }
   }
+  }
 }
 
 TEST(DisseminationBarrier, RegistrationChangesReachEveryone) {
+  for (int radix : kRadixes) {
   for (int p : {1, 2, 3, 6, 16, 21}) {
     std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p), CollectiveCalls{0, 0, 2, 1});
-    Simulation sim(p, 3, calls);
+    Simulation sim(p, 3, calls, radix);
     for (int pid = p - 1; pid >= 0; --pid) sim.enter(pid);
     while (sim.deliver_one()) {
     }
@@ -145,6 +187,7 @@ TEST(DisseminationBarrier, RegistrationChangesReachEveryone) {
         EXPECT_EQ(all[q].pops[0].ambiguous, q % 2 == 0);
       }
     }
+  }
   }
 }
 
@@ -186,6 +229,28 @@ TEST(DisseminationBarrier, RefusesDamagedAndMisdirectedMessages) {
   // The good one is taken once, refused twice.
   EXPECT_EQ(one.receive(0, good), "");
   EXPECT_NE(one.receive(0, good), "");
+}
+
+TEST(DisseminationBarrier, RadixFourRefusesWhoDoesNotSendThere) {
+  const int p = 16;
+  std::vector<CollectiveCalls> calls(p);
+  Simulation sim(p, 2, calls, 4);
+  sim.enter(5);  // round 0: pid 5 → 6, 7, 8
+  ASSERT_EQ(sim.in_flight.size(), 3u);
+  const std::vector<std::byte> good = sim.in_flight[0].body;
+  DisseminationBarrier& eight = sim.barriers[8];
+  EXPECT_NE(eight.receive(4, good), "");  // distance 4: a round-1 partner, not round 0's
+  EXPECT_NE(eight.receive(9, good), "");  // behind, not ahead
+  EXPECT_EQ(eight.receive(5, good), "");  // distance 3: j = 3
+  EXPECT_NE(eight.receive(5, good), "");  // twice
+  std::vector<DisseminationBarrier::Message> out;
+  eight.enter(out);  // round 0 goes to 9, 10, 11; 7 and 6 are still missing
+  EXPECT_EQ(out.size(), 3u);
+  out.clear();
+  eight.advance(out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(eight.complete());
+  EXPECT_EQ(eight.awaited(), 7);
 }
 
 }  // namespace
