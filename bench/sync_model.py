@@ -24,9 +24,10 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     dense     D = p - 1 (an `end` to every other process), R = 1, W = 1; the neighbour's
               word rides in the `end` record: the same frames
     sparse    empty:      D = r barrier messages, R = r, W = r (one per round)
-              neighbour:  D = 1 data + 1 ack + r, R = 2 + r (data, its ack, the barrier),
-              W = 1 + r (the data and the ack come from processes that ran meanwhile: one
-              wait for both); at p = 2 the ack and the barrier message share a frame: D = 2
+              neighbour:  as empty: the word goes to pid + 1, the barrier's round-0 partner,
+              whose records need no ack (the barrier message behind them on the same
+              in-order link stands for it) and share a frame with that message
+              (bsplib/engine_sparse.cc); D = r, R = r, W = r
     udp and nic add the reliable layer's acks A: a link whose frames stay unacknowledged for
     2 retry intervals is probed; the interval is at most 10 ms and a late peer is poked at
     least every 40 ms (recovery/protocol_constants.h), so A = D x clamp((T - 20 ms) / 20 ms,
@@ -114,11 +115,7 @@ def protocol(sync, kind, p):
     if sync == "dense":
         return p - 1, 1, 1
     r = log2ceil(p)
-    if kind == "empty":
-        return r, r, r
-    if p == 2:
-        return 2, 3, 2
-    return 2 + r, 2 + r, 1 + r
+    return r, r, r  # empty, and neighbour: the word rides with round 0's barrier message
 
 
 class WakeCost:

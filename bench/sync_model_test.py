@@ -131,7 +131,7 @@ class CalibrationTest(unittest.TestCase):
     def test_protocol_counts(self):
         self.assertEqual(model.protocol("dense", "empty", 16), (15, 1, 1))
         self.assertEqual(model.protocol("sparse", "empty", 16), (4, 4, 4))
-        self.assertEqual(model.protocol("sparse", "neighbour", 16), (6, 6, 5))
+        self.assertEqual(model.protocol("sparse", "neighbour", 16), (4, 4, 4))  # the word rides with round 0
         self.assertEqual(model.protocol("sparse", "empty", 17), (5, 5, 5))
 
 
