@@ -1,4 +1,4 @@
-// recovery/frame_codec.cc: sealing (length, CRC32C, MAC) and checking wire headers.
+// recovery/frame_codec.cc: sealing (length, check, MAC) and checking wire headers.
 #include "recovery/frame_codec.h"
 
 
@@ -12,14 +12,16 @@ namespace {
 
 // head: the kHeaderSize bytes of the header; payload: what follows it (in place, or
 // elsewhere for a gathered send).
-std::uint32_t frame_crc(std::span<const std::byte> head, std::span<const std::byte> payload) {
-  // CRC over the header with its crc32c field taken as zero, then the payload.
-  constexpr std::size_t crc_at = offsetof(Header, crc32c);
-  static constexpr std::byte zeros[4] = {};
-  std::uint32_t crc = crc32c(head.first(crc_at));
-  crc = crc32c(std::span<const std::byte>(zeros, 4), crc);
-  crc = crc32c(head.subspan(crc_at + 4, kHeaderSize - crc_at - 4), crc);
-  return crc32c(payload, crc);
+std::uint16_t frame_check(std::span<const std::byte> head, std::span<const std::byte> payload) {
+  // CRC32C over the header with its check field taken as zero, then the payload; its low
+  // 16 bits go on the wire.
+  constexpr std::size_t check_at = offsetof(Header, check);
+  constexpr std::size_t check_size = sizeof(Header::check);
+  static constexpr std::byte zeros[check_size] = {};
+  std::uint32_t crc = crc32c(head.first(check_at));
+  crc = crc32c(std::span<const std::byte>(zeros, check_size), crc);
+  crc = crc32c(head.subspan(check_at + check_size, kHeaderSize - check_at - check_size), crc);
+  return static_cast<std::uint16_t>(crc32c(payload, crc));
 }
 
 // The nested MAC (frame_codec.h): one pass over the payload in place, one over a copy of
@@ -27,7 +29,7 @@ std::uint32_t frame_crc(std::span<const std::byte> head, std::span<const std::by
 std::uint64_t header_mac(std::span<const std::byte> head, std::uint64_t payload_mac, const FrameKey& key) {
   Header header;
   std::memcpy(&header, head.data(), kHeaderSize);
-  header.crc32c = 0;
+  header.check = 0;
   header.mac = payload_mac;
   return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
 }
@@ -41,17 +43,16 @@ void seal(std::span<std::byte> head, std::span<const std::byte> payload, const F
   Header header;
   std::memcpy(&header, head.data(), kHeaderSize);
   header.magic = kMagic;
-  header.version = kVersion;
   header.length = static_cast<std::uint16_t>(payload.size());
-  header.crc32c = 0;
+  header.check = 0;
   header.mac = 0;
   std::memcpy(head.data(), &header, kHeaderSize);
   if (key.authenticate) {
     header.mac = payload_mac != nullptr ? header_mac(head, *payload_mac, key) : frame_mac(head, payload, key);
   }
   std::memcpy(head.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
-  if (key.checksum) header.crc32c = frame_crc(head, payload);
-  std::memcpy(head.data() + offsetof(Header, crc32c), &header.crc32c, 4);
+  if (key.checksum) header.check = frame_check(head, payload);
+  std::memcpy(head.data() + offsetof(Header, check), &header.check, sizeof header.check);
 }
 
 
@@ -94,7 +95,7 @@ Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> 
                     std::uint32_t job_id, int my_pid, int nprocs, Header& header) {
   if (head.size() != kHeaderSize) return Verdict::malformed;
   std::memcpy(&header, head.data(), kHeaderSize);
-  if (header.magic != kMagic || header.version != kVersion) return Verdict::malformed;
+  if (header.magic != kMagic) return Verdict::malformed;
   if (header.type < static_cast<std::uint8_t>(FrameType::data) ||
       header.type > static_cast<std::uint8_t>(FrameType::probe)) {
     return Verdict::malformed;
@@ -102,13 +103,13 @@ Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> 
   if (header.length != payload.size()) return Verdict::malformed;
   bool addressed = header.job_id == job_id && header.dst == my_pid && header.src < nprocs && header.src != my_pid;
   // A frame whose MAC holds is intact everywhere the MAC covers, which is all but the
-  // crc32c field: its CRC is not computed (one pass over the payload saved per frame).
-  // Without a MAC the CRC is the only check of damage.
+  // check field: its check is not computed (one pass over the payload saved per frame).
+  // Without a MAC the check is the only test of damage.
   if (addressed && key.authenticate && auth::same_tag(frame_mac(head, payload, key), header.mac)) {
     return Verdict::ok;
   }
-  // Refused (or unauthenticated): damage is told from a stranger's frame by the CRC.
-  if (key.checksum && frame_crc(head, payload) != header.crc32c) return Verdict::corrupt;
+  // Refused (or unauthenticated): damage is told from a stranger's frame by the check.
+  if (key.checksum && frame_check(head, payload) != header.check) return Verdict::corrupt;
   return addressed && !key.authenticate ? Verdict::ok : Verdict::foreign;
 }
 

@@ -2,10 +2,10 @@
 // by every channel. check_frame() is the single gate every arriving frame passes: what
 // it rejects is counted by the caller and dropped, never trusted.
 //
-// Two checks guard a frame: CRC32C finds damage (counted as corrupt), and a MAC keyed by
-// the job's secret proves it comes from a process of the job (a frame that fails it is
-// counted as foreign). The MAC is nested so that a received frame needs no copy:
-//   mac = SipHash(K_header, header with crc32c = 0 and mac = BulkMac(K_payload, payload))
+// Two checks guard a frame: a 16-bit check (the low half of CRC32C) finds damage (counted
+// as corrupt), and a MAC keyed by the job's secret proves it comes from a process of the
+// job (a frame that fails it is counted as foreign). The MAC is nested so that a received frame needs no copy:
+//   mac = SipHash(K_header, header with check = 0 and mac = BulkMac(K_payload, payload))
 // with K_header and K_payload derived from the secret for these two purposes only;
 // BulkMac (auth/bulk_mac.h) is SipHash-2-4 on short payloads and 8 SipHash lanes joined
 // by SipHash on long ones (four times the speed).
@@ -25,9 +25,9 @@ namespace bsp::wire {
 
 enum class Verdict {
   ok,
-  malformed,  // shorter than a header, wrong magic/version/type, length disagrees
+  malformed,  // shorter than a header, wrong magic (format version) or type, length disagrees
   foreign,    // not from a process of this job (MAC), another job, not for this pid
-  corrupt,    // CRC32C mismatch
+  corrupt,    // the check (CRC32C, low 16 bits) does not match
 };
 
 // The keys frames are sealed with, derived from the job's secret.
@@ -38,12 +38,12 @@ struct FrameKey {
   // mac field is zero and not checked.
   bool authenticate = true;
   // false over a transport that cannot damage a frame (Capabilities::intact: memory):
-  // the crc32c field is zero and not checked.
+  // the check field is zero and not checked.
   bool checksum = true;
 };
 FrameKey frame_key(const auth::Key& job_secret);
 
-// Fills header fields magic, version, length, crc32c and mac for a frame laid out as
+// Fills header fields magic, length, check and mac for a frame laid out as
 // [Header][payload] in frame (frame.size() == kHeaderSize + payload length). The caller
 // sets every other field first. Use seal_frame() again after changing any field (e.g. a
 // piggy-backed ack written at transmit time).
@@ -59,8 +59,8 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key, std::uint64_t p
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
 // is frame.subspan(kHeaderSize, header.length). A frame whose MAC holds is ok without its
-// CRC32C being computed (the MAC covers every byte but the crc32c field, so a frame
-// damaged only there is taken, rightly); the CRC is computed for a frame refused, to
+// check being computed (the MAC covers every byte but the check field, so a frame
+// damaged only there is taken, rightly); the check is computed for a frame refused, to
 // count it corrupt (damaged) rather than foreign, and for every frame when frames carry
 // no MAC.
 // The header fields every frame for my_pid of job job_id carries, for transports that

@@ -218,7 +218,7 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   std::uint32_t credit = credit_for(peer);
   header.ack = static_cast<std::uint32_t>(ack);
   header.flags = ask ? wire::kFlagAckRequest : 0;
-  header.credit = credit;
+  header.credit = wire::encode_credit(credit);
   write_header(bytes, header);
   wire::seal_frame(bytes, frame_key_, frame.payload_mac);
   batch_.push_back(transport::OutFrame{peer, bytes});
@@ -269,9 +269,9 @@ void ProtocolCore::refresh_header(int peer, std::span<std::byte> frame) {
   Header header = read_header(frame);
   std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
   std::uint32_t credit = credit_for(peer);
-  if (header.ack == static_cast<std::uint32_t>(ack) && header.credit == credit) return;
+  if (header.ack == static_cast<std::uint32_t>(ack) && header.credit == wire::encode_credit(credit)) return;
   header.ack = static_cast<std::uint32_t>(ack);
-  header.credit = credit;
+  header.credit = wire::encode_credit(credit);
   write_header(frame, header);
   wire::seal_frame(frame, frame_key_);
   note_ack_sent(peer, ack, credit);
@@ -422,7 +422,7 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
 // (report_follows: an ack or nack whose report is taken next) and its credit.
 void ProtocolCore::take_sender_news(int peer, const Header& header, bool report_follows, Time now) {
   take_ack(peer, header.ack, report_follows, now);
-  if (policy_->flow_control()) send_[static_cast<std::size_t>(peer)].credit = header.credit;
+  if (policy_->flow_control()) send_[static_cast<std::size_t>(peer)].credit = wire::decode_credit(header.credit);
 }
 
 // A data frame within the window arrived from the link's peer: the link is not quiet, and
@@ -595,7 +595,7 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
   header.dst = static_cast<std::uint16_t>(peer);
   header.ack = static_cast<std::uint32_t>(link.expected);
   header.flags = ack_request ? wire::kFlagAckRequest : 0;
-  header.credit = credit;
+  header.credit = wire::encode_credit(credit);
   write_header(control.bytes, header);
   wire::seal_frame(std::span<std::byte>(control.bytes).first(wire::kHeaderSize + length), frame_key_);
   note_ack_sent(peer, link.expected, credit);

@@ -13,10 +13,11 @@ namespace bsp::wire {
 
 static_assert(std::endian::native == std::endian::little, "wire format is little-endian");
 
-inline constexpr std::uint16_t kMagic = 0xB5B5;  // first two bytes of every frame
-inline constexpr std::uint8_t kVersion = 3;  // 3: the payload MAC in lanes (auth/bulk_mac.h)
+// The first byte of every frame: the format's mark and its version in one (versions 1-3
+// began 0xB5 0xB5 and had a 40-byte header; a frame of theirs is malformed here).
+inline constexpr std::uint8_t kMagic = 0xB4;  // 0xB4: version 4, the 32-byte header
 
-// What a frame is for.
+// What a frame is for (4 bits on the wire).
 enum class FrameType : std::uint8_t {
   data = 1,   // payload from the engine; carries a sequence number
   ack = 2,    // explicit acknowledgement (no payload): fields ack (+ credit)
@@ -24,28 +25,43 @@ enum class FrameType : std::uint8_t {
   probe = 4,  // "anything for me?": a silent link is poked (tail loss)
 };
 
-// Flag bits.
-inline constexpr std::uint16_t kFlagAckRequest = 1u << 0;  // sender asks for an ack
+// Flag bits (4 bits on the wire).
+inline constexpr std::uint8_t kFlagAckRequest = 1u << 0;  // sender asks for an ack
+
+// Byte offset of the type/flags byte (bit-fields have no offsetof).
+inline constexpr std::size_t kTypeOffset = 1;
 
 #pragma pack(push, 1)
 struct Header {
-  std::uint16_t magic;    // kMagic
-  std::uint8_t version;   // kVersion
-  std::uint8_t type;      // FrameType
-  std::uint32_t job_id;   // the job this frame belongs to (from the launcher)
-  std::uint16_t src;      // sender's pid
-  std::uint16_t dst;      // receiver's pid
-  std::uint32_t seq;      // data: per-link (src->dst) sequence number, from 0
-  std::uint32_t ack;      // cumulative ack for the reverse link: every seq < ack arrived
-  std::uint16_t flags;    // kFlag* bits
-  std::uint16_t length;   // payload bytes after the header
-  std::uint32_t credit;   // free receive buffers the sender advertises (pupa policy)
-  std::uint32_t crc32c;   // CRC32C of header (this field zero) and payload: damage
-  std::uint64_t mac;      // SipHash-2-4 keyed by the job's secret (frame_codec.h): origin
+  std::uint8_t magic;      // kMagic
+  std::uint8_t type : 4;   // FrameType
+  std::uint8_t flags : 4;  // kFlag* bits
+  std::uint16_t check;     // low 16 bits of CRC32C of header (this field zero) and payload:
+                           // tells damage from a stranger's frame once the MAC has failed
+  std::uint32_t job_id;    // the job this frame belongs to (from the launcher)
+  std::uint16_t src;       // sender's pid
+  std::uint16_t dst;       // receiver's pid
+  std::uint32_t seq;       // data: per-link (src->dst) sequence number, from 0
+  std::uint32_t ack;       // cumulative ack for the reverse link: every seq < ack arrived
+  std::uint16_t length;    // payload bytes after the header
+  std::uint16_t credit;    // free receive buffers the sender advertises (pupa policy;
+                           // kWireUnlimitedCredit: no limit; larger counts saturate below it)
+  std::uint64_t mac;       // SipHash-2-4 keyed by the job's secret (frame_codec.h): origin
 };
 #pragma pack(pop)
 
-static_assert(sizeof(Header) == 40, "wire header is 40 bytes");
+static_assert(sizeof(Header) == 32, "wire header is 32 bytes");
+
+// Credit on the wire is 16 bits: the layer above counts in 32 (recovery/protocol_constants.h
+// kUnlimitedCredit), so it is encoded on the way out and decoded on the way in.
+inline constexpr std::uint16_t kWireUnlimitedCredit = 0xFFFF;
+inline constexpr std::uint16_t encode_credit(std::uint32_t credit) {
+  return credit == 0xFFFFFFFFu ? kWireUnlimitedCredit
+                               : static_cast<std::uint16_t>(credit < kWireUnlimitedCredit ? credit : kWireUnlimitedCredit - 1);
+}
+inline constexpr std::uint32_t decode_credit(std::uint16_t credit) {
+  return credit == kWireUnlimitedCredit ? 0xFFFFFFFFu : credit;
+}
 
 inline constexpr std::size_t kHeaderSize = sizeof(Header);
 

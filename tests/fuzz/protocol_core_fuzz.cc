@@ -133,8 +133,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         header.dst = kPid;
         header.seq = near(input, their_seq[static_cast<std::size_t>(src)]);
         header.ack = near(input, output.data_to[static_cast<std::size_t>(src)]);
-        header.flags = static_cast<std::uint16_t>(input.u8() & 3);
-        header.credit = input.u8() % 4 == 0 ? input.u32() : 32;
+        header.flags = input.u8() & 3;
+        header.credit = input.u8() % 4 == 0 ? input.u16() : 32;
         std::vector<std::byte> payload;
         if (type == 1) {
           payload.resize(input.u16() % (kMtu - wire::kHeaderSize + 1));

@@ -99,7 +99,7 @@ TEST_F(FrameScreeningTest, DuplicateIsDroppedAndReacknowledged) {
 }
 
 // Frames sealed without the job's secret (here: with another key) are foreign, however
-// right their job id, pids and CRC are; a flipped byte anywhere after sealing is caught.
+// right their job id, pids and check are; a flipped byte anywhere after sealing is caught.
 TEST_F(FrameScreeningTest, FramesWithoutTheSecretAreForeign) {
   auth::Key other{};
   other[0] = 1;
@@ -108,10 +108,10 @@ TEST_F(FrameScreeningTest, FramesWithoutTheSecretAreForeign) {
   auto forged = data_frame(77, 0, 1, 0, 10);
   std::uint64_t mac;
   std::memcpy(&mac, forged.data() + offsetof(wire::Header, mac), 8);
-  mac ^= 1;  // a guessed tag (the CRC is recomputed, as any forger would)
+  mac ^= 1;  // a guessed tag (the check is zeroed: damage or forgery, never taken)
   std::memcpy(forged.data() + offsetof(wire::Header, mac), &mac, 8);
-  std::uint32_t zero = 0;
-  std::memcpy(forged.data() + offsetof(wire::Header, crc32c), &zero, 4);
+  std::uint16_t zero = 0;
+  std::memcpy(forged.data() + offsetof(wire::Header, check), &zero, 2);
   core.on_frame(0, forged, sink);
   EXPECT_GE(core.stats().foreign_dropped + core.stats().corrupt_dropped, 2u);
   EXPECT_EQ(sink.payloads, 0);

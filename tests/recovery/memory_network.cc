@@ -43,7 +43,7 @@ void MemoryNetwork::submit(int from, int to, std::span<const std::byte> frame) {
   event.to = to;
   event.type = static_cast<wire::FrameType>(header.type);
   event.seq = header.seq;
-  event.index = counts_[{from, to, header.type}]++;
+  event.index = counts_[{from, to, static_cast<std::uint8_t>(header.type)}]++;
   std::vector<std::byte> bytes(frame.begin(), frame.end());
   switch (rule_ ? rule_(event) : Fate::deliver) {
     case Fate::deliver:
@@ -59,8 +59,8 @@ void MemoryNetwork::submit(int from, int to, std::span<const std::byte> frame) {
       break;
     case Fate::corrupt:
       ++corrupted_;
-      if (bytes.size() / 2 >= offsetof(wire::Header, crc32c) && bytes.size() / 2 < offsetof(wire::Header, mac)) {
-        ++corrupted_crc_field_;
+      if (bytes.size() / 2 >= offsetof(wire::Header, check) && bytes.size() / 2 < offsetof(wire::Header, check) + 2) {
+        ++corrupted_check_field_;
       }
       bytes[bytes.size() / 2] ^= std::byte{0x20};
       enqueue(from, to, std::move(bytes), latency_);

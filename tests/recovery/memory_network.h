@@ -51,9 +51,9 @@ class MemoryNetwork {
   std::uint64_t dropped() const { return dropped_; }
   std::uint64_t duplicated() const { return duplicated_; }
   std::uint64_t corrupted() const { return corrupted_; }
-  // Of those, frames whose flipped byte lies in the crc32c field: the MAC, which covers
-  // everything else, holds, and the receiver takes them without computing the CRC.
-  std::uint64_t corrupted_crc_field() const { return corrupted_crc_field_; }
+  // Of those, frames whose flipped byte lies in the check field: the MAC, which covers
+  // everything else, holds, and the receiver takes them without computing the check.
+  std::uint64_t corrupted_check_field() const { return corrupted_check_field_; }
   std::uint64_t delayed() const { return delayed_; }
 
  private:
@@ -76,7 +76,7 @@ class MemoryNetwork {
   std::vector<std::multimap<std::pair<Time, std::uint64_t>, InFlight>> queues_;
   std::map<std::tuple<int, int, int>, std::uint64_t> counts_;  // (from, to, type) -> frames
   std::uint64_t order_ = 0;
-  std::uint64_t dropped_ = 0, duplicated_ = 0, corrupted_ = 0, corrupted_crc_field_ = 0, delayed_ = 0;
+  std::uint64_t dropped_ = 0, duplicated_ = 0, corrupted_ = 0, corrupted_check_field_ = 0, delayed_ = 0;
 };
 
 }  // namespace bsp::recovery::testing

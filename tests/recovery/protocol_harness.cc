@@ -139,7 +139,7 @@ Outcome run_protocol(const Traffic& traffic, FaultRule rule) {
   outcome.dropped = network.dropped();
   outcome.duplicated = network.duplicated();
   outcome.corrupted = network.corrupted();
-  outcome.corrupted_crc_field = network.corrupted_crc_field();
+  outcome.corrupted_check_field = network.corrupted_check_field();
   outcome.delayed = network.delayed();
   return outcome;
 }

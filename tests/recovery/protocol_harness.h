@@ -31,7 +31,7 @@ struct Outcome {
   Duration elapsed{};           // manual-clock time the run took
   std::vector<ChannelStats> stats;  // per process
   ChannelStats total;
-  std::uint64_t dropped = 0, duplicated = 0, corrupted = 0, corrupted_crc_field = 0, delayed = 0;
+  std::uint64_t dropped = 0, duplicated = 0, corrupted = 0, corrupted_check_field = 0, delayed = 0;
   std::string stuck;            // when not finished: what each process still waits for
 };
 

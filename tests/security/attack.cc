@@ -163,16 +163,18 @@ Random fresh_random() {
 
 using Bytes = std::vector<std::uint8_t>;
 
+// The header's check (the low 16 bits of CRC32C with the field zero), as anyone can
+// compute it.
 void write_crc(Bytes& frame) {
   if (frame.size() < wire::kHeaderSize) return;
-  constexpr std::size_t at = offsetof(wire::Header, crc32c);
-  std::memset(frame.data() + at, 0, 4);
-  std::uint32_t crc = crc32c(std::as_bytes(std::span(frame.data(), frame.size())));
-  std::memcpy(frame.data() + at, &crc, 4);
+  constexpr std::size_t at = offsetof(wire::Header, check);
+  std::memset(frame.data() + at, 0, 2);
+  auto check = static_cast<std::uint16_t>(crc32c(std::as_bytes(std::span(frame.data(), frame.size()))));
+  std::memcpy(frame.data() + at, &check, 2);
 }
 
 // Builds frames as a member would, but sealed with a key of the attacker's own: right
-// job id and pids, right CRC, wrong MAC.
+// job id and pids, right check, wrong MAC.
 class Forge {
  public:
   Forge(std::uint32_t job_id, Random& random) : job_id_(job_id), random_(random) {
@@ -211,7 +213,7 @@ class Forge {
     header.dst = static_cast<std::uint16_t>(dst);
     header.seq = seq;
     header.ack = ack;
-    header.flags = flags;
+    header.flags = flags & 0xF;
     header.credit = 64;
     std::memcpy(frame.data(), &header, wire::kHeaderSize);
     if (!payload.empty()) std::memcpy(frame.data() + wire::kHeaderSize, payload.data(), payload.size());
@@ -425,8 +427,8 @@ void data_round(Context& context, Forge& forge, DataWire& wire, const JobView& j
       Bytes whole = forge.sealed(wire::FrameType::data, src, dst, low_seq, 0, 0, forge.put_record(100));
       // Truncated: shorter than a header (nic: long enough for the job filter), or a
       // header whose length field says more than came.
-      for (std::size_t cut : {nic ? std::size_t{12} : std::size_t{1}, std::size_t{20}, std::size_t{39},
-                              std::size_t{40}, whole.size() - 1}) {
+      for (std::size_t cut : {nic ? std::size_t{12} : std::size_t{1}, std::size_t{20}, wire::kHeaderSize - 1,
+                              wire::kHeaderSize, whole.size() - 1}) {
         context.count("truncated", wire.send(dst, Bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut))));
       }
       if (!nic) context.count("empty_datagram", wire.send(dst, Bytes{}));
@@ -446,12 +448,12 @@ void data_round(Context& context, Forge& forge, DataWire& wire, const JobView& j
       // A header that is right but for its type or version.
       for (std::uint8_t type : {std::uint8_t{0}, std::uint8_t{5}, std::uint8_t{0xFF}}) {
         Bytes frame = whole;
-        frame[offsetof(wire::Header, type)] = type;
+        frame[wire::kTypeOffset] = type;
         write_crc(frame);
         context.count("bad_type", wire.send(dst, frame));
       }
       Bytes old = whole;
-      old[offsetof(wire::Header, version)] = 1;
+      old[offsetof(wire::Header, magic)] = 0xB5;  // the first byte of versions 1-3
       write_crc(old);
       context.count("bad_version", wire.send(dst, old));
       break;
