@@ -97,7 +97,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
         return lose(peer, "frame of another job or pid on a reliable transport");
       case wire::Verdict::corrupt:
         ++stats_.corrupt_dropped;
-        return lose(peer, "corrupt frame (CRC32C mismatch) on a reliable transport");
+        return lose(peer, "corrupt frame (check mismatch) on a reliable transport");
     }
     if (header.src != peer || header.seq != expected_seq_[static_cast<std::size_t>(peer)]) {
       ++stats_.malformed_dropped;

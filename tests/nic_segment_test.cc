@@ -169,7 +169,7 @@ TEST(NicFrameSizeTest, FramesFollowTheInterfaceMtu) {
   };
   double ethernet = payload_per_frame();
   EXPECT_GT(ethernet, 1300);
-  EXPECT_LE(ethernet, 1500 - 40);  // the wire header's 40 bytes of each 1500
+  EXPECT_LE(ethernet, 1500 - 32);  // the wire header's 32 bytes of each 1500
   const std::string sw = cluster.prefix() + "sw";
   for (const std::vector<std::string>& step : std::vector<std::vector<std::string>>{
            {"ip", "-n", cluster.prefix() + "0", "link", "set", "eth0", "mtu", "9000"},

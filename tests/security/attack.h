@@ -44,7 +44,7 @@ enum class Plan {
                     // random MACs, replays of frames sealed with a random key, sequence numbers
                     // near 10^6, forged acks with absurd reports, impostor sources
   udp_malformed,    // truncated frames, absurd length fields, oversized datagrams, garbage
-  udp_corrupt,      // frames whose CRC32C does not match
+  udp_corrupt,      // frames whose check (CRC32C, low 16 bits) does not match
   nic_mac_forgery,  // the same three as raw Ethernet frames (ethertype 0x88B5) on lo
   nic_malformed,
   nic_corrupt,
