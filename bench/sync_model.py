@@ -94,9 +94,14 @@ import sys
 import time
 
 CORES = 2
-ACK_START_US = 20000.0  # 2 sender-probe intervals of at most kMaxRetry = 10 ms
-ACK_FULL_US = 40000.0  # kMaxBackedOff: a late peer is poked at least this often
 RELIABLE_LAYER = {"udp", "nic"}
+# The reliable layer's constants (recovery/protocol_constants.h) the acks follow from.
+MAX_RETRY_US = 10000.0  # kMaxRetry: the retry interval's ceiling before backoff
+DEFAULT_POOL_BYTES = 8 << 20  # kDefaultPoolBytes
+DEFAULT_BUFFERS, LARGEST_DEFAULT_POOL = 1024, 4096  # kDefaultBuffers, kLargestDefaultPool
+HOST_POOL_BYTES = 512 << 20  # kHostPoolBytes
+MIN_BUFFERS = 8  # kMinBuffers
+LINK_WINDOW_DIVISOR, MIN_LINK_WINDOW = 2, 2  # kLinkWindowDivisor, kMinLinkWindow
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
 CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
@@ -230,6 +235,90 @@ def fanout(network, p):
     return max(0, on_interface - 2)
 
 
+def pool_frames(requested, mtu, p):
+    """recovery/buffer_pool.cc pool_frames: the reliable layer's pool (frames) for an MTU and p."""
+    if requested:
+        return max(requested, MIN_BUFFERS)
+    frames = min(max(DEFAULT_POOL_BYTES // mtu, DEFAULT_BUFFERS), LARGEST_DEFAULT_POOL)
+    frames = min(frames, HOST_POOL_BYTES // max(p, 1) // mtu)
+    return max(frames, LINK_WINDOW_DIVISOR * MIN_LINK_WINDOW * (p - 1), MIN_BUFFERS)
+
+
+def reliable_pool(network, transport, p):
+    """The pool (frames) a process of a p-process job gets by default, as the transports ask
+    for it: udp on lo (transport/udp/udp_transport.cc) 65507-byte frames and a 24 MiB pool up to
+    16 processes, 8 KiB frames beyond; on Ethernet (the cluster's veths) 1472; nic on lo
+    (transport/nic/nic_transport.cc) frames sized so that its receive ring (512 MiB / p, 2..32
+    MiB) holds 2 (p - 1) of them, at least 120, in 3/4 of it, 2048..65535 bytes, and above 16 KiB
+    a 16 MiB pool of at least 4 (p - 1) frames; on the cluster the veth's 1500."""
+    if transport == "udp":
+        if network == "lo":
+            if p <= 16:
+                return pool_frames((24 << 20) // 65507, 65507, p)
+            return pool_frames(0, 8192, p)
+        return pool_frames(0, 1472, p)
+    if network == "lo":
+        rx_bytes = min(max((512 << 20) // max(p, 1), 2 << 20), 32 << 20)
+        ring = max(120, 2 * (p - 1))
+        mtu = min(max(rx_bytes * 3 // 4 // ring - 14 - 128, 2048), 65535)
+        if mtu > (16 << 20) // 1024:
+            return pool_frames(max((16 << 20) // mtu, 4 * max(p - 1, 1)), mtu, p)
+        return pool_frames(0, mtu, p)
+    return pool_frames(0, 1500, p)
+
+
+def link_window(pool, p):
+    """recovery/protocol_core.cc: the most frames one link holds unacknowledged,
+    pool / kLinkWindowDivisor / (p - 1), at least kMinLinkWindow."""
+    return max(MIN_LINK_WINDOW, pool // LINK_WINDOW_DIVISOR // max(1, p - 1))
+
+
+def one_way_rounds(p):
+    """Rounds k of the dissemination barrier whose link i -> i + 2^k carries nothing back in
+    the superstep (no round m with 2^k + 2^m = 0 mod p, whose message would piggy-back an ack)."""
+    r = log2ceil(p)
+    return sum(1 for k in range(r) if not any((2 ** k + 2 ** m) % p == 0 for m in range(r)))
+
+
+def window_acks(network, transport, sync, p):
+    """Explicit acks per process and superstep that the reliable layer's window rule asks
+    for (recovery/buffer_ack_policy.cc; 0 on tcp). A sender flags a frame ack-requested once
+    more than half its link's window w is unacknowledged, the receiver answers once it holds
+    theta = pool / (2 p) frames (at least 1) since its last ack, and the sender stops at w:
+    on a link whose frames nothing piggy-backs an ack on, one ack per min(w, max(w//2 + 1,
+    theta)) frames.
+      sparse: the barrier's one-way links (one_way_rounds), a frame each per superstep;
+      dense:  every link carries an `end` each way per superstep. The pair's first sender
+              in a superstep still has its previous frame unacknowledged when it was the
+              second in the superstep before (the other's `end` then left before ours
+              arrived): with the order independent, a quarter of the frames go out with 2
+              unacknowledged, and ask only where 2 is more than half the window (w < 4)."""
+    if transport not in RELIABLE_LAYER or p < 2:
+        return 0.0
+    pool = reliable_pool(network, transport, p)
+    w = link_window(pool, p)
+    theta = max(1, pool // (2 * p))
+    if sync == "dense":
+        return (p - 1) / 4.0 if w < 4 else 0.0
+    return one_way_rounds(p) / float(min(w, max(w // 2 + 1, theta)))
+
+
+def probe_acks(sync, p, T):
+    """Explicit acks per process and superstep that answer a waiting receiver's probes
+    (recovery/protocol_core.cc receiver_probe_due): a process waiting for a peer's `end`
+    probes it once the link has been quiet one retry interval I (kMaxRetry = 10 ms, the
+    ceiling: the round trips a loaded superstep measures exceed it), and the peer answers
+    with an ack in the run in which it sends its `end` (dense: every `end` leaves at the start
+    of its sender's sync), so at most one per link and superstep. With the p processes'
+    syncs spread evenly over the superstep T on the shared cores (i starts waiting at t_i,
+    j sends at t_j, both uniform on [0, T]), P(t_j - t_i > I) = (1 - I/T)^2 / 2. Dense only:
+    a sparse wait is for one partner's message per round, T / r apart, mostly shorter
+    than I. Each such ack costs its probe as well (another frame, sent and received)."""
+    if sync != "dense" or T <= MAX_RETRY_US:
+        return 0.0
+    return (p - 1) * (1.0 - MAX_RETRY_US / T) ** 2 / 2.0
+
+
 def working_set(params, sync):
     """(X0, x1): a process touches X0 KiB at every wake-up (its engine, transport, buffers) and
     x1 KiB per peer once per superstep, from the pages the calibration runs' processes
@@ -295,12 +384,20 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
         U = E + (D + A) * f_shared + waiting
         return (max(T1, p / cores * U) if p > cores else T1), U
 
-    A = 0.0
+    # The reliable layer's acks: those its window rule asks for, and those answering probes
+    # (each with its probe: two frames of CPU, one counted by --stats as an ack).
+    A = window_acks(params["network"], transport, sync, p)
     T, U = time_with(A)
+    probes = 0.0
     if transport in RELIABLE_LAYER:
-        A = D * min(1.0, max(0.0, ((measured_us or T) - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
-        T, U = time_with(A)
-    return T, D + A, U, S
+        for _ in range(20):  # the probes depend on T and add to it: to the fixed point
+            probes = probe_acks(sync, p, measured_us or T)
+            T_next, U = time_with(A + 2 * probes)
+            if abs(T_next - T) <= 1e-6 * T:
+                T = T_next
+                break
+            T = T_next
+    return T, D + A + probes, U, S
 
 
 # ---------------------------------------------------------------- calibration
