@@ -28,12 +28,31 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
               whose records need no ack (the barrier message behind them on the same
               in-order link stands for it) and share a frame with that message
               (bsplib/engine_sparse.cc); D = r, R = r, W = r
-    udp and nic add the reliable layer's acks A: a link whose frames stay unacknowledged for
-    2 retry intervals is probed; the interval is at most 10 ms and a late peer is poked at
-    least every 40 ms (recovery/protocol_constants.h), so A = D x clamp((T - 20 ms) / 20 ms,
-    0, 1), T the time without them (a ramp from the constants, not fitted).
+    udp and nic add the reliable layer's explicit acks A = A_w + A_p, from its constants
+    (recovery/protocol_constants.h, recovery/buffer_pool.cc, recovery/buffer_ack_policy.cc),
+    not fitted:
+      the window rule, A_w: the pool n (pool_frames for the frame size the transport picks at
+              p: reliable_pool) gives a link window w = n / 2 / (p - 1) (at least 2); a frame
+              asks for an ack once more than w/2 of the link's frames are unacknowledged, the
+              receiver answers once it holds theta = n / (2 p) frames since its last ack, the
+              sender stops at w. Sparse: each barrier link with no traffic back in the
+              superstep (one_way_rounds: no round m with 2^k + 2^m = 0 mod p) costs one ack per
+              min(w, max(w//2 + 1, theta)) frames (lo udp p = 64: 5 of 6 rounds, w = theta = 8:
+              0.625 per superstep, measured 0.628; w = 2 at p >= 128: every second frame).
+              Dense: an `end` each way per link and superstep; a pair's first sender still has
+              its previous `end` unacknowledged when it was the second the superstep before
+              (probability 1/2 each), so a quarter of the `end`s leave with two
+              unacknowledged, which asks only where w < 4 (lo udp p >= 128, nic p >= 64);
+      probes, A_p (dense): a process waiting for `end`s probes a link quiet for one retry
+              interval I (kMaxRetry = 10 ms, the ceiling: a loaded superstep's round trips
+              exceed it) and its peer answers with an ack in the run in which it sends its
+              `end`: at most one per link and superstep, with probability P(t_j - t_i > I) =
+              (1 - I/T)^2 / 2 for sync times t_i, t_j spread evenly over the superstep T.
+              Each answer costs its probe as well (a frame, sent and received, that --stats
+              does not count): the CPU has D + A_w + 2 A_p frames, the frame count D + A.
+              Sparse waits (one partner per round, about T / r) leave no probes: none.
   With a core per process (what a cluster of p such hosts pays; the dashed curves):
-    T1(p) = E + R h + max(0, D + A - R) f
+    T1(p) = E + R h + max(0, D + A - R) f   (A with the probes' frames)
     h one hop (o_send + L + o_receive: half the channel's busy-polling round trip), f a
     frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
     work on the same cores), E the engine's own work per superstep (p = 2 minima).
