@@ -55,7 +55,10 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     T1(p) = E + R h + max(0, D + A - R) f   (A with the probes' frames)
     h one hop (o_send + L + o_receive: half the channel's busy-polling round trip), f a
     frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
-    work on the same cores), E the engine's own work per superstep (p = 2 minima).
+    work on the same cores), E the engine's own work per superstep: the p = 2 calibration's
+    mean empty superstep minus half the median round trip (means, as the model predicts and
+    is compared with means; until 2026-11-27 minima, the undisturbed cost, which left every
+    p = 2 point 15-35% low).
 
 Shared cores (C cores, p > C; what lo and the 8-namespace cluster on this 2-core machine
 measure): some process is always runnable, so the cores are never idle and the superstep
@@ -756,7 +759,7 @@ def calibrate(args):
 def parameters(row, runs, wake):
     """The model's parameters for one network and transport (µs)."""
     h = float(row["rtt_median_us"]) / 2
-    E = max(float(row["p2_empty_min_us"]) - float(row["rtt_min_us"]) / 2, 0.0)
+    E = max(float(row["p2_empty_mean_us"]) - float(row["rtt_median_us"]) / 2, 0.0)
     if row.get("p2_onecore_empty_cpu_us"):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
@@ -936,7 +939,7 @@ def write_table(args, params, comparison):
     ps = (16, 64, 256)
     lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
              "received, and for nic β a frame's cost per other packet socket on its interface (fitted on the "
-             "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 minima), c the library's "
+             "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 means), c the library's "
              "CPU per context switch, spinning (p ≤ 8) and blocking (p > 8; fitted on the sparse runs at p = 4, 8, "
              "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
              "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "

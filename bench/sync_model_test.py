@@ -85,6 +85,14 @@ class CalibrationTest(unittest.TestCase):
                 self.assertAlmostEqual(got_x, want_x, delta=1e-6)
         self.assertEqual(set(got["rho"].values()), {1.0})  # the runs switched as wake_cost's processes
 
+    def test_engine_work_from_the_p2_means(self):
+        # E is the mean p = 2 superstep less half the median round trip (the model predicts
+        # means), not the minimum less half the minimum round trip
+        wake = model.WakeCost(WAKE)
+        row = dict(calibration_row("lo", "tcp", 5.0, 1.5, 10.5), rtt_min_us="8.0", p2_empty_min_us="5.0",
+                   p2_empty_mean_us="9.0")
+        self.assertAlmostEqual(model.parameters(row, [], wake)["E"], 9.0 - 5.0)
+
     def test_rho_scales_the_bare_switches_to_the_calibration_runs(self):
         wake = model.WakeCost(WAKE)
         truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
