@@ -944,7 +944,8 @@ def write_table(args, params, comparison):
              "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
              "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "
              "(sparse), switches per superstep (dense). The model: T = max(T1, (p/2) U), U = E + (D + A) "
-             "(f + β fan-out) + S (c + growth + refill) per process and superstep (bench/sync_model.py).",
+             "(f + β fan-out) + S (c + growth + refill) per process and superstep, A the reliable layer's acks "
+             "(its window rule, and dense probes' answers with their probes) (bench/sync_model.py).",
              "",
              "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
              + " | ".join("g + refill(X0) per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
