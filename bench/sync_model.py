@@ -273,9 +273,8 @@ def reliable_pool(network, transport, p):
     (transport/nic/nic_transport.cc) frames sized so that its receive ring (512 MiB / p, 2..32
     MiB) holds 2 (p - 1) of them, at least 120, in 3/4 of it, 2048..65535 bytes, and above 16 KiB
     a 16 MiB pool of at least 4 (p - 1) frames; on the cluster the veth's 1500. A mirror of
-    those files (as of main 0d0b2d4): sync_model_test's AckTest pins its values, so a change
-    there shows as a failing test here once the test's numbers are checked against a run
-    (bsprun --stats: the acks per superstep)."""
+    those files as of main 0d0b2d4 (sync_model_test's AckTest pins the values it gives): a
+    change of their pool or frame sizes needs the same change here."""
     if transport == "udp":
         if network == "lo":
             if p <= 16:
