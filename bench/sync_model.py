@@ -28,15 +28,37 @@ Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
               whose records need no ack (the barrier message behind them on the same
               in-order link stands for it) and share a frame with that message
               (bsplib/engine_sparse.cc); D = r, R = r, W = r
-    udp and nic add the reliable layer's acks A: a link whose frames stay unacknowledged for
-    2 retry intervals is probed; the interval is at most 10 ms and a late peer is poked at
-    least every 40 ms (recovery/protocol_constants.h), so A = D x clamp((T - 20 ms) / 20 ms,
-    0, 1), T the time without them (a ramp from the constants, not fitted).
+    udp and nic add the reliable layer's explicit acks A = A_w + A_p, from its constants
+    (recovery/protocol_constants.h, recovery/buffer_pool.cc, recovery/buffer_ack_policy.cc),
+    not fitted:
+      the window rule, A_w: the pool n (pool_frames for the frame size the transport picks at
+              p: reliable_pool) gives a link window w = n / 2 / (p - 1) (at least 2); a frame
+              asks for an ack once more than w/2 of the link's frames are unacknowledged, the
+              receiver answers once it holds theta = n / (2 p) frames since its last ack, the
+              sender stops at w. Sparse: each barrier link with no traffic back in the
+              superstep (one_way_rounds: no round m with 2^k + 2^m = 0 mod p) costs one ack per
+              min(w, max(w//2 + 1, theta)) frames (lo udp p = 64: 5 of 6 rounds, w = theta = 8:
+              0.625 per superstep, measured 0.628; w = 2 at p >= 128: every second frame).
+              Dense: an `end` each way per link and superstep; a pair's first sender still has
+              its previous `end` unacknowledged when it was the second the superstep before
+              (probability 1/2 each), so a quarter of the `end`s leave with two
+              unacknowledged, which asks only where w < 4 (lo udp p >= 128, nic p >= 64);
+      probes, A_p (dense): a process waiting for `end`s probes a link quiet for one retry
+              interval I (kMaxRetry = 10 ms, the ceiling: a loaded superstep's round trips
+              exceed it) and its peer answers with an ack in the run in which it sends its
+              `end`: at most one per link and superstep, with probability P(t_j - t_i > I) =
+              (1 - I/T)^2 / 2 for sync times t_i, t_j spread evenly over the superstep T.
+              Each answer costs its probe as well (a frame, sent and received, that --stats
+              does not count): the CPU has D + A_w + 2 A_p frames, the frame count D + A.
+              Sparse waits (one partner per round, about T / r) leave no probes: none.
   With a core per process (what a cluster of p such hosts pays; the dashed curves):
-    T1(p) = E + R h + max(0, D + A - R) f
+    T1(p) = E + R h + max(0, D + A - R) f   (A with the probes' frames)
     h one hop (o_send + L + o_receive: half the channel's busy-polling round trip), f a
     frame's CPU time, sent and received (on lo and the namespace cluster the wire is kernel
-    work on the same cores), E the engine's own work per superstep (p = 2 minima).
+    work on the same cores), E the engine's own work per superstep: the p = 2 calibration's
+    mean empty superstep minus half the median round trip (means, as the model predicts and
+    is compared with means; until 2026-11-27 minima, the undisturbed cost, which left every
+    p = 2 point 15-35% low).
 
 Shared cores (C cores, p > C; what lo and the 8-namespace cluster on this 2-core machine
 measure): some process is always runnable, so the cores are never idle and the superstep
@@ -94,9 +116,14 @@ import sys
 import time
 
 CORES = 2
-ACK_START_US = 20000.0  # 2 sender-probe intervals of at most kMaxRetry = 10 ms
-ACK_FULL_US = 40000.0  # kMaxBackedOff: a late peer is poked at least this often
 RELIABLE_LAYER = {"udp", "nic"}
+# The reliable layer's constants (recovery/protocol_constants.h) the acks follow from.
+MAX_RETRY_US = 10000.0  # kMaxRetry: the retry interval's ceiling before backoff
+DEFAULT_POOL_BYTES = 8 << 20  # kDefaultPoolBytes
+DEFAULT_BUFFERS, LARGEST_DEFAULT_POOL = 1024, 4096  # kDefaultBuffers, kLargestDefaultPool
+HOST_POOL_BYTES = 512 << 20  # kHostPoolBytes
+MIN_BUFFERS = 8  # kMinBuffers
+LINK_WINDOW_DIVISOR, MIN_LINK_WINDOW = 2, 2  # kLinkWindowDivisor, kMinLinkWindow
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
 CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
@@ -230,6 +257,92 @@ def fanout(network, p):
     return max(0, on_interface - 2)
 
 
+def pool_frames(requested, mtu, p):
+    """recovery/buffer_pool.cc pool_frames: the reliable layer's pool (frames) for an MTU and p."""
+    if requested:
+        return max(requested, MIN_BUFFERS)
+    frames = min(max(DEFAULT_POOL_BYTES // mtu, DEFAULT_BUFFERS), LARGEST_DEFAULT_POOL)
+    frames = min(frames, HOST_POOL_BYTES // max(p, 1) // mtu)
+    return max(frames, LINK_WINDOW_DIVISOR * MIN_LINK_WINDOW * (p - 1), MIN_BUFFERS)
+
+
+def reliable_pool(network, transport, p):
+    """The pool (frames) a process of a p-process job gets by default, as the transports ask
+    for it: udp on lo (transport/udp/udp_transport.cc) 65507-byte frames and a 24 MiB pool up to
+    16 processes, 8 KiB frames beyond; on Ethernet (the cluster's veths) 1472; nic on lo
+    (transport/nic/nic_transport.cc) frames sized so that its receive ring (512 MiB / p, 2..32
+    MiB) holds 2 (p - 1) of them, at least 120, in 3/4 of it, 2048..65535 bytes, and above 16 KiB
+    a 16 MiB pool of at least 4 (p - 1) frames; on the cluster the veth's 1500. A mirror of
+    those files as of main 0d0b2d4 (sync_model_test's AckTest pins the values it gives): a
+    change of their pool or frame sizes needs the same change here."""
+    if transport == "udp":
+        if network == "lo":
+            if p <= 16:
+                return pool_frames((24 << 20) // 65507, 65507, p)
+            return pool_frames(0, 8192, p)
+        return pool_frames(0, 1472, p)
+    if network == "lo":
+        rx_bytes = min(max((512 << 20) // max(p, 1), 2 << 20), 32 << 20)
+        ring = max(120, 2 * (p - 1))
+        mtu = min(max(rx_bytes * 3 // 4 // ring - 14 - 128, 2048), 65535)
+        if mtu > (16 << 20) // 1024:
+            return pool_frames(max((16 << 20) // mtu, 4 * max(p - 1, 1)), mtu, p)
+        return pool_frames(0, mtu, p)
+    return pool_frames(0, 1500, p)
+
+
+def link_window(pool, p):
+    """recovery/protocol_core.cc: the most frames one link holds unacknowledged,
+    pool / kLinkWindowDivisor / (p - 1), at least kMinLinkWindow."""
+    return max(MIN_LINK_WINDOW, pool // LINK_WINDOW_DIVISOR // max(1, p - 1))
+
+
+def one_way_rounds(p):
+    """Rounds k of the dissemination barrier whose link i -> i + 2^k carries nothing back in
+    the superstep (no round m with 2^k + 2^m = 0 mod p, whose message would piggy-back an ack)."""
+    r = log2ceil(p)
+    return sum(1 for k in range(r) if not any((2 ** k + 2 ** m) % p == 0 for m in range(r)))
+
+
+def window_acks(network, transport, sync, p):
+    """Explicit acks per process and superstep that the reliable layer's window rule asks
+    for (recovery/buffer_ack_policy.cc; 0 on tcp). A sender flags a frame ack-requested once
+    more than half its link's window w is unacknowledged, the receiver answers once it holds
+    theta = pool / (2 p) frames (at least 1) since its last ack, and the sender stops at w:
+    on a link whose frames nothing piggy-backs an ack on, one ack per min(w, max(w//2 + 1,
+    theta)) frames.
+      sparse: the barrier's one-way links (one_way_rounds), a frame each per superstep;
+      dense:  every link carries an `end` each way per superstep. The pair's first sender
+              in a superstep still has its previous frame unacknowledged when it was the
+              second in the superstep before (the other's `end` then left before ours
+              arrived): with the order independent, a quarter of the frames go out with 2
+              unacknowledged, and ask only where 2 is more than half the window (w < 4)."""
+    if transport not in RELIABLE_LAYER or p < 2:
+        return 0.0
+    pool = reliable_pool(network, transport, p)
+    w = link_window(pool, p)
+    theta = max(1, pool // (2 * p))
+    if sync == "dense":
+        return (p - 1) / 4.0 if w < 4 else 0.0
+    return one_way_rounds(p) / float(min(w, max(w // 2 + 1, theta)))
+
+
+def probe_acks(sync, p, T):
+    """Explicit acks per process and superstep that answer a waiting receiver's probes
+    (recovery/protocol_core.cc receiver_probe_due): a process waiting for a peer's `end`
+    probes it once the link has been quiet one retry interval I (kMaxRetry = 10 ms, the
+    ceiling: the round trips a loaded superstep measures exceed it), and the peer answers
+    with an ack in the run in which it sends its `end` (dense: every `end` leaves at the start
+    of its sender's sync), so at most one per link and superstep. With the p processes'
+    syncs spread evenly over the superstep T on the shared cores (i starts waiting at t_i,
+    j sends at t_j, both uniform on [0, T]), P(t_j - t_i > I) = (1 - I/T)^2 / 2. Dense only:
+    a sparse wait is for one partner's message per round, T / r apart, mostly shorter
+    than I. Each such ack costs its probe as well (another frame, sent and received)."""
+    if sync != "dense" or T <= MAX_RETRY_US:
+        return 0.0
+    return (p - 1) * (1.0 - MAX_RETRY_US / T) ** 2 / 2.0
+
+
 def working_set(params, sync):
     """(X0, x1): a process touches X0 KiB at every wake-up (its engine, transport, buffers) and
     x1 KiB per peer once per superstep, from the pages the calibration runs' processes
@@ -295,12 +408,20 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
         U = E + (D + A) * f_shared + waiting
         return (max(T1, p / cores * U) if p > cores else T1), U
 
-    A = 0.0
+    # The reliable layer's acks: those its window rule asks for, and those answering probes
+    # (each with its probe: two frames of CPU, one counted by --stats as an ack).
+    A = window_acks(params["network"], transport, sync, p)
     T, U = time_with(A)
+    probes = 0.0
     if transport in RELIABLE_LAYER:
-        A = D * min(1.0, max(0.0, ((measured_us or T) - ACK_START_US) / (ACK_FULL_US - ACK_START_US)))
-        T, U = time_with(A)
-    return T, D + A, U, S
+        for _ in range(20):  # the probes depend on T and add to it: to the fixed point
+            probes = probe_acks(sync, p, measured_us or T)
+            T_next, U = time_with(A + 2 * probes)
+            if abs(T_next - T) <= 1e-6 * T:
+                T = T_next
+                break
+            T = T_next
+    return T, D + A + probes, U, S
 
 
 # ---------------------------------------------------------------- calibration
@@ -640,7 +761,7 @@ def calibrate(args):
 def parameters(row, runs, wake):
     """The model's parameters for one network and transport (µs)."""
     h = float(row["rtt_median_us"]) / 2
-    E = max(float(row["p2_empty_min_us"]) - float(row["rtt_min_us"]) / 2, 0.0)
+    E = max(float(row["p2_empty_mean_us"]) - float(row["rtt_median_us"]) / 2, 0.0)
     if row.get("p2_onecore_empty_cpu_us"):
         u1 = float(row["p2_onecore_empty_cpu_us"])  # CPU per process and superstep
     else:
@@ -820,12 +941,13 @@ def write_table(args, params, comparison):
     ps = (16, 64, 256)
     lines = ["Parameters (µs): h one hop (half the channel's busy-polling round trip), f a frame's CPU, sent and "
              "received, and for nic β a frame's cost per other packet socket on its interface (fitted on the "
-             "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 minima), c the library's "
+             "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 means), c the library's "
              "CPU per context switch, spinning (p ≤ 8) and blocking (p > 8; fitted on the sparse runs at p = 4, 8, "
              "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
              "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "
              "(sparse), switches per superstep (dense). The model: T = max(T1, (p/2) U), U = E + (D + A) "
-             "(f + β fan-out) + S (c + growth + refill) per process and superstep (bench/sync_model.py).",
+             "(f + β fan-out) + S (c + growth + refill) per process and superstep, A the reliable layer's acks "
+             "(its window rule, and dense probes' answers with their probes) (bench/sync_model.py).",
              "",
              "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
              + " | ".join("g + refill(X0) per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)

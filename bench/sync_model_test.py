@@ -85,6 +85,14 @@ class CalibrationTest(unittest.TestCase):
                 self.assertAlmostEqual(got_x, want_x, delta=1e-6)
         self.assertEqual(set(got["rho"].values()), {1.0})  # the runs switched as wake_cost's processes
 
+    def test_engine_work_from_the_p2_means(self):
+        # E is the mean p = 2 superstep less half the median round trip (the model predicts
+        # means), not the minimum less half the minimum round trip
+        wake = model.WakeCost(WAKE)
+        row = dict(calibration_row("lo", "tcp", 5.0, 1.5, 10.5), rtt_min_us="8.0", p2_empty_min_us="5.0",
+                   p2_empty_mean_us="9.0")
+        self.assertAlmostEqual(model.parameters(row, [], wake)["E"], 9.0 - 5.0)
+
     def test_rho_scales_the_bare_switches_to_the_calibration_runs(self):
         wake = model.WakeCost(WAKE)
         truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
@@ -133,6 +141,67 @@ class CalibrationTest(unittest.TestCase):
         self.assertEqual(model.protocol("sparse", "empty", 16), (4, 4, 4))
         self.assertEqual(model.protocol("sparse", "neighbour", 16), (4, 4, 4))  # the word rides with round 0
         self.assertEqual(model.protocol("sparse", "empty", 17), (5, 5, 5))
+
+
+class AckTest(unittest.TestCase):
+    """The reliable layer's acks follow from its constants: the pool and link window the
+    transports ask for, the window rule's requests and the waiting receivers' probes."""
+
+    def test_pool_and_link_window_follow_the_transports(self):
+        # (network, transport, p): (pool frames, link window)
+        known = {("lo", "udp", 16): (384, 12),  # 24 MiB of 65507-byte frames up to 16 processes
+                 ("lo", "udp", 64): (1024, 8),  # 8 KiB frames: the default 1024
+                 ("lo", "udp", 128): (512, 2),  # 512 MiB per host / 128 / 8 KiB
+                 ("lo", "udp", 256): (1020, 2),  # the window floor 2 x 2 x 255
+                 ("lo", "nic", 32): (256, 4),  # 64 KiB frames: 16 MiB
+                 ("lo", "nic", 64): (336, 2),  # ring-sized frames of 49790 bytes
+                 ("cluster", "udp", 64): (4096, 32),  # 1472-byte frames: the largest default
+                 ("cluster", "nic", 64): (4096, 32)}
+        for (network, transport, p), (pool, window) in known.items():
+            got = model.reliable_pool(network, transport, p)
+            self.assertEqual((got, model.link_window(got, p)), (pool, window), (network, transport, p))
+
+    def test_barrier_links_with_traffic_back(self):
+        self.assertEqual(model.one_way_rounds(16), 3)  # round 3: i + 8 sends back to i
+        self.assertEqual(model.one_way_rounds(6), 1)  # 2 + 4 = 6: rounds 1 and 2 go both ways
+        self.assertEqual(model.one_way_rounds(5), 1)  # 1 + 4 = 5: rounds 0 and 2 go both ways
+        self.assertEqual(model.one_way_rounds(256), 7)
+
+    def test_window_acks(self):
+        # sparse: one ack per theta frames on each one-way link (theta = w here), or per
+        # w/2 + 1 where theta is smaller (w = 2: every second frame)
+        self.assertAlmostEqual(model.window_acks("lo", "udp", "sparse", 64), 5 / 8)
+        self.assertAlmostEqual(model.window_acks("lo", "udp", "sparse", 256), 7 / 2)
+        self.assertAlmostEqual(model.window_acks("cluster", "udp", "sparse", 64), 5 / 32)
+        self.assertEqual(model.window_acks("lo", "tcp", "sparse", 256), 0.0)
+        # dense: a quarter of the ends, where two unacknowledged frames are more than half
+        # the window
+        self.assertEqual(model.window_acks("lo", "udp", "dense", 64), 0.0)
+        self.assertAlmostEqual(model.window_acks("lo", "nic", "dense", 64), 63 / 4)
+
+    def test_probe_acks(self):
+        self.assertEqual(model.probe_acks("dense", 64, 9000.0), 0.0)  # no wait outlasts kMaxRetry
+        self.assertAlmostEqual(model.probe_acks("dense", 65, 20000.0), 64 * 0.25 / 2)
+        self.assertAlmostEqual(model.probe_acks("dense", 65, 1e12), 32.0, places=3)  # at most one per link
+        self.assertEqual(model.probe_acks("sparse", 256, 1e6), 0.0)
+
+    def test_predicted_frames_and_cpu_count_the_acks(self):
+        wake = model.WakeCost(WAKE)
+        params = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake,
+                  "network": "lo", "touched": TOUCHED}
+        T, frames, U, _ = model.predict(params, "udp", "sparse", "empty", 64)
+        _, tcp_frames, tcp_U, _ = model.predict(params, "tcp", "sparse", "empty", 64)
+        self.assertAlmostEqual(frames, 6 + 5 / 8)
+        self.assertEqual(tcp_frames, 6)
+        self.assertAlmostEqual(U - tcp_U, 5 / 8 * 7.0)
+        # dense at 256 over udp: the window's acks and the probes' answers; each answer's
+        # probe costs CPU too, but --stats counts only the answer
+        T, frames, U, _ = model.predict(params, "udp", "dense", "empty", 256)
+        probes = model.probe_acks("dense", 256, T)
+        self.assertGreater(probes, 100)
+        self.assertAlmostEqual(frames, 255 + 255 / 4 + probes, places=4)
+        _, _, tcp_U, _ = model.predict(params, "tcp", "dense", "empty", 256)
+        self.assertAlmostEqual(U - tcp_U, (255 / 4 + 2 * probes) * 7.0, places=3)
 
 
 class FootprintTest(unittest.TestCase):
