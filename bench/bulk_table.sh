@@ -6,23 +6,28 @@
 # (ns per 8-byte word). With --before=DIR (a directory holding bsprun, bench/ and nas/ of
 # an earlier build, e.g. copied from bazel-bin) every BSPlib figure is measured for both
 # builds, interleaved; --nas adds NAS CG, IS and FT class A at p = 4 on every transport
-# (best of --nas-runs, seconds), before and after. Prints markdown.
+# (best of --nas-runs, seconds), before and after; --shaped (root) adds one 1400-byte put
+# stream at p = 2 over a two-host namespace cluster at 100 Mbit/s (tools/cluster.sh, torn
+# down after) for the network transports: MB/s and the share of the 12.5 MB/s wire.
+# Prints markdown.
 # Run from the workspace root after
 #   bazel build //bench/... //nas/... //bsplib:bsprun
-# Usage: bench/bulk_table.sh [--before=DIR] [--transports=tcp,udp,nic,shm] [--nas] [--nas-runs=3]
+# Usage: bench/bulk_table.sh [--before=DIR] [--transports=tcp,udp,nic,shm] [--nas] [--nas-runs=3] [--shaped]
 set -eu
 cd "$(dirname "$0")/.."
 before=""
 transports="tcp,udp,nic,shm"
 nas=0
 nas_runs=3
+shaped=0
 for arg in "$@"; do
   case $arg in
     --before=*) before=${arg#*=} ;;
     --transports=*) transports=${arg#*=} ;;
     --nas) nas=1 ;;
     --nas-runs=*) nas_runs=${arg#*=} ;;
-    *) echo "usage: bench/bulk_table.sh [--before=DIR] [--transports=LIST] [--nas] [--nas-runs=N]" >&2; exit 2 ;;
+    --shaped) shaped=1 ;;
+    *) echo "usage: bench/bulk_table.sh [--before=DIR] [--transports=LIST] [--nas] [--nas-runs=N] [--shaped]" >&2; exit 2 ;;
   esac
 done
 after=bazel-bin
@@ -95,6 +100,19 @@ figure_row "one 8 MiB bsp_hpput, GB/s best / median" put_8mib
 via=get
 figure_row "one 8 MiB bsp_get, GB/s best / median" put_8mib
 figure_row "g, ns per 8-byte word (bsp_params)" g_ns
+
+# One 1400-byte put stream (16 MiB) at p = 2 over the shaped two-host cluster: "MB/s (share
+# of the 12.5 MB/s wire)"; shm has no wire.
+stream_1400() {  # build transport
+  case $2 in shm | shm+*) echo "-"; return ;; esac
+  "$(bsprun_of "$1")" -n 2 --netns=bt --transport="$2" "$1/bench/bsp_bandwidth" --sizes=1400 --repetitions=3 2>/dev/null |
+    awk -F, '$3 == 1400 {printf "%.2f (%.1f%%)", $6, $6 / 12.5 * 100}'
+}
+if [ "$shaped" = 1 ]; then
+  tools/cluster.sh up 2 --prefix bt --rate 100mbit --queue 15000 >/dev/null
+  trap 'tools/cluster.sh down --prefix bt >/dev/null 2>&1' EXIT
+  figure_row "1400-byte put stream over 100 Mbit/s, MB/s (share of the wire)" stream_1400
+fi
 
 [ "$nas" = 1 ] || exit 0
 # NAS $bench class A at p = 4: the best time of nas_runs runs, seconds.
