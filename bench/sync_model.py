@@ -66,7 +66,7 @@ lasts the CPU time of all processes divided by C; a process waiting for a messag
 core to another (a context switch: sched_yield while it spins, p <= 4 C, a sleep in poll
 beyond, as recovery/spin_policy.cc decides):
     T = max(T1(p), (p / C) U),
-    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0)) + refill(p, x1 p)
+    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0) + walk(p, N)) + refill(p, x1 p)
       S      context switches per process and superstep: those of bare processes doing the
              same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
              sparse W x (switches per wait of the rounds at k = p), dense the switches per
@@ -74,7 +74,14 @@ beyond, as recovery/spin_policy.cc decides):
              measured switches over the bare processes' at the calibration p of the same
              protocol and mode; most waits of a blocked barrier find their message already
              there (g and the refills are measured per wait of the rounds and divided by its
-             switches per wait)
+             switches per wait). On the namespace cluster the bare processes' switches are
+             those of wake_cost --netns (since 2026-11-27, second revision): their sockets on
+             the 8 hosts, each host's processes in a session of their own, as the hosts' sshd
+             starts bsprun's, so in a scheduler autogroup per host (kernel.sched_autogroup_
+             enabled; bsprun on lo forks all into one): there the all-to-all's switches per
+             message rise from 0.50 at k = 16 to 0.84 at 32 and 0.73 at 64 (lo: 0.09-0.11), as
+             bsplib's dense ones per frame do (0.37-0.53, 0.72-0.85, 0.85-1.14); rho is taken at
+             16 against them. The rounds' switches per wait there: 0.77, 0.85, 0.91 (lo 0.56-0.57)
       c_mode the library's own CPU per switch (its pass after a wake-up: timers, the
              transport's poll, the active links), spinning and blocking apart; fitted
       g(p)   the scheduler's growth: wake_cost's CPU per wait at k = p over that at the
@@ -87,8 +94,19 @@ beyond, as recovery/spin_policy.cc decides):
              anonymous pages (heap, stacks, buffers) each process of the calibration runs at
              p = 4, 8, 16 touched while the job ran two supersteps' CPU (stopped, clear_refs,
              continued until schedstat says so, stopped, smaps' Referenced): page-granular, an
-             upper bound on the bytes, while wake_cost's touch is sequential, so cheaper per
-             byte than the library's scattered one
+             upper bound on the bytes; wake_cost's touch is sequential, so dearer per page than
+             a scattered one (--scatter-pages, a line in each of 128 pages in a random order: 29
+             ns a page at k = 256 beyond k = 2, against 76 for a page touched whole)
+      walk(p, N)  the library's walks over per-peer arrays in its first pass after a wake-up
+             (walked_entries: N = the entries read, from the code: Engine::pump's send_pending
+             over all p Outgoing every pass, the idle pass's progress_ and, dense, incoming_;
+             tcp's receive and flush over its p Peers; dense on udp and nic the reliable
+             layer's passes over its active links, then all p - 1): wake_cost --walk-entries,
+             a walk over N entries WALK_STRIDE bytes apart right after each wait, timed by
+             itself, at k = p minus at k = 2 (where the array stays in the caches), per switch
+             (divided by the rounds' switches per wait). A 1024-entry walk takes 0.8 us at
+             k = 2, 1.1 at 16, 3.4 at 64, 4.5 at 128 and 6.8 at 256: the term matters from
+             p = 128 (N there: 150-540 entries sparse, 400-1070 dense)
       beta k nic only: each process's packet socket filters every frame on its interface
              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
@@ -98,8 +116,10 @@ beyond, as recovery/spin_policy.cc decides):
     protocols at p = 4, 8 (spinning) and 16 (blocking) with their measured switches
     (calibration_runs.csv, runs of their own), never on the points compared. A network
     without such runs (an older calibration) takes the transport's c from one with: it is
-    the library's own work. The per-peer walk of the previous model (q (p - 2) per wait) is
-    gone: the reliable layer visits only active links (recovery/protocol_core.cc).
+    the library's own work. The per-peer walk of the first model (q (p - 2) per wait, fitted)
+    is gone: walk(p, N) counts the entries from the code and prices them by wake_cost, and the
+    reliable layer visits only active links (recovery/protocol_core.cc), all of them in a
+    dense superstep.
     Every term is CPU time, so U is compared with the CPU each process used per superstep
     (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time, and S with
     the switches measured: on a machine others load, the job gets a share of the cores and T
@@ -312,18 +332,18 @@ def walked_entries(transport, sync, p):
     pass, whatever the protocol (bsplib/engine.cc: send_pending over outgoing_, 112 bytes an
     entry; when idle, the watchdog's progress_, 24 bytes, and in the dense protocol
     collect_awaited over incoming_, 200 bytes); tcp's receive and flush walk its peers_ (400
-    bytes) on every call; in the dense protocol every link of the reliable layer (udp, nic) is
+    bytes, of which they read 155-335: two entries' worth) on every call; in the dense protocol every link of the reliable layer (udp, nic) is
     active, and its service, deadline and waiting passes walk the active links' SendLink and
     ReceiveLink (224 and 160 bytes; recovery/protocol_core.cc; sparse: the few barrier links,
-    left out). Counted in entries of WALK_STRIDE bytes (one line read in each; progress_ as
-    24/128 of one)."""
+    left out). Counted in entries of WALK_STRIDE bytes (one word read in each: what an entry
+    spans of lines; progress_ as 24/128 of one, tcp's Peer as two)."""
     per_peer = 1.0 + 24.0 / WALK_STRIDE
     if sync == "dense":
         per_peer += 1.0
         if transport in RELIABLE_LAYER:
             per_peer += 2.0
     if transport == "tcp":
-        per_peer += 1.0
+        per_peer += 2.0  # bytes 155-335 of each 400-byte Peer: lost, inbox, placing (receive); queued, pending (flush)
     return per_peer * max(0, p - 1)
 
 
@@ -1076,13 +1096,14 @@ def write_table(args, params, comparison):
              "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 means), c the library's "
              "CPU per context switch, spinning (p ≤ 8) and blocking (p > 8; fitted on the sparse runs at p = 4, 8, "
              "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
-             "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "
-             "(sparse), switches per superstep (dense). The model: T = max(T1, (p/2) U), U = E + (D + A) "
-             "(f + β fan-out) + S (c + growth + refill) per process and superstep, A the reliable layer's acks "
+             "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X0 plus the walks "
+             "over per-peer arrays per switch (sparse), switches per superstep (dense; the cluster's from wake_cost on "
+             "its namespaces). The model: T = max(T1, (p/2) U), U = E + (D + A) "
+             "(f + β fan-out) + S (c + growth + refill + walk) per process and superstep, A the reliable layer's acks "
              "(its window rule, and dense probes' answers with their probes) (bench/sync_model.py).",
              "",
              "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
-             + " | ".join("g + refill(X0) per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
+             + " | ".join("g + refill(X0) + walk per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
              + " |",
              "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (2 * len(ps))]
     for (network, transport), par in sorted(params.items()):

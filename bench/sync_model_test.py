@@ -172,9 +172,9 @@ class WalkTest(unittest.TestCase):
 
     def test_walked_entries_follow_the_code(self):
         self.assertAlmostEqual(model.walked_entries("udp", "sparse", 257), (1 + 24 / 128) * 256)
-        self.assertAlmostEqual(model.walked_entries("tcp", "sparse", 257), (2 + 24 / 128) * 256)
+        self.assertAlmostEqual(model.walked_entries("tcp", "sparse", 257), (3 + 24 / 128) * 256)
         self.assertAlmostEqual(model.walked_entries("nic", "dense", 257), (4 + 24 / 128) * 256)
-        self.assertAlmostEqual(model.walked_entries("tcp", "dense", 257), (3 + 24 / 128) * 256)
+        self.assertAlmostEqual(model.walked_entries("tcp", "dense", 257), (4 + 24 / 128) * 256)
         self.assertEqual(model.walked_entries("udp", "dense", 1), 0)
 
     def test_walk_refill_from_the_timed_walks(self):

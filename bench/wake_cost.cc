@@ -33,6 +33,11 @@
 // array STRIDE bytes apart per round, in order: a walk over per-peer structures (a library's
 // loop over all p peers), which a stride prefetcher may follow; the walk is timed by itself
 // (walk_us_per_round: per process and round, the walk right after the round's wait).
+// --transport=packet sends the messages as raw Ethernet frames on lo (EtherType 0x88B5, the
+// destination's index after the header), each process receiving on a packet socket bound to
+// that EtherType with a BPF filter on its index, as the nic transport does on lo: the kernel
+// offers every frame to every such socket (all k of them, and other jobs'), so a message
+// costs a walk over k sockets and their filters (--transport=udp, the default: UDP datagrams).
 // --netns=PREFIX [--hosts=8] places the k processes' sockets on the namespace hosts of
 // tools/cluster.sh (PREFIX0 .. PREFIX(H-1), host h at 10.77.0.(h + 1)), spread evenly in
 // blocks as bench/sync_scaling.sh's host file spreads bsprun's processes: the messages
@@ -46,6 +51,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +78,8 @@ struct Message {
 };
 constexpr std::uint32_t kMagic = 0x77616b65;  // "wake"
 constexpr int kWindow = 4096;                 // rounds a process can be ahead of another
+constexpr std::uint16_t kEtherType = 0x88B5;  // --transport=packet: the nic transport's
+constexpr std::size_t kFrameHeader = 14 + 4;   // Ethernet header, then the destination's index
 
 struct Settings {
   std::string pattern, wait;
@@ -81,6 +91,7 @@ struct Settings {
   std::string netns;  // empty: every socket on 127.0.0.1
   int hosts;
   bool sessions;  // on the cluster: a session (autogroup) per host
+  bool packet;    // raw frames through packet sockets on lo, not UDP
 };
 
 struct Report {  // what a child sends back through its pipe
@@ -116,6 +127,24 @@ class Member {
 
   void send(int to, long round) {
     Message m{kMagic, static_cast<std::uint32_t>(me_), static_cast<std::uint32_t>(round), 0};
+    if (s_.packet) {
+      unsigned char frame[kFrameHeader + sizeof m] = {};
+      frame[12] = kEtherType >> 8;
+      frame[13] = kEtherType & 0xFF;
+      std::uint32_t index = htonl(static_cast<std::uint32_t>(to));
+      std::memcpy(frame + 14, &index, sizeof index);
+      std::memcpy(frame + kFrameHeader, &m, sizeof m);
+      sockaddr_ll a{};
+      a.sll_family = AF_PACKET;
+      a.sll_protocol = htons(kEtherType);
+      a.sll_ifindex = static_cast<int>(if_nametoindex("lo"));
+      a.sll_halen = 6;
+      while (sendto(fd_, frame, sizeof frame, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) {
+        if (errno != EAGAIN && errno != EINTR && errno != ENOBUFS) die("wake_cost: sendto (packet)");
+        sched_yield();
+      }
+      return;
+    }
     const sockaddr_in& a = addresses_[static_cast<std::size_t>(to)];
     while (sendto(fd_, &m, sizeof m, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) {
       if (errno != EAGAIN && errno != EINTR) die("wake_cost: sendto");
@@ -126,12 +155,18 @@ class Member {
   // Reads every datagram waiting; true once round's message is here (then consumed).
   bool drain(long round) {
     Message m;
+    unsigned char frame[kFrameHeader + sizeof m + 64];
     for (;;) {
-      ssize_t n = recv(fd_, &m, sizeof m, MSG_DONTWAIT);
+      ssize_t n = s_.packet ? recv(fd_, frame, sizeof frame, MSG_DONTWAIT) : recv(fd_, &m, sizeof m, MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
         if (errno == EINTR) continue;
         die("wake_cost: recv");
+      }
+      if (s_.packet) {  // the frame's message, after its header
+        if (n != static_cast<ssize_t>(kFrameHeader + sizeof m)) continue;
+        std::memcpy(&m, frame + kFrameHeader, sizeof m);
+        n = sizeof m;
       }
       // Anything not ours (size, magic, sender, a round out of the window) is dropped.
       if (n != sizeof m || m.magic != kMagic || m.from >= static_cast<std::uint32_t>(s_.k)) continue;
@@ -248,6 +283,36 @@ int host_of(int i, int k, int hosts) {
   return used - 1;
 }
 
+// Process i's packet socket on lo (--transport=packet), as the nic transport opens one: bound
+// to the EtherType, with a filter passing only the frames whose index is i, not seeing its
+// own sends, the filter attached before the bind so that nothing else is queued.
+int packet_socket(int i) {
+  int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) die("wake_cost: AF_PACKET socket (needs CAP_NET_RAW)");
+  sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kEtherType, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 14),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(i), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, 262144),
+      BPF_STMT(BPF_RET | BPF_K, 0),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+  if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) < 0) die("wake_cost: SO_ATTACH_FILTER");
+  int one = 1;
+  setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+  int buffer = 4 << 20;
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer) < 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+  }
+  sockaddr_ll address{};
+  address.sll_family = AF_PACKET;
+  address.sll_protocol = htons(kEtherType);
+  address.sll_ifindex = static_cast<int>(if_nametoindex("lo"));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0) die("wake_cost: bind (packet)");
+  return fd;
+}
+
 // Runs one configuration; false if a child failed.
 bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   std::vector<int> sockets;
@@ -267,6 +332,11 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     }
   }
   for (int i = 0; i < s.k; ++i) {
+    if (s.packet) {
+      sockets.push_back(packet_socket(i));
+      addresses.push_back(sockaddr_in{});
+      continue;
+    }
     const int host = home >= 0 ? host_of(i, s.k, s.hosts) : -1;
     if (host >= 0 && setns(namespaces[static_cast<std::size_t>(host)], CLONE_NEWNET) < 0) die("wake_cost: setns");
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -374,14 +444,15 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   if (!print) return true;
   if (header) {
     std::printf("pattern,wait,k,cpus,spin_us,touch_kib,rounds,us_per_round,cpu_us_per_message,"
-                "rusage_cpu_us_per_message,voluntary_cs_per_message,involuntary_cs_per_message,scatter_pages,hosts,walk_entries,walk_stride,walk_us_per_round\n");
+                "rusage_cpu_us_per_message,voluntary_cs_per_message,involuntary_cs_per_message,scatter_pages,hosts,walk_entries,walk_stride,walk_us_per_round,transport\n");
   }
-  std::printf("%s,%s,%d,%d,%d,%ld,%ld,%.2f,%.2f,%.2f,%.3f,%.3f,%ld,%d,%ld,%ld,%.3f\n", s.pattern.c_str(), s.wait.c_str(), s.k, cpus,
+  std::printf("%s,%s,%d,%d,%d,%ld,%ld,%.2f,%.2f,%.2f,%.3f,%.3f,%ld,%d,%ld,%ld,%.3f,%s\n", s.pattern.c_str(), s.wait.c_str(), s.k, cpus,
               s.spin_us, s.touch_bytes / 1024, s.rounds, per,
               s.pattern == "ring" ? per / s.k : per * std::min(cpus, s.k) / s.k / per_round, cpu / steps,
               voluntary / steps,
               involuntary / steps, s.scatter_pages, s.netns.empty() ? 0 : s.hosts,
-              s.walk_entries, s.walk_stride, walk / (static_cast<double>(s.rounds) * s.k));
+              s.walk_entries, s.walk_stride, walk / (static_cast<double>(s.rounds) * s.k),
+              s.packet ? "packet" : "udp");
   std::fflush(stdout);
   return true;
 }
@@ -408,7 +479,7 @@ int main(int argc, char** argv) {
   Settings base{"", "", 0, static_cast<int>(flags.number("spin-us", 100)), flags.number("rounds", 2000),
                 flags.number("warmup", 50), flags.number("touch-kib", 0) * 1024, flags.number("scatter-pages", 0),
                 flags.number("walk-entries", 0), flags.number("walk-stride", 128), flags.text("netns", ""), static_cast<int>(flags.number("hosts", 8)),
-                flags.number("sessions", 1) != 0};
+                flags.number("sessions", 1) != 0, flags.text("transport", "udp") == "packet"};
 
   // The first `cpus` of the allowed cores; every child inherits the mask.
   cpu_set_t allowed;
