@@ -21,7 +21,8 @@
 // Run: bazel-bin/bench/wake_cost [--procs=2,4,8,16,32,64,128,256] [--cpus=2]
 //      [--patterns=rounds,ring] (or alltoall) [--waits=spin,yield,block] [--spin-us=100]
 //      [--rounds=2000] [--budget-ms=500] [--warmup=50] [--touch-kib=0] [--scatter-pages=0]
-//      [--netns=PREFIX --hosts=8]
+//      [--walk-entries=0 --walk-stride=128] [--transport=udp|packet]
+//      [--netns=PREFIX --hosts=8 --sessions=1]
 // --touch-kib=N makes each process read and write N KiB of its own memory per round (a
 // working set that a switch between many processes evicts from the caches), sequentially:
 // prefetched, and the page-table entries of neighbouring pages share cache lines.
@@ -116,7 +117,8 @@ class Member {
         scattered_(static_cast<std::size_t>(std::max(0L, s.scatter_pages)) * kPage, 1),
         walked_(static_cast<std::size_t>(std::max(0L, s.walk_entries) * std::max(8L, s.walk_stride)), 1),
         yield_forever_(s.wait == "yield"),
-        block_at_once_(s.wait == "block") {
+        block_at_once_(s.wait == "block"),
+        loopback_(s.packet ? static_cast<int>(if_nametoindex("lo")) : 0) {
     // One line per page, at a random offset, the pages in a random order (fixed per process).
     std::mt19937 random(static_cast<unsigned>(me + 1));
     for (long page = 0; page < s.scatter_pages; ++page) {
@@ -137,7 +139,7 @@ class Member {
       sockaddr_ll a{};
       a.sll_family = AF_PACKET;
       a.sll_protocol = htons(kEtherType);
-      a.sll_ifindex = static_cast<int>(if_nametoindex("lo"));
+      a.sll_ifindex = loopback_;
       a.sll_halen = 6;
       while (sendto(fd_, frame, sizeof frame, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) {
         if (errno != EAGAIN && errno != EINTR && errno != ENOBUFS) die("wake_cost: sendto (packet)");
@@ -268,6 +270,7 @@ class Member {
   volatile std::uint64_t walk_sum_ = 0;
   double walk_us_ = 0;  // time spent in the walks of the timed rounds
   bool yield_forever_, block_at_once_;
+  int loopback_;  // --transport=packet: lo's interface index
 };
 
 // The host (0 .. hosts - 1) of process i of k: blocks of ceil or floor(k / hosts), as
