@@ -332,11 +332,12 @@ def walked_entries(transport, sync, p):
     pass, whatever the protocol (bsplib/engine.cc: send_pending over outgoing_, 112 bytes an
     entry; when idle, the watchdog's progress_, 24 bytes, and in the dense protocol
     collect_awaited over incoming_, 200 bytes); tcp's receive and flush walk its peers_ (400
-    bytes, of which they read 155-335: two entries' worth) on every call; in the dense protocol every link of the reliable layer (udp, nic) is
-    active, and its service, deadline and waiting passes walk the active links' SendLink and
-    ReceiveLink (224 and 160 bytes; recovery/protocol_core.cc; sparse: the few barrier links,
-    left out). Counted in entries of WALK_STRIDE bytes (one word read in each: what an entry
-    spans of lines; progress_ as 24/128 of one, tcp's Peer as two)."""
+    bytes, of which they read 155-335: two entries' worth) on every call; in the dense
+    protocol every link of the reliable layer (udp, nic) is active, and its service, deadline
+    and waiting passes walk the active links' SendLink and ReceiveLink (224 and 160 bytes;
+    recovery/protocol_core.cc; sparse: the few barrier links, left out). Counted in entries of
+    WALK_STRIDE bytes (one word read in each: what an entry spans of lines; progress_ as
+    24/128 of one, tcp's Peer as two)."""
     per_peer = 1.0 + 24.0 / WALK_STRIDE
     if sync == "dense":
         per_peer += 1.0
@@ -857,7 +858,8 @@ def walk_runs():
     WALK_STRIDE bytes apart read right after each wait, and timed by themselves."""
     spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
     procs = lambda ks: "--procs=" + ",".join(map(str, ks))
-    return [["--patterns=rounds", "--waits=" + wait, procs(ks), "--walk-entries=%d" % n, "--walk-stride=%d" % WALK_STRIDE]
+    return [["--patterns=rounds", "--waits=" + wait, procs(ks), "--walk-entries=%d" % n,
+             "--walk-stride=%d" % WALK_STRIDE]
             for wait, ks in (("spin", spinning), ("block", WAKE_PROCS)) for n in WALK_ENTRIES]
 
 

@@ -5,7 +5,8 @@ Calibration runs made by the model itself from chosen f, the switch costs c (spi
 blocking), the working sets and (for nic) beta must give them back from parameters(); the
 wake_cost terms follow the spin policy's wait mode and the working set; report must read the files bench/sync_scaling.sh and calibrate
 write (old calibrations without the CPU columns too) and find every point of a sweep made
-by the model within 30% of it.
+by the model within 30% of it; the walks over per-peer arrays follow the code's counts and
+wake_cost's timed walks, and the cluster takes its switch counts from its own wake_cost runs.
 """
 import csv
 import math
