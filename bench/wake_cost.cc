@@ -21,7 +21,7 @@
 // Run: bazel-bin/bench/wake_cost [--procs=2,4,8,16,32,64,128,256] [--cpus=2]
 //      [--patterns=rounds,ring] (or alltoall) [--waits=spin,yield,block] [--spin-us=100]
 //      [--rounds=2000] [--budget-ms=500] [--warmup=50] [--touch-kib=0] [--scatter-pages=0]
-//      [--walk-entries=0 --walk-stride=128] [--transport=udp|packet]
+//      [--walk-entries=0 --walk-stride=128] [--transport=udp|packet|tcp]
 //      [--netns=PREFIX --hosts=8 --sessions=1]
 // --touch-kib=N makes each process read and write N KiB of its own memory per round (a
 // working set that a switch between many processes evicts from the caches), sequentially:
@@ -39,6 +39,9 @@
 // that EtherType with a BPF filter on its index, as the nic transport does on lo: the kernel
 // offers every frame to every such socket (all k of them, and other jobs'), so a message
 // costs a walk over k sockets and their filters (--transport=udp, the default: UDP datagrams).
+// --transport=tcp runs the rounds over TCP connections on lo (TCP_NODELAY), one from each
+// process to each of its ⌈log₂ k⌉ partners, each wait a poll on the one it expects: the tcp
+// transport's kernel path in the sparse sync's pattern.
 // --netns=PREFIX [--hosts=8] places the k processes' sockets on the namespace hosts of
 // tools/cluster.sh (PREFIX0 .. PREFIX(H-1), host h at 10.77.0.(h + 1)), spread evenly in
 // blocks as bench/sync_scaling.sh's host file spreads bsprun's processes: the messages
@@ -47,6 +50,7 @@
 // session for all). Needs root.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -93,7 +97,12 @@ struct Settings {
   int hosts;
   bool sessions;  // on the cluster: a session (autogroup) per host
   bool packet;    // raw frames through packet sockets on lo, not UDP
+  bool tcp;       // the rounds over TCP connections on lo, one per process and distance
 };
+
+// --transport=tcp: process i's connection to (i + 2^j) mod k, and from (i - 2^j) mod k, per
+// distance j of the rounds (made by the parent, inherited by the children).
+std::vector<std::vector<int>> tcp_out, tcp_in;
 
 struct Report {  // what a child sends back through its pipe
   double elapsed_us, user_us, system_us;
@@ -129,6 +138,16 @@ class Member {
 
   void send(int to, long round) {
     Message m{kMagic, static_cast<std::uint32_t>(me_), static_cast<std::uint32_t>(round), 0};
+    if (s_.tcp) {
+      const int r = std::max(1, static_cast<int>(std::ceil(std::log2(s_.k))));
+      int out = tcp_out[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % r)];
+      (void)to;  // the connection for this round's distance goes there
+      while (::send(out, &m, sizeof m, MSG_NOSIGNAL) < 0) {
+        if (errno != EAGAIN && errno != EINTR) die("wake_cost: send (tcp)");
+        sched_yield();
+      }
+      return;
+    }
     if (s_.packet) {
       unsigned char frame[kFrameHeader + sizeof m] = {};
       frame[12] = kEtherType >> 8;
@@ -165,6 +184,14 @@ class Member {
         if (errno == EINTR) continue;
         die("wake_cost: recv");
       }
+      if (s_.tcp && n > 0 && n < static_cast<ssize_t>(sizeof m)) {  // a message in pieces: the rest follows
+        auto* bytes = reinterpret_cast<unsigned char*>(&m);
+        while (n < static_cast<ssize_t>(sizeof m)) {
+          ssize_t more = recv(fd_, bytes + n, sizeof m - static_cast<std::size_t>(n), 0);
+          if (more <= 0 && errno != EINTR && errno != EAGAIN) die("wake_cost: recv (tcp)");
+          if (more > 0) n += more;
+        }
+      }
       if (s_.packet) {  // the frame's message, after its header
         if (n != static_cast<ssize_t>(kFrameHeader + sizeof m)) continue;
         std::memcpy(&m, frame + kFrameHeader, sizeof m);
@@ -182,6 +209,10 @@ class Member {
   }
 
   void wait_for(long round) {
+    if (s_.tcp) {  // the message of this round comes on the connection of its distance
+      const int r = std::max(1, static_cast<int>(std::ceil(std::log2(s_.k))));
+      fd_ = tcp_in[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % r)];
+    }
     if (drain(round)) return;
     if (!block_at_once_) {
       auto until = Clock::now() + std::chrono::microseconds(s_.spin_us);
@@ -316,6 +347,39 @@ int packet_socket(int i) {
   return fd;
 }
 
+// --transport=tcp: the rounds' connections, i -> (i + 2^j) mod k for each distance j, made on
+// lo through one listener, TCP_NODELAY and non-blocking at both ends.
+void tcp_connect(int k) {
+  const int r = std::max(1, static_cast<int>(std::ceil(std::log2(k))));
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof a;
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 || listen(listener, 64) < 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&a), &length) < 0) {
+    die("wake_cost: tcp listener");
+  }
+  tcp_out.assign(static_cast<std::size_t>(k), std::vector<int>(static_cast<std::size_t>(r), -1));
+  tcp_in = tcp_out;
+  int one = 1;
+  for (int i = 0; i < k; ++i) {
+    for (int j = 0; j < r; ++j) {
+      int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (out < 0 || connect(out, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) die("wake_cost: tcp connect");
+      int in = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (in < 0) die("wake_cost: tcp accept");
+      for (int fd : {out, in}) {
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+      }
+      tcp_out[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = out;
+      tcp_in[static_cast<std::size_t>((i + (1 << j)) % k)][static_cast<std::size_t>(j)] = in;
+    }
+  }
+  close(listener);
+}
+
 // Runs one configuration; false if a child failed.
 bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   std::vector<int> sockets;
@@ -335,8 +399,8 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     }
   }
   for (int i = 0; i < s.k; ++i) {
-    if (s.packet) {
-      sockets.push_back(packet_socket(i));
+    if (s.packet || s.tcp) {
+      sockets.push_back(s.packet ? packet_socket(i) : -1);
       addresses.push_back(sockaddr_in{});
       continue;
     }
@@ -360,6 +424,7 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     sockets.push_back(fd);
     addresses.push_back(a);
   }
+  if (s.tcp) tcp_connect(s.k);
   if (home >= 0) {
     if (setns(home, CLONE_NEWNET) < 0) die("wake_cost: setns back");
     close(home);
@@ -428,7 +493,15 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     waitpid(child, &status, 0);
     ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
-  for (int fd : sockets) close(fd);
+  for (int fd : sockets) {
+    if (fd >= 0) close(fd);
+  }
+  for (auto* side : {&tcp_out, &tcp_in}) {
+    for (const std::vector<int>& fds : *side) {
+      for (int fd : fds) close(fd);
+    }
+    side->clear();
+  }
   if (!ok) {
     std::fprintf(stderr, "wake_cost: %s %s k=%d failed\n", s.pattern.c_str(), s.wait.c_str(), s.k);
     return false;
@@ -455,7 +528,7 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
               voluntary / steps,
               involuntary / steps, s.scatter_pages, s.netns.empty() ? 0 : s.hosts,
               s.walk_entries, s.walk_stride, walk / (static_cast<double>(s.rounds) * s.k),
-              s.packet ? "packet" : "udp");
+              s.packet ? "packet" : s.tcp ? "tcp" : "udp");
   std::fflush(stdout);
   return true;
 }
@@ -482,7 +555,8 @@ int main(int argc, char** argv) {
   Settings base{"", "", 0, static_cast<int>(flags.number("spin-us", 100)), flags.number("rounds", 2000),
                 flags.number("warmup", 50), flags.number("touch-kib", 0) * 1024, flags.number("scatter-pages", 0),
                 flags.number("walk-entries", 0), flags.number("walk-stride", 128), flags.text("netns", ""), static_cast<int>(flags.number("hosts", 8)),
-                flags.number("sessions", 1) != 0, flags.text("transport", "udp") == "packet"};
+                flags.number("sessions", 1) != 0, flags.text("transport", "udp") == "packet",
+                flags.text("transport", "udp") == "tcp"};
 
   // The first `cpus` of the allowed cores; every child inherits the mask.
   cpu_set_t allowed;
@@ -505,6 +579,10 @@ int main(int argc, char** argv) {
   bool header = true, ok = true;
   for (const std::string& pattern : split(flags.text("patterns", "rounds,ring"))) {
     for (const std::string& wait : split(flags.text("waits", "spin,yield,block"))) {
+      if (base.tcp && pattern != "rounds") {
+        std::fprintf(stderr, "wake_cost: --transport=tcp runs the rounds only\n");
+        return 2;
+      }
       if ((pattern != "rounds" && pattern != "ring" && pattern != "alltoall") || (wait != "spin" && wait != "yield" && wait != "block")) {
         std::fprintf(stderr, "wake_cost: unknown pattern %s or wait %s\n", pattern.c_str(), wait.c_str());
         return 2;
