@@ -66,7 +66,7 @@ lasts the CPU time of all processes divided by C; a process waiting for a messag
 core to another (a context switch: sched_yield while it spins, p <= 4 C, a sleep in poll
 beyond, as recovery/spin_policy.cc decides):
     T = max(T1(p), (p / C) U),
-    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0)) + refill(p, x1 p)
+    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0) + walk(p, N)) + refill(p, x1 p)
       S      context switches per process and superstep: those of bare processes doing the
              same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
              sparse W x (switches per wait of the rounds at k = p), dense the switches per
@@ -74,7 +74,14 @@ beyond, as recovery/spin_policy.cc decides):
              measured switches over the bare processes' at the calibration p of the same
              protocol and mode; most waits of a blocked barrier find their message already
              there (g and the refills are measured per wait of the rounds and divided by its
-             switches per wait)
+             switches per wait). On the namespace cluster the bare processes' switches are
+             those of wake_cost --netns (since 2026-11-27, second revision): their sockets on
+             the 8 hosts, each host's processes in a session of their own, as the hosts' sshd
+             starts bsprun's, so in a scheduler autogroup per host (kernel.sched_autogroup_
+             enabled; bsprun on lo forks all into one): there the all-to-all's switches per
+             message rise from 0.50 at k = 16 to 0.84 at 32 and 0.73 at 64 (lo: 0.09-0.11), as
+             bsplib's dense ones per frame do (0.37-0.53, 0.72-0.85, 0.85-1.14); rho is taken at
+             16 against them. The rounds' switches per wait there: 0.77, 0.85, 0.91 (lo 0.56-0.57)
       c_mode the library's own CPU per switch (its pass after a wake-up: timers, the
              transport's poll, the active links), spinning and blocking apart; fitted
       g(p)   the scheduler's growth: wake_cost's CPU per wait at k = p over that at the
@@ -87,8 +94,19 @@ beyond, as recovery/spin_policy.cc decides):
              anonymous pages (heap, stacks, buffers) each process of the calibration runs at
              p = 4, 8, 16 touched while the job ran two supersteps' CPU (stopped, clear_refs,
              continued until schedstat says so, stopped, smaps' Referenced): page-granular, an
-             upper bound on the bytes, while wake_cost's touch is sequential, so cheaper per
-             byte than the library's scattered one
+             upper bound on the bytes; wake_cost's touch is sequential, so dearer per page than
+             a scattered one (--scatter-pages, a line in each of 128 pages in a random order: 29
+             ns a page at k = 256 beyond k = 2, against 76 for a page touched whole)
+      walk(p, N)  the library's walks over per-peer arrays in its first pass after a wake-up
+             (walked_entries: N = the entries read, from the code: Engine::pump's send_pending
+             over all p Outgoing every pass, the idle pass's progress_ and, dense, incoming_;
+             tcp's receive and flush over its p Peers; dense on udp and nic the reliable
+             layer's passes over its active links, then all p - 1): wake_cost --walk-entries,
+             a walk over N entries WALK_STRIDE bytes apart right after each wait, timed by
+             itself, at k = p minus at k = 2 (where the array stays in the caches), per switch
+             (divided by the rounds' switches per wait). A 1024-entry walk takes 0.8 us at
+             k = 2, 1.1 at 16, 3.4 at 64, 4.5 at 128 and 6.8 at 256: the term matters from
+             p = 128 (N there: 150-540 entries sparse, 400-1070 dense)
       beta k nic only: each process's packet socket filters every frame on its interface
              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
@@ -98,8 +116,10 @@ beyond, as recovery/spin_policy.cc decides):
     protocols at p = 4, 8 (spinning) and 16 (blocking) with their measured switches
     (calibration_runs.csv, runs of their own), never on the points compared. A network
     without such runs (an older calibration) takes the transport's c from one with: it is
-    the library's own work. The per-peer walk of the previous model (q (p - 2) per wait) is
-    gone: the reliable layer visits only active links (recovery/protocol_core.cc).
+    the library's own work. The per-peer walk of the first model (q (p - 2) per wait, fitted)
+    is gone: walk(p, N) counts the entries from the code and prices them by wake_cost, and the
+    reliable layer visits only active links (recovery/protocol_core.cc), all of them in a
+    dense superstep.
     Every term is CPU time, so U is compared with the CPU each process used per superstep
     (sync_scaling.csv's cpu_us_per_proc, getrusage) as well as T with the time, and S with
     the switches measured: on a machine others load, the job gets a share of the cores and T
@@ -131,6 +151,8 @@ SPIN_PER_CORE = 4  # recovery/spin_policy.h kFullSpinProcessesPerCore: bsplib sp
 WAKE_PROCS = (2, 4, 8, 16, 32, 64, 128, 256)  # bench/wake_cost's k
 TOUCH_KIB = (0, 128, 512)  # working sets per process wake_cost is run with
 CALIBRATION_PS = (4, 8, 16)  # f and q are fitted on these runs only (2, 4, 8 processes per core)
+WALK_ENTRIES = (256, 1024)  # bench/wake_cost --walk-entries: walks timed by themselves, interpolated between
+WALK_STRIDE = 128  # bytes between the entries walked (a per-peer structure: Engine::Outgoing is 112)
 
 
 def log2ceil(p):
@@ -152,21 +174,36 @@ class WakeCost:
     measured linear in log2 k, beyond the largest extrapolated linearly in log2 k (growing
     only; only the 2-core curves beyond p = 256 use that)."""
 
-    def __init__(self, rows, cores=CORES):
+    def __init__(self, rows, cores=CORES, hosts=0):
         raw = {}
         for row in rows:
             if int(row.get("cpus") or cores) != cores or row.get("pattern") not in ("rounds", "alltoall"):
                 continue
-            key = (row["pattern"], row["wait"], int(float(row.get("touch_kib") or 0)))
+            if int(row.get("hosts") or 0) != hosts or int(row.get("scatter_pages") or 0):
+                continue  # another network's (hosts: the namespace cluster's), or scattered pages (unused)
+            walk = int(row.get("walk_entries") or 0) if row.get("walk_us_per_round") else 0
+            key = ((row["pattern"], row["wait"], "walk", walk) if walk
+                   else (row["pattern"], row["wait"], int(float(row.get("touch_kib") or 0))))
             switches = (float(row.get("voluntary_cs_per_message") or 0)
                         + float(row.get("involuntary_cs_per_message") or 0))
-            raw.setdefault(key, {}).setdefault(int(row["k"]), []).append(
-                (float(row["rusage_cpu_us_per_message"]), switches))
+            # A walk's series keeps the walk's own time per round (walk_us_per_round) as its CPU.
+            cpu = float(row["walk_us_per_round"] if walk else row["rusage_cpu_us_per_message"])
+            raw.setdefault(key, {}).setdefault(int(row["k"]), []).append((cpu, switches))
         self.cores = cores
         self.series = {key: [(math.log2(k), statistics.median(v[0] for v in values),
                               statistics.median(v[1] for v in values)) for k, values in sorted(by_k.items())]
                        for key, by_k in raw.items()}
         self.points = bool(self.series)
+        # The same patterns run on the namespace cluster (wake_cost --netns: sockets on its hosts,
+        # a session per host): the switch counts there (the CPU terms stay this machine's).
+        self.cluster = WakeCost(rows, cores, CLUSTER_HOSTS) if hosts == 0 else None
+
+    def switches_on(self, network, pattern, k):
+        """switches(), from the runs on the namespace cluster where network is the cluster and
+        they measured the pattern in the wait mode of k; else from those on lo."""
+        if network == "cluster" and self.cluster is not None and self.cluster._series(pattern, self.mode(k)):
+            return self.cluster.switches(pattern, k)
+        return self.switches(pattern, k)
 
     def mode(self, k):
         """bsplib's wait with k processes on the cores (recovery/spin_policy): spin up to
@@ -175,7 +212,7 @@ class WakeCost:
 
     def _series(self, pattern, wait, touch=0):
         found = self.series.get((pattern, wait, touch))
-        if found is None and touch == 0:  # an older wake_cost.csv: one wait mode only
+        if found is None and touch == 0 and self.cluster is not None:  # an older wake_cost.csv: one wait mode only
             found = self.series.get((pattern, "spin" if wait == "block" else "block", 0))
         return found
 
@@ -208,8 +245,8 @@ class WakeCost:
         measured (0 without them), not smaller than at any smaller k measured (more processes
         evict more; a dip is the load of the moment)."""
         mode = mode or self.mode(k)
-        series = [(t, self.series[("rounds", mode, t)]) for (pattern, wait, t) in sorted(self.series)
-                  if pattern == "rounds" and wait == mode]
+        series = [(key[2], self.series[key]) for key in sorted(k for k in self.series if len(k) == 3)
+                  if key[0] == "rounds" and key[1] == mode]
         if len(series) < 2:
             return 0.0
 
@@ -231,6 +268,38 @@ class WakeCost:
             return 0.0
         mode = self.mode(k)
         return max(0.0, touch * (self.per_kib(k, mode) - self.per_kib(2, mode)))
+
+    def walk_time(self, k, entries, mode=None):
+        """Time of a walk over `entries` per-peer entries (WALK_STRIDE bytes apart, one word read
+        from each, right after a wait of the rounds) at k processes: wake_cost --walk-entries
+        times the walk by itself; linear in the entries between the lengths measured,
+        proportional beyond; not smaller than at any smaller k measured. 0 without them."""
+        mode = mode or self.mode(k)
+        series = sorted((key[3], found) for key, found in self.series.items()
+                        if len(key) == 4 and key[0] == "rounds" and key[1] == mode and key[2] == "walk")
+        if not series or entries <= 0:
+            return 0.0
+
+        def at(x):
+            times = [(n, self._at(found, x, 1)) for n, found in series]
+            if entries <= times[0][0]:
+                return times[0][1] * entries / times[0][0]
+            for (n1, t1), (n2, t2) in zip(times, times[1:]):
+                if entries <= n2:
+                    return t1 + (t2 - t1) * (entries - n1) / (n2 - n1)
+            return times[-1][1] * entries / times[-1][0]
+
+        xs = sorted({x for _, found in series for x, _, _ in found if x <= math.log2(k)}) + [math.log2(k)]
+        return max(at(x) for x in xs)
+
+    def walk_refill(self, k, entries):
+        """Per wait: walking `entries` per-peer entries at k processes beyond what it costs where
+        they stay in the caches (k = 2, the same wait mode): fetching them back after the others
+        ran. 0 without wake_cost walk runs."""
+        if entries <= 0 or k <= 2:
+            return 0.0
+        mode = self.mode(k)
+        return max(0.0, self.walk_time(k, entries, mode) - self.walk_time(2, entries, mode))
 
     def growth(self, k):
         """Per wait: the scheduler's CPU at k processes over that at the smallest calibration p
@@ -255,6 +324,28 @@ def fanout(network, p):
     destination host's ceil(p / 8)."""
     on_interface = p if network == "lo" else math.ceil(p / CLUSTER_HOSTS)
     return max(0, on_interface - 2)
+
+
+def walked_entries(transport, sync, p):
+    """Per-peer entries a pass of the library reads after a wake-up, each in an array of one
+    entry per peer (sizes on x86-64 as built at f1adc62): the engine's pump walks all p every
+    pass, whatever the protocol (bsplib/engine.cc: send_pending over outgoing_, 112 bytes an
+    entry; when idle, the watchdog's progress_, 24 bytes, and in the dense protocol
+    collect_awaited over incoming_, 200 bytes); tcp's receive and flush walk its peers_ (400
+    bytes, of which they read 155-335: two entries' worth) on every call; in the dense
+    protocol every link of the reliable layer (udp, nic) is active, and its service, deadline
+    and waiting passes walk the active links' SendLink and ReceiveLink (224 and 160 bytes;
+    recovery/protocol_core.cc; sparse: the few barrier links, left out). Counted in entries of
+    WALK_STRIDE bytes (one word read in each: what an entry spans of lines; progress_ as
+    24/128 of one, tcp's Peer as two)."""
+    per_peer = 1.0 + 24.0 / WALK_STRIDE
+    if sync == "dense":
+        per_peer += 1.0
+        if transport in RELIABLE_LAYER:
+            per_peer += 2.0
+    if transport == "tcp":
+        per_peer += 2.0  # bytes 155-335 of each 400-byte Peer: lost, inbox, placing (receive); queued, pending (flush)
+    return per_peer * max(0, p - 1)
 
 
 def pool_frames(requested, mtu, p):
@@ -350,14 +441,16 @@ def working_set(params, sync):
     return params.get("touched", {}).get(sync, (0.0, 0.0))
 
 
-def bare_switches(wake, sync, W, p):
+def bare_switches(wake, sync, W, p, network="lo"):
     """Context switches per superstep of bare processes doing the protocol's pattern in the
     wait mode bsplib uses at p (bench/wake_cost): sparse W waits of the rounds, dense one round
-    of the all-to-all; without measurements one per wait."""
+    of the all-to-all; on the cluster those of the runs on its namespaces where there are any
+    (its hosts' processes in a session each, as sshd starts them: a scheduler autogroup per
+    host); without measurements one per wait."""
     if sync == "dense":
-        found = wake.switches("alltoall", p)
+        found = wake.switches_on(network, "alltoall", p)
         return W if found is None else found
-    found = wake.switches("rounds", p)
+    found = wake.switches_on(network, "rounds", p)
     return W * (1.0 if found is None else found)
 
 
@@ -368,7 +461,8 @@ def switches(params, sync, W, p, cores):
     if p <= cores:
         return 0.0
     wake = params["wake"]
-    return bare_switches(wake, sync, W, p) * params.get("rho", {}).get((sync, wake.mode(p)), 1.0)
+    return (bare_switches(wake, sync, W, p, params.get("network", "lo"))
+            * params.get("rho", {}).get((sync, wake.mode(p)), 1.0))
 
 
 def switch_extra(params, sync, p, S):
@@ -385,10 +479,13 @@ def switch_extra(params, sync, p, S):
 
 
 def per_switch_extra(params, sync, p):
-    """switch_extra's part per switch: the scheduler's growth and the refill of X0."""
+    """switch_extra's part per switch: the scheduler's growth, the refill of X0 and the walks
+    over the per-peer arrays (walked_entries) that the library's first pass after a wake-up
+    reads back from memory."""
     wake = params["wake"]
     per_wait = max(wake.switches("rounds", p) or 1.0, 0.05)
-    return (wake.growth(p) + wake.refill(p, working_set(params, sync)[0])) / per_wait
+    walk = wake.walk_refill(p, walked_entries(params.get("transport", ""), sync, p))
+    return (wake.growth(p) + wake.refill(p, working_set(params, sync)[0]) + walk) / per_wait
 
 
 def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
@@ -626,10 +723,13 @@ def read_rows(path):
 def calibrate(args):
     bsprun, program, pingpong, wake = ("bazel-bin/bsplib/bsprun", "bazel-bin/bench/sync_scaling",
                                        "bazel-bin/bench/layer_pingpong", "bazel-bin/bench/wake_cost")
-    for path in (bsprun, program, pingpong, wake):
+    only = [part for part in args.only.split(",") if part]
+    for path in (wake,) if only else (bsprun, program, pingpong, wake):
         if not os.access(path, os.X_OK):
             sys.exit("sync_model.py: %s is missing (bazel build //bench:sync_scaling //bench:layer_pingpong "
                      "//bench:wake_cost //bsplib:bsprun)" % path)
+    if only:
+        return calibrate_parts(args, wake, only)
     wanted = args.networks.split(",")
     networks = ([("lo", None)] if "lo" in wanted else []) + (
         [("cluster", args.netns)] if args.netns and "cluster" in wanted else [])
@@ -743,17 +843,71 @@ def calibrate(args):
     runs = ([["--patterns=rounds", "--waits=spin", procs(spinning), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
             + [["--patterns=rounds", "--waits=block", procs(WAKE_PROCS), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
             + [["--patterns=alltoall", "--waits=spin", procs(spinning)],
-               ["--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]])
+               ["--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]]
+            + walk_runs() + (cluster_wake_runs(args.netns) if args.netns and "cluster" in wanted else []))
     for _ in range(args.repeats):
         for extra in runs:
-            text = run([wake, "--cpus=%d" % CORES, "--budget-ms=300"] + extra, 900)
-            lines = [line for line in text.splitlines() if line.strip()]
-            if lines and lines[0].startswith("pattern,"):
-                names = lines[0].split(",")
-                wake_rows += [dict(zip(names, line.split(","))) for line in lines[1:]
-                              if line.count(",") == len(names) - 1]
+            wake_rows += wake_cost_rows(run([wake, "--cpus=%d" % CORES, "--budget-ms=300"] + extra, 900))
     if wake_rows:
         write_rows(os.path.join(args.out, "wake_cost.csv"), wake_rows)
+
+
+def walk_runs():
+    """bench/wake_cost runs for the walks over per-peer arrays: the rounds, in each wait mode where
+    bsplib uses it (blocking at every k: k = 2 is the reference), with WALK_ENTRIES entries
+    WALK_STRIDE bytes apart read right after each wait, and timed by themselves."""
+    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
+    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
+    return [["--patterns=rounds", "--waits=" + wait, procs(ks), "--walk-entries=%d" % n,
+             "--walk-stride=%d" % WALK_STRIDE]
+            for wait, ks in (("spin", spinning), ("block", WAKE_PROCS)) for n in WALK_ENTRIES]
+
+
+def wake_cost_rows(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not (lines and lines[0].startswith("pattern,")):
+        return []
+    names = lines[0].split(",")
+    return [dict(zip(names, line.split(","))) for line in lines[1:] if line.count(",") == len(names) - 1]
+
+
+def cluster_wake_runs(netns):
+    """bench/wake_cost runs on the namespace cluster (its sockets on the hosts netns0..7, each
+    host's processes in a session of their own, as under the hosts' sshd): the rounds and the
+    all-to-all at the cluster's p, spinning where bsplib spins, blocking beyond; the model
+    takes the switch counts of the cluster's points from them."""
+    ks = [k for k in WAKE_PROCS if 4 <= k <= 64]
+    spinning = [k for k in ks if k <= SPIN_PER_CORE * CORES]
+    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
+    return [["--patterns=" + pattern, "--waits=" + wait, procs(chosen), "--netns=" + netns,
+             "--hosts=%d" % CLUSTER_HOSTS]
+            for pattern in ("rounds", "alltoall")
+            for wait, chosen in (("spin", spinning), ("block", [k for k in ks if k not in spinning]))]
+
+
+def calibrate_parts(args, wake, parts):
+    """calibrate --only=walk,cluster: those wake_cost runs alone (walk: walk_runs on lo; cluster:
+    cluster_wake_runs on --netns), replacing the rows of that kind in OUT/wake_cost.csv and
+    keeping its other rows (each kind's runs stand alone: the walks are timed by themselves,
+    the cluster's runs give switch counts only)."""
+    path = os.path.join(args.out, "wake_cost.csv")
+    runs, drop = [], []
+    if "walk" in parts:
+        runs += walk_runs()
+        drop.append(lambda r: int(r.get("walk_entries") or 0) > 0)
+    if "cluster" in parts:
+        if not args.netns:
+            sys.exit("sync_model.py: --only=cluster needs --netns (a tools/cluster.sh cluster of 8 hosts)")
+        runs += cluster_wake_runs(args.netns)
+        drop.append(lambda r: int(r.get("hosts") or 0) > 0)
+    kept = [r for r in read_rows(path) if not any(d(r) for d in drop)]
+    rows = []
+    print("calibrating %s (bench/wake_cost)" % ", ".join(parts), flush=True)
+    for _ in range(args.repeats):
+        for extra in runs:
+            rows += wake_cost_rows(run([wake, "--cpus=%d" % CORES, "--budget-ms=300"] + extra, 900))
+    if rows:
+        write_rows(path, kept + rows)
 
 
 # ---------------------------------------------------------------- report
@@ -768,7 +922,7 @@ def parameters(row, runs, wake):
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
     network, transport = row["network"], row["transport"]
     with_fanout = transport == "nic"
-    params = {"network": network, "h": h, "E": E, "wake": wake, "beta": 0.0}
+    params = {"network": network, "transport": transport, "h": h, "E": E, "wake": wake, "beta": 0.0}
 
     # The working set between two switches, per protocol: X0 + x1 p by least squares over
     # the pages the calibration runs' processes touched (slope at least 0).
@@ -794,7 +948,7 @@ def parameters(row, runs, wake):
         if p > CORES and run_row.get("switches_per_proc"):
             key = (sync, wake.mode(p))
             measured[key] = measured.get(key, 0.0) + float(run_row["switches_per_proc"])
-            bare[key] = bare.get(key, 0.0) + bare_switches(wake, sync, protocol(sync, run_row["kind"], p)[2], p)
+            bare[key] = bare.get(key, 0.0) + bare_switches(wake, sync, protocol(sync, run_row["kind"], p)[2], p, network)
     params["rho"] = {key: measured[key] / bare[key] for key in measured if bare[key] > 0}
 
     # The calibration subset (both protocols at p = 4, 8, 16; runs of their own, never the
@@ -944,13 +1098,14 @@ def write_table(args, params, comparison):
              "dense runs at p = 4, 8, 16 only), E the engine's work per superstep (p = 2 means), c the library's "
              "CPU per context switch, spinning (p ≤ 8) and blocking (p > 8; fitted on the sparse runs at p = 4, 8, "
              "16 only), X the KiB of memory a process touches (pages, measured at p = 4, 8, 16: X0 + x1 p), and "
-             "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X per switch "
-             "(sparse), switches per superstep (dense). The model: T = max(T1, (p/2) U), U = E + (D + A) "
-             "(f + β fan-out) + S (c + growth + refill) per process and superstep, A the reliable layer's acks "
+             "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X0 plus the walks "
+             "over per-peer arrays per switch (sparse), switches per superstep (dense; the cluster's from wake_cost on "
+             "its namespaces). The model: T = max(T1, (p/2) U), U = E + (D + A) "
+             "(f + β fan-out) + S (c + growth + refill + walk) per process and superstep, A the reliable layer's acks "
              "(its window rule, and dense probes' answers with their probes) (bench/sync_model.py).",
              "",
              "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
-             + " | ".join("g + refill(X0) per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
+             + " | ".join("g + refill(X0) + walk per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
              + " |",
              "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (2 * len(ps))]
     for (network, transport), par in sorted(params.items()):
@@ -1075,6 +1230,8 @@ def main():
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--networks", default="lo", help="lo,cluster (cluster needs --netns)")
     c.add_argument("--netns", default="", help="also calibrate on this namespace cluster (tools/cluster.sh)")
+    c.add_argument("--only", default="", help="walk,cluster: only these wake_cost runs (the walks over per-peer "
+                   "arrays; the patterns on the --netns cluster), replacing those in OUT/wake_cost.csv, keeping the rest")
     c.add_argument("--sshd-dir", default="", help="the cluster's sshd directory (sync_scaling.sh): the p = 4..16 "
                    "runs spread over its hosts by a host file; without it they place one per host by --netns")
     r = sub.add_parser("report", help="model, table and plots from OUT/calibration.csv and OUT/sync_scaling.csv")

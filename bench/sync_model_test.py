@@ -5,7 +5,8 @@ Calibration runs made by the model itself from chosen f, the switch costs c (spi
 blocking), the working sets and (for nic) beta must give them back from parameters(); the
 wake_cost terms follow the spin policy's wait mode and the working set; report must read the files bench/sync_scaling.sh and calibrate
 write (old calibrations without the CPU columns too) and find every point of a sweep made
-by the model within 30% of it.
+by the model within 30% of it; the walks over per-peer arrays follow the code's counts and
+wake_cost's timed walks, and the cluster takes its switch counts from its own wake_cost runs.
 """
 import csv
 import math
@@ -141,6 +142,89 @@ class CalibrationTest(unittest.TestCase):
         self.assertEqual(model.protocol("sparse", "empty", 16), (4, 4, 4))
         self.assertEqual(model.protocol("sparse", "neighbour", 16), (4, 4, 4))  # the word rides with round 0
         self.assertEqual(model.protocol("sparse", "empty", 17), (5, 5, 5))
+
+
+def walk_rows():
+    """wake_cost --walk-entries rows: the walk's own time per round, 1 ns an entry where the array
+    stays in the caches (k <= 16), growing by 10 ns an entry per doubling of k beyond."""
+    rows = []
+    for k in (2, 4, 8, 16, 32, 64, 128, 256):
+        for wait in ("spin", "block"):
+            for n in model.WALK_ENTRIES:
+                per_entry = 0.001 + 0.010 * max(0.0, math.log2(k) - 4)
+                rows.append({"pattern": "rounds", "wait": wait, "k": str(k), "cpus": "2", "touch_kib": "0",
+                             "rusage_cpu_us_per_message": "99", "voluntary_cs_per_message": "0.5",
+                             "involuntary_cs_per_message": "0.0", "walk_entries": str(n),
+                             "walk_stride": str(model.WALK_STRIDE), "walk_us_per_round": str(n * per_entry)})
+    return rows
+
+
+def cluster_rows(per_message):
+    """wake_cost rows on the namespace cluster (hosts = 8): the all-to-all's switches per message."""
+    return [{"pattern": "alltoall", "wait": wait, "k": str(k), "cpus": "2", "touch_kib": "0", "hosts": "8",
+             "rusage_cpu_us_per_message": "50", "voluntary_cs_per_message": str(per_message(k)),
+             "involuntary_cs_per_message": "0"}
+            for k in (4, 8, 16, 32, 64) for wait in ("spin", "block")]
+
+
+class WalkTest(unittest.TestCase):
+    """The library's walks over its per-peer arrays after a wake-up (bsplib/engine.cc pump,
+    tcp's receive and flush, the reliable layer's active links in a dense superstep)."""
+
+    def test_walked_entries_follow_the_code(self):
+        self.assertAlmostEqual(model.walked_entries("udp", "sparse", 257), (1 + 24 / 128) * 256)
+        self.assertAlmostEqual(model.walked_entries("tcp", "sparse", 257), (3 + 24 / 128) * 256)
+        self.assertAlmostEqual(model.walked_entries("nic", "dense", 257), (4 + 24 / 128) * 256)
+        self.assertAlmostEqual(model.walked_entries("tcp", "dense", 257), (4 + 24 / 128) * 256)
+        self.assertEqual(model.walked_entries("udp", "dense", 1), 0)
+
+    def test_walk_refill_from_the_timed_walks(self):
+        wake = model.WakeCost(WAKE + walk_rows())
+        self.assertEqual(wake.walk_refill(2, 500), 0.0)
+        self.assertAlmostEqual(wake.walk_refill(16, 500), 0.0)  # in the caches: as at k = 2
+        self.assertAlmostEqual(wake.walk_refill(256, 500), 500 * 0.040)  # 4 doublings beyond 16
+        self.assertAlmostEqual(wake.walk_refill(256, 2048), 2048 * 0.040)  # proportional beyond 1024
+        self.assertEqual(model.WakeCost(WAKE).walk_refill(256, 500), 0.0)  # no walk runs: no term
+        # the walk rows are not rounds without a working set: the other terms are unchanged
+        self.assertAlmostEqual(wake.cpu(64), model.WakeCost(WAKE).cpu(64))
+
+    def test_predicted_cpu_has_the_walk_per_switch(self):
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "network": "lo",
+                 "transport": "tcp", "touched": TOUCHED}
+        without = dict(truth, wake=model.WakeCost(WAKE))
+        with_walk = dict(truth, wake=model.WakeCost(WAKE + walk_rows()))
+        for sync in model.SYNCS:
+            p = 256
+            U0, S0 = model.predict(without, "tcp", sync, "empty", p)[2:]
+            U1, S1 = model.predict(with_walk, "tcp", sync, "empty", p)[2:]
+            per_wait = with_walk["wake"].switches("rounds", p)
+            walk = model.walked_entries("tcp", sync, p) * 0.040 / per_wait
+            self.assertAlmostEqual(S1, S0)
+            self.assertAlmostEqual(U1 - U0, S1 * walk, delta=1e-6 * U1)
+
+
+class ClusterSwitchTest(unittest.TestCase):
+    """The cluster's switch counts from wake_cost on its namespaces (a session per host)."""
+
+    def test_cluster_rows_give_the_cluster_its_switches(self):
+        wake = model.WakeCost(WAKE + cluster_rows(lambda k: 0.01 * k))
+        self.assertAlmostEqual(wake.switches_on("cluster", "alltoall", 64), 0.64 * 63)
+        self.assertAlmostEqual(wake.switches_on("lo", "alltoall", 64), 0.11 * 63)  # lo's own
+        self.assertAlmostEqual(wake.switches_on("cluster", "rounds", 64), 0.5)  # not measured there: lo's
+        self.assertAlmostEqual(wake.cpu(64), model.WakeCost(WAKE).cpu(64))  # the cluster rows stay apart
+
+    def test_rho_at_16_then_the_cluster_curve(self):
+        # bsplib switched half as often as the bare processes on the cluster at p = 16; the bare
+        # processes' switches per message rise with k there, and the model's follow them
+        wake = model.WakeCost(WAKE + cluster_rows(lambda k: 0.01 * k))
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
+        runs = synthetic_runs(truth, "cluster", "udp")
+        for r in runs:
+            if r["sync"] == "dense" and int(r["p"]) == 16:
+                r["switches_per_proc"] = str(0.5 * 0.16 * 15)
+        got = model.parameters(calibration_row("cluster", "udp", 5.0, 1.5, 10.5), runs, wake)
+        self.assertAlmostEqual(got["rho"][("dense", "block")], 0.5)
+        self.assertAlmostEqual(model.switches(got, "dense", 1, 64, model.CORES), 0.5 * 0.64 * 63)
 
 
 class AckTest(unittest.TestCase):
