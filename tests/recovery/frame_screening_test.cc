@@ -153,5 +153,52 @@ TEST(LinkReportTest, RoundTripsAndRefusesNonsense) {
   EXPECT_FALSE(decode_report(empty_range).has_value());
 }
 
+// The 32-byte header of version 4 (recovery/wire.h), byte by byte: a 1500-byte udp
+// datagram carries 1440 payload bytes; the fields nic's BPF filter reads stay where they
+// were; type and flags share byte 1; a frame of versions 1-3 (0xB5 0xB5 first) is malformed.
+TEST_F(FrameScreeningTest, WireHeaderVersion4Layout) {
+  EXPECT_EQ(wire::kHeaderSize, 32u);
+  EXPECT_EQ(1500u - 20u - 8u - wire::kHeaderSize, 1440u);
+  EXPECT_EQ(offsetof(wire::Header, job_id), 4u);
+  EXPECT_EQ(offsetof(wire::Header, dst), 10u);
+  EXPECT_EQ(offsetof(wire::Header, check), 2u);
+  EXPECT_EQ(offsetof(wire::Header, mac), 24u);
+  wire::Header header{};
+  header.type = static_cast<std::uint8_t>(wire::FrameType::probe);
+  header.flags = wire::kFlagAckRequest;
+  std::uint8_t bytes[sizeof header];
+  std::memcpy(bytes, &header, sizeof header);
+  EXPECT_EQ(bytes[wire::kTypeOffset], 0x14);  // type in the low 4 bits, flags in the high 4
+
+  auto frame = data_frame(77, 0, 1, 0, 10);
+  EXPECT_EQ(static_cast<std::uint8_t>(frame[0]), wire::kMagic);
+  auto old = frame;
+  old[0] = std::byte{0xB5};  // what versions 1-3 began with
+  old[1] = std::byte{0xB5};
+  core.on_frame(0, old, sink);
+  EXPECT_EQ(core.stats().malformed_dropped, 1u);
+  EXPECT_EQ(sink.payloads, 0);
+}
+
+// Credit travels in 16 bits: "no limit" both ways, counts saturate below it.
+TEST(WireCredit, EncodesNoLimitAndSaturates) {
+  EXPECT_EQ(wire::encode_credit(0xFFFFFFFFu), wire::kWireUnlimitedCredit);
+  EXPECT_EQ(wire::decode_credit(wire::kWireUnlimitedCredit), 0xFFFFFFFFu);
+  EXPECT_EQ(wire::decode_credit(wire::encode_credit(0)), 0u);
+  EXPECT_EQ(wire::decode_credit(wire::encode_credit(1234)), 1234u);
+  EXPECT_EQ(wire::encode_credit(70000), wire::kWireUnlimitedCredit - 1);  // never "no limit" by accident
+}
+
+// A damaged frame of a member is counted corrupt by the 16-bit check (its MAC fails),
+// and one whose check was rewritten by a stranger is foreign: the MAC refuses both.
+TEST_F(FrameScreeningTest, CheckTellsDamageFromForgery) {
+  auto damaged = data_frame(77, 0, 1, 0, 100);
+  damaged[wire::kHeaderSize + 50] ^= std::byte{0x01};
+  core.on_frame(0, damaged, sink);
+  EXPECT_EQ(core.stats().corrupt_dropped, 1u);
+  EXPECT_EQ(core.stats().foreign_dropped, 0u);
+  EXPECT_EQ(sink.payloads, 0);
+}
+
 }  // namespace
 }  // namespace bsp::recovery
