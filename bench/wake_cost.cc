@@ -104,6 +104,9 @@ struct Settings {
 // distance j of the rounds (made by the parent, inherited by the children).
 std::vector<std::vector<int>> tcp_out, tcp_in;
 
+// The rounds' distances 1, 2, 4 … 2^(r-1): r = ⌈log₂ k⌉ (at least 1), as the dissemination barrier's.
+int rounds_of(int k) { return std::max(1, static_cast<int>(std::ceil(std::log2(k)))); }
+
 struct Report {  // what a child sends back through its pipe
   double elapsed_us, user_us, system_us;
   long voluntary, involuntary;
@@ -127,6 +130,7 @@ class Member {
         walked_(static_cast<std::size_t>(std::max(0L, s.walk_entries) * std::max(8L, s.walk_stride)), 1),
         yield_forever_(s.wait == "yield"),
         block_at_once_(s.wait == "block"),
+        rounds_(rounds_of(s.k)),
         loopback_(s.packet ? static_cast<int>(if_nametoindex("lo")) : 0) {
     // One line per page, at a random offset, the pages in a random order (fixed per process).
     std::mt19937 random(static_cast<unsigned>(me + 1));
@@ -139,8 +143,7 @@ class Member {
   void send(int to, long round) {
     Message m{kMagic, static_cast<std::uint32_t>(me_), static_cast<std::uint32_t>(round), 0};
     if (s_.tcp) {
-      const int r = std::max(1, static_cast<int>(std::ceil(std::log2(s_.k))));
-      int out = tcp_out[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % r)];
+      int out = tcp_out[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % rounds_)];
       (void)to;  // the connection for this round's distance goes there
       while (::send(out, &m, sizeof m, MSG_NOSIGNAL) < 0) {
         if (errno != EAGAIN && errno != EINTR) die("wake_cost: send (tcp)");
@@ -210,8 +213,7 @@ class Member {
 
   void wait_for(long round) {
     if (s_.tcp) {  // the message of this round comes on the connection of its distance
-      const int r = std::max(1, static_cast<int>(std::ceil(std::log2(s_.k))));
-      fd_ = tcp_in[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % r)];
+      fd_ = tcp_in[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % rounds_)];
     }
     if (drain(round)) return;
     if (!block_at_once_) {
@@ -265,8 +267,7 @@ class Member {
       for (int d = 1; d < k; ++d) wait_for(round);
       return;
     }
-    const int r = std::max(1, static_cast<int>(std::ceil(std::log2(k))));
-    const int distance = 1 << (round % r);
+    const int distance = 1 << (round % rounds_);
     touch();
     send((me_ + distance) % k, round);
     wait_for(round);
@@ -301,7 +302,8 @@ class Member {
   volatile std::uint64_t walk_sum_ = 0;
   double walk_us_ = 0;  // time spent in the walks of the timed rounds
   bool yield_forever_, block_at_once_;
-  int loopback_;  // --transport=packet: lo's interface index
+  const int rounds_;  // the rounds' distances: rounds_of(k)
+  int loopback_;      // --transport=packet: lo's interface index
 };
 
 // The host (0 .. hosts - 1) of process i of k: blocks of ceil or floor(k / hosts), as
@@ -350,7 +352,7 @@ int packet_socket(int i) {
 // --transport=tcp: the rounds' connections, i -> (i + 2^j) mod k for each distance j, made on
 // lo through one listener, TCP_NODELAY and non-blocking at both ends.
 void tcp_connect(int k) {
-  const int r = std::max(1, static_cast<int>(std::ceil(std::log2(k))));
+  const int r = rounds_of(k);
   int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -552,11 +554,11 @@ int main(int argc, char** argv) {
   std::vector<long> procs = flags.numbers("procs", {2, 4, 8, 16, 32, 64, 128, 256});
   int cpus = static_cast<int>(flags.number("cpus", 2));
   long budget_ms = flags.number("budget-ms", 500);
+  const std::string transport = flags.text("transport", "udp");
   Settings base{"", "", 0, static_cast<int>(flags.number("spin-us", 100)), flags.number("rounds", 2000),
                 flags.number("warmup", 50), flags.number("touch-kib", 0) * 1024, flags.number("scatter-pages", 0),
                 flags.number("walk-entries", 0), flags.number("walk-stride", 128), flags.text("netns", ""), static_cast<int>(flags.number("hosts", 8)),
-                flags.number("sessions", 1) != 0, flags.text("transport", "udp") == "packet",
-                flags.text("transport", "udp") == "tcp"};
+                flags.number("sessions", 1) != 0, transport == "packet", transport == "tcp"};
 
   // The first `cpus` of the allowed cores; every child inherits the mask.
   cpu_set_t allowed;

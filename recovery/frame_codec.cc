@@ -10,20 +10,6 @@
 namespace bsp::wire {
 namespace {
 
-// head: the kHeaderSize bytes of the header; payload: what follows it (in place, or
-// elsewhere for a gathered send).
-std::uint16_t frame_check(std::span<const std::byte> head, std::span<const std::byte> payload) {
-  // CRC32C over the header with its check field taken as zero, then the payload; its low
-  // 16 bits go on the wire.
-  constexpr std::size_t check_at = offsetof(Header, check);
-  constexpr std::size_t check_size = sizeof(Header::check);
-  static constexpr std::byte zeros[check_size] = {};
-  std::uint32_t crc = crc32c(head.first(check_at));
-  crc = crc32c(std::span<const std::byte>(zeros, check_size), crc);
-  crc = crc32c(head.subspan(check_at + check_size, kHeaderSize - check_at - check_size), crc);
-  return static_cast<std::uint16_t>(crc32c(payload, crc));
-}
-
 // The nested MAC (frame_codec.h): one pass over the payload in place, one over a copy of
 // the header.
 std::uint64_t header_mac(std::span<const std::byte> head, std::uint64_t payload_mac, const FrameKey& key) {
@@ -57,6 +43,18 @@ void seal(std::span<std::byte> head, std::span<const std::byte> payload, const F
 
 
 }  // namespace
+
+std::uint16_t frame_check(std::span<const std::byte> head, std::span<const std::byte> payload) {
+  // CRC32C over the header with its check field taken as zero, then the payload; its low
+  // 16 bits go on the wire.
+  constexpr std::size_t check_at = offsetof(Header, check);
+  constexpr std::size_t check_size = sizeof(Header::check);
+  static constexpr std::byte zeros[check_size] = {};
+  std::uint32_t crc = crc32c(head.first(check_at));
+  crc = crc32c(std::span<const std::byte>(zeros, check_size), crc);
+  crc = crc32c(head.subspan(check_at + check_size, kHeaderSize - check_at - check_size), crc);
+  return static_cast<std::uint16_t>(crc32c(payload, crc));
+}
 
 FrameKey frame_key(const auth::Key& job_secret) {
   return FrameKey{auth::derive_key(job_secret, "bsplib frame header"),

@@ -4,7 +4,8 @@
 //
 // Two checks guard a frame: a 16-bit check (the low half of CRC32C) finds damage (counted
 // as corrupt), and a MAC keyed by the job's secret proves it comes from a process of the
-// job (a frame that fails it is counted as foreign). The MAC is nested so that a received frame needs no copy:
+// job (a frame that fails it is counted as foreign). The MAC is nested so that a received
+// frame needs no copy:
 //   mac = SipHash(K_header, header with check = 0 and mac = BulkMac(K_payload, payload))
 // with K_header and K_payload derived from the secret for these two purposes only;
 // BulkMac (auth/bulk_mac.h) is SipHash-2-4 on short payloads and 8 SipHash lanes joined
@@ -42,6 +43,11 @@ struct FrameKey {
   bool checksum = true;
 };
 FrameKey frame_key(const auth::Key& job_secret);
+
+// The check field's value for a header (kHeaderSize bytes; its own check field is taken as
+// zero) and the payload after it: the low 16 bits of CRC32C. Public, as anyone can compute
+// it: it tells damage, never origin.
+std::uint16_t frame_check(std::span<const std::byte> head, std::span<const std::byte> payload);
 
 // Fills header fields magic, length, check and mac for a frame laid out as
 // [Header][payload] in frame (frame.size() == kHeaderSize + payload length). The caller

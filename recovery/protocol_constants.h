@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "recovery/wire.h"
+
 namespace bsp::recovery::tuning {
 
 using namespace std::chrono_literals;
@@ -108,6 +110,6 @@ inline constexpr std::size_t kPupaLowWaterPercent = 25;
 inline constexpr std::size_t kPupaHighWaterPercent = 50;
 // Receiver side of pupa's optimistic flow control: advertised credit is unlimited, zero
 // from an overflow until the gap on that link is closed.
-inline constexpr std::uint32_t kUnlimitedCredit = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kUnlimitedCredit = wire::kUnlimitedCredit;  // encoded in 16 bits on the wire
 
 }  // namespace bsp::recovery::tuning

@@ -269,9 +269,10 @@ void ProtocolCore::refresh_header(int peer, std::span<std::byte> frame) {
   Header header = read_header(frame);
   std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
   std::uint32_t credit = credit_for(peer);
-  if (header.ack == static_cast<std::uint32_t>(ack) && header.credit == wire::encode_credit(credit)) return;
+  const std::uint16_t wire_credit = wire::encode_credit(credit);
+  if (header.ack == static_cast<std::uint32_t>(ack) && header.credit == wire_credit) return;
   header.ack = static_cast<std::uint32_t>(ack);
-  header.credit = wire::encode_credit(credit);
+  header.credit = wire_credit;
   write_header(frame, header);
   wire::seal_frame(frame, frame_key_);
   note_ack_sent(peer, ack, credit);

@@ -52,15 +52,18 @@ struct Header {
 
 static_assert(sizeof(Header) == 32, "wire header is 32 bytes");
 
-// Credit on the wire is 16 bits: the layer above counts in 32 (recovery/protocol_constants.h
-// kUnlimitedCredit), so it is encoded on the way out and decoded on the way in.
+// Credit on the wire is 16 bits: the layer above counts in 32, with kUnlimitedCredit for
+// "no limit" (recovery/protocol_constants.h names it for the protocol), so it is encoded
+// on the way out and decoded on the way in.
+inline constexpr std::uint32_t kUnlimitedCredit = 0xFFFFFFFFu;
 inline constexpr std::uint16_t kWireUnlimitedCredit = 0xFFFF;
 inline constexpr std::uint16_t encode_credit(std::uint32_t credit) {
-  return credit == 0xFFFFFFFFu ? kWireUnlimitedCredit
-                               : static_cast<std::uint16_t>(credit < kWireUnlimitedCredit ? credit : kWireUnlimitedCredit - 1);
+  return credit == kUnlimitedCredit
+             ? kWireUnlimitedCredit
+             : static_cast<std::uint16_t>(credit < kWireUnlimitedCredit ? credit : kWireUnlimitedCredit - 1);
 }
 inline constexpr std::uint32_t decode_credit(std::uint16_t credit) {
-  return credit == kWireUnlimitedCredit ? 0xFFFFFFFFu : credit;
+  return credit == kWireUnlimitedCredit ? kUnlimitedCredit : credit;
 }
 
 inline constexpr std::size_t kHeaderSize = sizeof(Header);

@@ -28,7 +28,6 @@
 #include <cstring>
 #include <vector>
 
-#include "recovery/crc32c.h"
 #include "recovery/frame_codec.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -54,14 +53,12 @@ const FrameKey& job_key(bool authenticate = true) {
   return authenticate ? with_mac : without_mac;
 }
 
-// The check as frame_codec.cc computes it: the low 16 bits of CRC32C over the header with
-// its check field as zero, then the rest.
+// The header's check (frame_codec.h), written as anyone can.
 void write_crc(std::vector<std::uint8_t>& frame) {
   if (frame.size() < kHeaderSize) return;
-  constexpr std::size_t at = offsetof(Header, check);
-  std::memset(frame.data() + at, 0, 2);
-  auto check = static_cast<std::uint16_t>(bsp::crc32c(std::as_bytes(std::span(frame.data(), frame.size()))));
-  std::memcpy(frame.data() + at, &check, 2);
+  auto bytes = std::as_bytes(std::span(frame.data(), frame.size()));
+  const std::uint16_t check = frame_check(bytes.first(kHeaderSize), bytes.subspan(kHeaderSize));
+  std::memcpy(frame.data() + offsetof(Header, check), &check, sizeof check);
 }
 
 Verdict check(const std::vector<std::uint8_t>& bytes, int my_pid, int nprocs, Header& header,

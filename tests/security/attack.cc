@@ -32,7 +32,6 @@
 
 #include "auth/mac.h"
 #include "bsplib/control/protocol.h"
-#include "recovery/crc32c.h"
 #include "recovery/frame_codec.h"
 #include "recovery/link_report.h"
 #include "recovery/wire.h"
@@ -163,14 +162,12 @@ Random fresh_random() {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// The header's check (the low 16 bits of CRC32C with the field zero), as anyone can
-// compute it.
+// The header's check (frame_codec.h), written as anyone can.
 void write_crc(Bytes& frame) {
   if (frame.size() < wire::kHeaderSize) return;
-  constexpr std::size_t at = offsetof(wire::Header, check);
-  std::memset(frame.data() + at, 0, 2);
-  auto check = static_cast<std::uint16_t>(crc32c(std::as_bytes(std::span(frame.data(), frame.size()))));
-  std::memcpy(frame.data() + at, &check, 2);
+  auto bytes = std::as_bytes(std::span(frame.data(), frame.size()));
+  const std::uint16_t check = wire::frame_check(bytes.first(wire::kHeaderSize), bytes.subspan(wire::kHeaderSize));
+  std::memcpy(frame.data() + offsetof(wire::Header, check), &check, sizeof check);
 }
 
 // Builds frames as a member would, but sealed with a key of the attacker's own: right
