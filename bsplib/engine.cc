@@ -34,7 +34,7 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
       max_payload_(channel_ ? channel_->max_payload() : 0),
       outgoing_(static_cast<std::size_t>(nprocs)),
       incoming_(static_cast<std::size_t>(nprocs)),
-      progress_(static_cast<std::size_t>(nprocs), PeerProgress{0, 0, Clock::now()}) {}
+      progress_(static_cast<std::size_t>(nprocs), PeerProgress{Clock::now()}) {}
 
 Engine::~Engine() = default;
 
@@ -160,7 +160,7 @@ void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration,
       std::size_t piece = std::min<std::size_t>(size - done, max_payload_);
       if (channel_->send(pid, {from + done, piece}) == recovery::SendResult::ok) {
         done += piece;
-        ++progress_[static_cast<std::size_t>(pid)].events;
+        moved(pid);
         continue;
       }
     }
@@ -268,7 +268,7 @@ bool Engine::send_stream(int pid, bool whole) {
       out.gathered_done = 0;
     }
     sent_any = true;
-    ++progress_[static_cast<std::size_t>(pid)].events;
+    moved(pid);
   }
   return sent_any;
 }
@@ -386,7 +386,12 @@ void Engine::on_payload_placed(int peer) {
 // A payload from peer is at the end of its stream: parse it now if this process is in
 // its sync (else it waits there until then).
 void Engine::took_payload(int peer) {
-  ++progress_[static_cast<std::size_t>(peer)].events;
+  moved(peer);
+  Incoming& in = incoming_[peer];
+  if (!in.listed) [[unlikely]] {
+    in.listed = true;
+    receiving_.push_back(peer);
+  }
   if (!in_sync_) return;
   if (sparse_) {
     parse_sparse(peer);
@@ -536,8 +541,14 @@ void Engine::check_reply(int src, const records::GetReply& reply) {
   }
 }
 
+// The sources that sent anything this superstep (receiving_), in pid order.
+const std::vector<int>& Engine::sources() {
+  std::sort(receiving_.begin(), receiving_.end());
+  return receiving_;
+}
+
 void Engine::apply_replies() {
-  for (int src = 0; src < nprocs_; ++src) {
+  for (int src : sources()) {
     const Incoming& in = incoming_[src];
     for (const records::GetReply& reply : in.replies) {
       const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size) : in.stream.data() + reply.data_at;
@@ -549,7 +560,7 @@ void Engine::apply_replies() {
 // ---------------------------------------------------------------- the end of a superstep
 
 void Engine::serve_gets() {
-  for (int src = 0; src < nprocs_; ++src) {
+  for (int src : sources()) {
     for (const records::GetRequest& request : incoming_[src].get_requests) {
       const std::byte* from =
           target_area("bsp_get", "from", src, request.registration, request.offset, request.size);
@@ -558,11 +569,11 @@ void Engine::serve_gets() {
           request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token) : nullptr;
       if (staged) {  // the requester pulls it: one copy here, one there
         copy_bytes(staged, from, request.size);
-        records::Writer(outgoing_[src].stream).get_reply_pulled(request.request_id, 0, request.size, token);
+        records::Writer(stream_to(src).stream).get_reply_pulled(request.request_id, 0, request.size, token);
         continue;
       }
       if (request.size >= gather_from() && src != pid_) {  // sent from this memory during the sync
-        Outgoing& out = outgoing_[src];
+        Outgoing& out = stream_to(src);
         records::Writer(out.stream).get_reply_header(request.request_id, 0, request.size);
         out.gathered.push_back({out.stream.size(), from, request.size});
         continue;
@@ -571,7 +582,7 @@ void Engine::serve_gets() {
       std::uint32_t piece = static_cast<std::uint32_t>(std::max<std::size_t>(max_payload_, 4096));
       for (std::uint32_t done = 0; done < request.size; done += piece) {
         std::uint32_t size = std::min(piece, request.size - done);
-        records::Writer(outgoing_[src].stream).get_reply(request.request_id, done, from + done, size);
+        records::Writer(stream_to(src).stream).get_reply(request.request_id, done, from + done, size);
       }
     }
   }
@@ -580,7 +591,7 @@ void Engine::serve_gets() {
 // The puts of the superstep, from each source in call order: a walk over its records up
 // to its `end` (every record there was complete and checked when parsed).
 void Engine::apply_puts() {
-  for (int src = 0; src < nprocs_; ++src) {
+  for (int src : sources()) {
     const Incoming& in = incoming_[src];
     const std::byte* stream = in.stream.data();
     for (std::size_t pos = in.records_at; pos < in.end_at;) {
@@ -634,6 +645,10 @@ void Engine::deliver_local() {
   Outgoing& out = outgoing_[pid_];
   if (out.sent == out.stream.size()) return;
   Incoming& in = incoming_[pid_];
+  if (!in.listed) {
+    in.listed = true;
+    receiving_.push_back(pid_);
+  }
   in.stream.append(out.stream.data() + out.sent, out.stream.size() - out.sent);
   out.sent = out.stream.size();
   if (sparse_) {
@@ -643,18 +658,23 @@ void Engine::deliver_local() {
   }
 }
 
+// The streams written this superstep, in the order pid + 1, pid + 2, ...
 bool Engine::send_pending() {
+  if (!writing_sorted_) {
+    std::sort(writing_.begin(), writing_.end(),
+              [this](int a, int b) { return (a - pid_ + nprocs_) % nprocs_ < (b - pid_ + nprocs_) % nprocs_; });
+    writing_sorted_ = true;
+  }
   bool sent_any = false;
-  for (int step = 1; step < nprocs_; ++step) {
-    int peer = (pid_ + step) % nprocs_;
-    if (outgoing_[peer].unsent()) sent_any |= send_stream(peer, true);
+  for (int peer : writing_) {
+    if (peer != pid_ && outgoing_[peer].unsent()) sent_any |= send_stream(peer, true);
   }
   return sent_any;
 }
 
 bool Engine::all_sent() const {
-  for (const Outgoing& out : outgoing_) {
-    if (out.unsent()) return false;
+  for (int peer : writing_) {
+    if (outgoing_[peer].unsent()) return false;
   }
   return true;
 }
@@ -671,11 +691,11 @@ void Engine::collect_awaited() {
     } else if (!barrier_->complete()) {
       if (int peer = barrier_->awaited(); peer >= 0) awaited_.push_back(peer);
     } else {
-      for (int peer = 0; peer < nprocs_; ++peer) {
+      for (int peer : destinations_) {  // (the peers this process's gets went to)
         if (peer != pid_ && incoming_[peer].reply_bytes_missing > 0) awaited_.push_back(peer);
       }
     }
-    for (int peer = 0; peer < nprocs_; ++peer) {  // and those the channel has not taken all for yet
+    for (int peer : writing_) {  // and those the channel has not taken all for yet
       const Outgoing& out = outgoing_[peer];
       if (peer != pid_ && out.unsent() && std::find(awaited_.begin(), awaited_.end(), peer) == awaited_.end()) {
         awaited_.push_back(peer);
@@ -703,14 +723,14 @@ void Engine::pump() {
     next_abort_check_ = now + kAbortCheckEvery;
   }
   collect_awaited();
-  // Idle: note which links moved since the last look (counted on the busy path, timed
-  // only here, at least every wait slice).
-  for (PeerProgress& peer : progress_) {
-    if (peer.events != peer.seen) {
-      peer.seen = peer.events;
-      peer.last_moved = now;
-    }
+  // Idle: note when the links that moved since the last look did (noted on the busy
+  // path, timed only here, at least every wait slice).
+  for (int pid : moved_) {
+    PeerProgress& peer = progress_[static_cast<std::size_t>(pid)];
+    peer.moved = false;
+    peer.last_moved = now;
   }
+  moved_.clear();
   if (now >= next_stall_report_) {
     std::vector<JobControl::Awaited> awaited;
     for (int peer : awaited_) {
@@ -794,7 +814,9 @@ void Engine::superstep(bool final) {
   tagsize_ = next_tagsize_;
   pending_gets_.clear();
   run_ = RunCursor{};  // registrations change: the general path aims it again
-  for (Outgoing& out : outgoing_) {
+  // Only the streams this superstep touched are reset: the others are as they were left.
+  for (int pid : writing_) {
+    Outgoing& out = outgoing_[pid];
     out.stream.clear();
     out.last_put_end = SIZE_MAX;  // the stream's records are gone: nothing to extend
     out.sent = 0;
@@ -802,10 +824,14 @@ void Engine::superstep(bool final) {
     out.reply_bytes_expected = 0;
     out.gathered.clear();
     out.gathered_next = out.gathered_done = 0;
-    out.open = out.acked = false;
+    out.open = out.acked = out.listed = false;
   }
+  writing_.clear();
+  writing_sorted_ = true;
   destinations_.clear();
-  for (Incoming& in : incoming_) {
+  std::size_t kept = 0;
+  for (int pid : receiving_) {
+    Incoming& in = incoming_[pid];
     if (in.placing == 0) {  // (else a payload is being written after the end: nothing may move yet)
       in.stream.erase_front(in.parsed);
       in.parsed = 0;
@@ -816,7 +842,12 @@ void Engine::superstep(bool final) {
     in.get_requests.clear();
     in.replies.clear();
     in.end.reset();
+    // A stream holding the next superstep's first records (or a payload being placed)
+    // stays listed: the next sync parses it first.
+    in.listed = in.parsed < in.stream.size() || in.placing != 0;
+    if (in.listed) receiving_[kept++] = pid;
   }
+  receiving_.resize(kept);
   ended_ = 0;
   in_sync_ = false;
   if (stall_reported_) {
@@ -839,7 +870,7 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
   end.pushes = registrations_.pushes_this_superstep();
   end.pops = registrations_.pops_this_superstep();
   for (int peer = 0; peer < nprocs_; ++peer) {
-    Outgoing& out = outgoing_[peer];
+    Outgoing& out = stream_to(peer);
     end.get_requests = out.get_requests;
     records::Writer(out.stream).end(end);
     incoming_[peer].reply_bytes_missing = out.reply_bytes_expected;

@@ -146,6 +146,7 @@ class Engine : private recovery::PayloadSink {
     std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
     bool open = false;   // records of this superstep written (sparse: an `open` first)
     bool acked = false;  // sparse: the destination has acknowledged them
+    bool listed = false;  // in writing_
     // Large data sent from where it lies instead of being copied into the stream: a
     // bsp_hpput's source and a get reply's data (both may be read until this process's
     // sync ends, and are all handed to the channel before it writes any data). Each
@@ -175,6 +176,7 @@ class Engine : private recovery::PayloadSink {
     // A payload being written by the channel straight after the stream's end (placement:
     // payload_room): its size; the stream's bytes must not move until it is confirmed.
     std::size_t placing = 0;
+    bool listed = false;  // in receiving_
   };
   struct PendingGet {
     std::byte* dst;
@@ -226,6 +228,25 @@ class Engine : private recovery::PayloadSink {
   // Sparse: the barrier's next messages, once this process's data is acknowledged.
   void advance_barrier();
   void collect_awaited();
+  // The stream to pid, for a write: pid joins writing_, the streams the superstep's passes
+  // visit (sending, waiting, the reset), so their work follows the destinations, not p.
+  Outgoing& stream_to(int pid) {
+    Outgoing& out = outgoing_[pid];
+    if (!out.listed) [[unlikely]] {
+      out.listed = true;
+      writing_.push_back(pid);
+      writing_sorted_ = writing_.size() == 1;
+    }
+    return out;
+  }
+  // Something moved on the link to pid (a payload received or handed to the channel).
+  void moved(int pid) {
+    PeerProgress& peer = progress_[static_cast<std::size_t>(pid)];
+    if (!peer.moved) {
+      peer.moved = true;
+      moved_.push_back(pid);
+    }
+  }
   // The stream of records to pid, opened on first use this superstep.
   Outgoing& records_to(int pid) {
     Outgoing& out = outgoing_[pid];
@@ -252,6 +273,7 @@ class Engine : private recovery::PayloadSink {
     }
     return static_cast<std::byte*>(const_cast<void*>(area->address)) + offset;
   }
+  const std::vector<int>& sources();
   void serve_gets();
   void apply_puts();
   void deliver_local();
@@ -316,8 +338,15 @@ class Engine : private recovery::PayloadSink {
   int next_tagsize_ = 0;
 
   std::vector<Outgoing> outgoing_;
+  // The pids whose outgoing stream was written this superstep (stream_to), and whether
+  // the list is in sending order (pid + 1, pid + 2, ...: no peer is hit by everyone at once).
+  std::vector<int> writing_;
+  bool writing_sorted_ = true;
   RunCursor run_;
   std::vector<Incoming> incoming_;
+  // The pids whose incoming stream received bytes since the last superstep's end, or kept
+  // unparsed ones (the next superstep's records) then.
+  std::vector<int> receiving_;
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;
   std::vector<int> awaited_;
@@ -326,13 +355,15 @@ class Engine : private recovery::PayloadSink {
   std::unique_ptr<DisseminationBarrier> barrier_;
   std::vector<DisseminationBarrier::Message> barrier_out_;
   int acks_missing_ = 0;
-  // Per peer, for the watchdog: payloads received plus payloads handed to the channel
-  // (counted), and when that count last changed (looked at while idle).
+  // Per peer, for the watchdog: when a payload was last received from it or handed to the
+  // channel for it (moved() notes the peer; the time is taken while idle, for the peers
+  // in moved_ only).
   struct PeerProgress {
-    std::uint64_t events, seen;
     std::chrono::steady_clock::time_point last_moved;
+    bool moved = false;
   };
   std::vector<PeerProgress> progress_;
+  std::vector<int> moved_;
   int ended_ = 0;
   bool in_sync_ = false;
   bool finishing_ = false;

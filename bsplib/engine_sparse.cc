@@ -35,7 +35,7 @@ void Engine::set_sparse_sync(bool on, int radix) {
 // The first record to pid this superstep: pid becomes a destination, and (sparse) its
 // stream starts with an `open` naming the superstep.
 void Engine::open_records(int pid) {
-  Outgoing& out = outgoing_[pid];
+  Outgoing& out = stream_to(pid);
   out.open = true;
   destinations_.push_back(pid);
   if (sparse_) records::Writer(out.stream).open(static_cast<std::uint32_t>(superstep_));
@@ -65,8 +65,9 @@ std::vector<std::vector<std::uint64_t>> Engine::sparse_exchange(bool final) {
       ++acks_missing_;
     }
   }
-  for (int src = 0; src < nprocs_; ++src) {
-    if (incoming_[src].parsed < incoming_[src].stream.size()) parse_sparse(src);  // early arrivals
+  for (std::size_t i = 0; i < receiving_.size(); ++i) {  // early arrivals (parsing adds no source)
+    int src = receiving_[i];
+    if (incoming_[src].parsed < incoming_[src].stream.size()) parse_sparse(src);
   }
   deliver_local();
   // 2. Until every destination has acknowledged, then the barrier: when it completes,
@@ -102,7 +103,7 @@ std::vector<std::vector<std::uint64_t>> Engine::sparse_exchange(bool final) {
   // 4. Replies to this process's gets, and everything it owes others, out.
   for (;;) {
     bool complete = all_sent();
-    for (int peer = 0; complete && peer < nprocs_; ++peer) complete = incoming_[peer].reply_bytes_missing == 0;
+    for (int peer : destinations_) complete &= incoming_[peer].reply_bytes_missing == 0;  // (where gets went)
     if (complete) break;
     pump();
   }
@@ -114,7 +115,7 @@ void Engine::advance_barrier() {
   if (!barrier_->entered() && acks_missing_ == 0) barrier_->enter(barrier_out_);
   barrier_->advance(barrier_out_);
   for (const DisseminationBarrier::Message& message : barrier_out_) {
-    records::Writer(outgoing_[message.to].stream).barrier(message.body);
+    records::Writer(stream_to(message.to).stream).barrier(message.body);
   }
   if (!barrier_out_.empty()) send_pending();
 }
@@ -147,7 +148,7 @@ void Engine::parse_sparse(int src) {
         }
         in.in_records = false;
         in.end_at = in.parsed;
-        if (src != pid_ && !barrier_->hears_from(src)) records::Writer(outgoing_[src].stream).ack(superstep);
+        if (src != pid_ && !barrier_->hears_from(src)) records::Writer(stream_to(src).stream).ack(superstep);
         break;
       }
       case records::Kind::ack: {

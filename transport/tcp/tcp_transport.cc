@@ -172,6 +172,8 @@ struct Peer {
   std::vector<std::byte> queued;    // bytes for the connection the kernel did not take yet
   std::size_t queued_start = 0;
   std::vector<std::byte> pending;   // frames for the next connection
+  bool in_backlog = false;          // in TcpTransport::backlog_
+  bool in_buffered = false;         // in TcpTransport::buffered_
   std::uint64_t last_used = 0;      // for closing the least recently used
   sockaddr_in address{};
   bool has_address = false;
@@ -318,6 +320,7 @@ class TcpTransport final : public Transport {
         peer.queued.insert(peer.queued.end(), bytes + from, bytes + part.iov_len);
         skip -= from;
       }
+      note_backlog(peer_pid);
       set_events(peer_pid);
     }
     return SendStatus::sent;
@@ -326,12 +329,19 @@ class TcpTransport final : public Transport {
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
     place_head_ = sink.placement_head();
     std::size_t delivered = 0;
-    // Frames already buffered from an earlier read come first.
-    for (int pid = 0; pid < static_cast<int>(peers_.size()) && delivered < max_frames; ++pid) {
-      const Peer& peer = peers_[static_cast<std::size_t>(pid)];
-      if (pid != config_.pid && (!peer.inbox.empty() || (!peer.placing.empty() && peer.placed == peer.placing.size()))) {
-        delivered += deliver(pid, sink, max_frames - delivered);
+    // Frames already buffered from an earlier read come first: those of the peers whose
+    // last delivery ran out of budget (buffered_), not a walk over all p.
+    if (!buffered_.empty()) {
+      visiting_.swap(buffered_);
+      for (int pid : visiting_) peers_[static_cast<std::size_t>(pid)].in_buffered = false;
+      for (int pid : visiting_) {
+        if (delivered < max_frames) {
+          delivered += deliver(pid, sink, max_frames - delivered);  // lists pid again if frames are left
+        } else {
+          note_buffered(pid);
+        }
       }
+      visiting_.clear();
     }
     if (delivered < max_frames) {
       bool direct = peers_.size() <= kDirectPollPeers + 1 && all_open();
@@ -348,14 +358,19 @@ class TcpTransport final : public Transport {
     return delivered + report_losses(sink);
   }
 
+  // Pushes what waits for the kernel: the peers with bytes queued or held (backlog_).
   bool flush() override {
     bool drained = true;
-    for (int pid = 0; pid < static_cast<int>(peers_.size()); ++pid) {
+    flushing_.swap(backlog_);
+    for (int pid : flushing_) peers_[static_cast<std::size_t>(pid)].in_backlog = false;
+    for (int pid : flushing_) {
       Peer& peer = peers_[static_cast<std::size_t>(pid)];
-      if (pid == config_.pid || peer.lost) continue;
+      if (peer.lost) continue;
       if (!peer.queued.empty()) drained &= flush_peer(pid);
       if (!peer.pending.empty() && !peer.lost) drained = false;  // its connection is being made
+      if (!peer.lost && (!peer.queued.empty() || !peer.pending.empty())) note_backlog(pid);
     }
+    flushing_.clear();
     return drained;
   }
 
@@ -373,6 +388,7 @@ class TcpTransport final : public Transport {
     append(peer.pending, static_cast<std::uint32_t>(head.size() + body.size()));
     peer.pending.insert(peer.pending.end(), head.begin(), head.end());
     peer.pending.insert(peer.pending.end(), body.begin(), body.end());
+    note_backlog(pid);
     if (peer.link == Link::none) request_connection(pid, Clock::now());
     return SendStatus::sent;
   }
@@ -728,6 +744,7 @@ class TcpTransport final : public Transport {
     peer.link = Link::closing;
     ++closing_;
     append(peer.queued, kByeMark);
+    note_backlog(pid);
     peer.sent_marker = true;
     flush_peer(pid);
   }
@@ -748,6 +765,7 @@ class TcpTransport final : public Transport {
     }
     if (!peer.sent_marker) {
       append(peer.queued, kByeAckMark);  // after this side's own queued frames
+      note_backlog(pid);
       peer.sent_marker = true;
     }
     if (!peer.queued.empty()) {
@@ -1034,7 +1052,11 @@ class TcpTransport final : public Transport {
     Peer& peer = peers_[static_cast<std::size_t>(pid)];
     std::size_t delivered = 0;
     if (!peer.placing.empty()) {
-      if (peer.placed < peer.placing.size() || max_frames == 0) return 0;  // its tail is still coming
+      if (peer.placed < peer.placing.size()) return 0;  // its tail is still coming
+      if (max_frames == 0) {
+        note_buffered(pid);
+        return 0;
+      }
       peer.placing = {};
       peer.placed = 0;
       sink.on_frame_placed(pid, peer.placing_head);
@@ -1066,7 +1088,22 @@ class TcpTransport final : public Transport {
       ++delivered;
     }
     if (delivered) peer.last_used = ++tick_;
+    if (delivered >= max_frames && !peer.inbox.empty()) note_buffered(pid);  // out of budget: the next receive
     return delivered;
+  }
+
+  // The peers flush() and receive() visit, listed when their work appears.
+  void note_backlog(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.in_backlog) return;
+    peer.in_backlog = true;
+    backlog_.push_back(pid);
+  }
+  void note_buffered(int pid) {
+    Peer& peer = peers_[static_cast<std::size_t>(pid)];
+    if (peer.in_buffered) return;
+    peer.in_buffered = true;
+    buffered_.push_back(pid);
   }
 
   // After a large frame, a peer is likely sending a run of them: read only up to the
@@ -1228,6 +1265,10 @@ class TcpTransport final : public Transport {
   bool refusal_said_ = false;
   std::vector<Peer> peers_;
   std::vector<int> dialing_;        // pids whose link is dialing
+  std::vector<int> backlog_;        // pids with bytes queued for the kernel or held for a connection
+  std::vector<int> buffered_;       // pids whose inbox may hold whole frames not handed out
+  std::vector<int> visiting_;       // receive()'s copy of buffered_ while it works through it
+  std::vector<int> flushing_;       // flush()'s copy of backlog_
   std::vector<Incoming> incoming_;  // accepted, not adopted
   std::size_t sockets_ = 0;         // data connections and dials holding a socket
   std::size_t closing_ = 0;         // data connections closing
