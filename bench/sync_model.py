@@ -98,15 +98,16 @@ beyond, as recovery/spin_policy.cc decides):
              a scattered one (--scatter-pages, a line in each of 128 pages in a random order: 29
              ns a page at k = 256 beyond k = 2, against 76 for a page touched whole)
       walk(p, N)  the library's walks over per-peer arrays in its first pass after a wake-up
-             (walked_entries: N = the entries read, from the code: Engine::pump's send_pending
-             over all p Outgoing every pass, the idle pass's progress_ and, dense, incoming_;
-             tcp's receive and flush over its p Peers; dense on udp and nic the reliable
-             layer's passes over its active links, then all p - 1): wake_cost --walk-entries,
+             (walked_entries: N = the entries read, from the code: in the dense protocol
+             Engine::pump's send_pending over all p Outgoing and collect_awaited over incoming_,
+             on udp and nic the reliable layer's passes over its active links, then all p - 1;
+             none in the sparse one, whose passes visit only the streams written and the
+             peers with work): wake_cost --walk-entries,
              a walk over N entries WALK_STRIDE bytes apart right after each wait, timed by
              itself, at k = p minus at k = 2 (where the array stays in the caches), per switch
              (divided by the rounds' switches per wait). A 1024-entry walk takes 0.8 us at
              k = 2, 1.1 at 16, 3.4 at 64, 4.5 at 128 and 6.8 at 256: the term matters from
-             p = 128 (N there: 150-540 entries sparse, 400-1070 dense)
+             p = 128 (N there: 250-1020 entries dense)
       beta k nic only: each process's packet socket filters every frame on its interface
              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
@@ -328,23 +329,23 @@ def fanout(network, p):
 
 def walked_entries(transport, sync, p):
     """Per-peer entries a pass of the library reads after a wake-up, each in an array of one
-    entry per peer (sizes on x86-64 as built at f1adc62): the engine's pump walks all p every
-    pass, whatever the protocol (bsplib/engine.cc: send_pending over outgoing_, 112 bytes an
-    entry; when idle, the watchdog's progress_, 24 bytes, and in the dense protocol
-    collect_awaited over incoming_, 200 bytes); tcp's receive and flush walk its peers_ (400
-    bytes, of which they read 155-335: two entries' worth) on every call; in the dense
-    protocol every link of the reliable layer (udp, nic) is active, and its service, deadline
-    and waiting passes walk the active links' SendLink and ReceiveLink (224 and 160 bytes;
-    recovery/protocol_core.cc; sparse: the few barrier links, left out). Counted in entries of
-    WALK_STRIDE bytes (one word read in each: what an entry spans of lines; progress_ as
-    24/128 of one, tcp's Peer as two)."""
-    per_peer = 1.0 + 24.0 / WALK_STRIDE
-    if sync == "dense":
-        per_peer += 1.0
-        if transport in RELIABLE_LAYER:
-            per_peer += 2.0
-    if transport == "tcp":
-        per_peer += 2.0  # bytes 155-335 of each 400-byte Peer: lost, inbox, placing (receive); queued, pending (flush)
+    entry per peer. Since 2026-11-27 (third revision) the engine's passes visit only the
+    streams written this superstep (bsplib/engine.cc: writing_, receiving_, moved_) and tcp's
+    receive and flush only the peers with bytes queued or frames left (backlog_, buffered_),
+    so a sparse superstep walks no per-peer array: its lists hold the barrier partners and
+    the destinations. A dense one writes an `end` to every peer, so its send_pending visits
+    all p Outgoing entries (112 bytes), its collect_awaited all p incoming_ (200 bytes), and
+    on udp and nic every link of the reliable layer is active: its service, deadline and
+    waiting passes walk the active links' SendLink and ReceiveLink (224 and 160 bytes;
+    recovery/protocol_core.cc). Counted in entries of WALK_STRIDE bytes (one word read in
+    each: what an entry spans of lines). Before the revision every pass also walked all p:
+    send_pending and the watchdog's progress_ in both protocols, tcp's Peers (two entries
+    each): sparse 1.2 entries per peer, tcp 3.2."""
+    if sync != "dense":
+        return 0.0
+    per_peer = 2.0
+    if transport in RELIABLE_LAYER:
+        per_peer += 2.0
     return per_peer * max(0, p - 1)
 
 
