@@ -342,6 +342,53 @@ TEST(TcpLazy, SimultaneousOpenKeepsOneConnectionAndEveryFrame) {
   }
 }
 
+// A frame held for a connection still being made is not out: flush() says so until the
+// connection is proven and the frame written (the channel's "all sent" rests on it).
+TEST(TcpLazy, FlushIsNotDrainedWhileAFrameWaitsForItsConnection) {
+  Job job = make_job(2);
+  for (const std::string& error : connect(job)) ASSERT_EQ(error, "");
+  std::vector<std::byte> frame = test_frame(0, 1, 1);
+  ASSERT_EQ(job.members[0]->send(1, frame), SendStatus::sent);
+  EXPECT_FALSE(job.members[0]->flush());
+  std::vector<Collect> sinks(2);
+  ASSERT_TRUE(pump_until(job, sinks, [&] { return !sinks[1].frames.empty(); }, 5s));
+  EXPECT_EQ(sinks[1].frames.front().second, frame);
+  EXPECT_TRUE(job.members[0]->flush());
+}
+
+// Frames read from a socket in one go but left by a receive() budget of one are handed
+// out by later calls though no byte arrives any more (5 processes: the epoll path, where a
+// drained socket never becomes ready again).
+TEST(TcpBudget, FramesLeftByTheBudgetComeWithoutNewBytes) {
+  const int n = 5, count = 20;
+  Job job = make_job(n);
+  for (const std::string& error : connect(job)) ASSERT_EQ(error, "");
+  std::vector<Collect> sinks(static_cast<std::size_t>(n));
+  for (int src = 1; src < n; ++src) {
+    for (int k = 0; k < count; ++k) {
+      std::vector<std::byte> frame = test_frame(src, 0, 3 * k);  // small ones
+      ASSERT_EQ(job.members[static_cast<std::size_t>(src)]->send(0, frame), SendStatus::sent);
+    }
+  }
+  // The senders make their connections and write everything; pid 0 takes one frame a call.
+  const std::size_t total = static_cast<std::size_t>((n - 1) * count);
+  Collect& sink = sinks[0];
+  for (auto until = Clock::now() + 10s; sink.frames.size() < total;) {
+    ASSERT_LT(Clock::now(), until) << sink.frames.size() << " of " << total << " frames arrived";
+    for (int src = 1; src < n; ++src) {
+      job.members[static_cast<std::size_t>(src)]->flush();
+      job.members[static_cast<std::size_t>(src)]->receive(sinks[static_cast<std::size_t>(src)], 64);
+    }
+    std::size_t before = sink.frames.size();
+    job.members[0]->receive(sink, 1);
+    ASSERT_LE(sink.frames.size(), before + 1);
+  }
+  std::vector<int> next(static_cast<std::size_t>(n), 0);
+  for (const auto& [src, frame] : sink.frames) {
+    ASSERT_EQ(frame, test_frame(src, 0, 3 * next[static_cast<std::size_t>(src)]++)) << "from pid " << src;
+  }
+}
+
 class TcpLimit : public testing::TestWithParam<int> {};
 
 TEST_P(TcpLimit, FewConnectionsCarryAllToAllInOrder) {
