@@ -387,11 +387,7 @@ void Engine::on_payload_placed(int peer) {
 // its sync (else it waits there until then).
 void Engine::took_payload(int peer) {
   moved(peer);
-  Incoming& in = incoming_[peer];
-  if (!in.listed) [[unlikely]] {
-    in.listed = true;
-    receiving_.push_back(peer);
-  }
+  heard_from(peer);
   if (!in_sync_) return;
   if (sparse_) {
     parse_sparse(peer);
@@ -543,7 +539,7 @@ void Engine::check_reply(int src, const records::GetReply& reply) {
 
 // The sources that sent anything this superstep (receiving_), in pid order.
 const std::vector<int>& Engine::sources() {
-  std::sort(receiving_.begin(), receiving_.end());
+  if (!std::is_sorted(receiving_.begin(), receiving_.end())) std::sort(receiving_.begin(), receiving_.end());
   return receiving_;
 }
 
@@ -645,10 +641,7 @@ void Engine::deliver_local() {
   Outgoing& out = outgoing_[pid_];
   if (out.sent == out.stream.size()) return;
   Incoming& in = incoming_[pid_];
-  if (!in.listed) {
-    in.listed = true;
-    receiving_.push_back(pid_);
-  }
+  heard_from(pid_);
   in.stream.append(out.stream.data() + out.sent, out.stream.size() - out.sent);
   out.sent = out.stream.size();
   if (sparse_) {

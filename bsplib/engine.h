@@ -239,6 +239,14 @@ class Engine : private recovery::PayloadSink {
     }
     return out;
   }
+  // pid's incoming stream has bytes: it joins receiving_.
+  void heard_from(int pid) {
+    Incoming& in = incoming_[pid];
+    if (!in.listed) [[unlikely]] {
+      in.listed = true;
+      receiving_.push_back(pid);
+    }
+  }
   // Something moved on the link to pid (a payload received or handed to the channel).
   void moved(int pid) {
     PeerProgress& peer = progress_[static_cast<std::size_t>(pid)];

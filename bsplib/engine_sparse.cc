@@ -65,8 +65,7 @@ std::vector<std::vector<std::uint64_t>> Engine::sparse_exchange(bool final) {
       ++acks_missing_;
     }
   }
-  for (std::size_t i = 0; i < receiving_.size(); ++i) {  // early arrivals (parsing adds no source)
-    int src = receiving_[i];
+  for (int src : receiving_) {  // early arrivals (parsing receives nothing: the list stays)
     if (incoming_[src].parsed < incoming_[src].stream.size()) parse_sparse(src);
   }
   deliver_local();

@@ -332,8 +332,7 @@ class TcpTransport final : public Transport {
     // Frames already buffered from an earlier read come first: those of the peers whose
     // last delivery ran out of budget (buffered_), not a walk over all p.
     if (!buffered_.empty()) {
-      visiting_.swap(buffered_);
-      for (int pid : visiting_) peers_[static_cast<std::size_t>(pid)].in_buffered = false;
+      take(buffered_, visiting_, &Peer::in_buffered);
       for (int pid : visiting_) {
         if (delivered < max_frames) {
           delivered += deliver(pid, sink, max_frames - delivered);  // lists pid again if frames are left
@@ -361,8 +360,7 @@ class TcpTransport final : public Transport {
   // Pushes what waits for the kernel: the peers with bytes queued or held (backlog_).
   bool flush() override {
     bool drained = true;
-    flushing_.swap(backlog_);
-    for (int pid : flushing_) peers_[static_cast<std::size_t>(pid)].in_backlog = false;
+    take(backlog_, flushing_, &Peer::in_backlog);
     for (int pid : flushing_) {
       Peer& peer = peers_[static_cast<std::size_t>(pid)];
       if (peer.lost) continue;
@@ -1092,18 +1090,21 @@ class TcpTransport final : public Transport {
     return delivered;
   }
 
-  // The peers flush() and receive() visit, listed when their work appears.
-  void note_backlog(int pid) {
-    Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    if (peer.in_backlog) return;
-    peer.in_backlog = true;
-    backlog_.push_back(pid);
+  // The peers flush() and receive() visit (backlog_, buffered_), listed when their work
+  // appears; in_list is the Peer's flag for the list.
+  void note(int pid, std::vector<int>& list, bool Peer::*in_list) {
+    bool& listed = peers_[static_cast<std::size_t>(pid)].*in_list;
+    if (listed) return;
+    listed = true;
+    list.push_back(pid);
   }
-  void note_buffered(int pid) {
-    Peer& peer = peers_[static_cast<std::size_t>(pid)];
-    if (peer.in_buffered) return;
-    peer.in_buffered = true;
-    buffered_.push_back(pid);
+  void note_backlog(int pid) { note(pid, backlog_, &Peer::in_backlog); }
+  void note_buffered(int pid) { note(pid, buffered_, &Peer::in_buffered); }
+  // Moves a list into `into` for a pass over it: its peers are no longer listed, so the
+  // pass (or anything it calls) can list them again.
+  void take(std::vector<int>& list, std::vector<int>& into, bool Peer::*in_list) {
+    into.swap(list);
+    for (int pid : into) peers_[static_cast<std::size_t>(pid)].*in_list = false;
   }
 
   // After a large frame, a peer is likely sending a run of them: read only up to the
