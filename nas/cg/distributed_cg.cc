@@ -23,6 +23,10 @@ RowBlock row_block(int n, int pid, int nprocs) {
 
 DistributedCg::DistributedCg(int n, CsrRows rows)
     : n_(n), rows_(std::move(rows)), full_(n, 0.0), q_(rows_.rows), r_(rows_.rows) {
+  if (n_ <= kNarrowColumns && !rows_.column.empty()) {
+    narrow_column_.assign(rows_.column.begin(), rows_.column.end());
+    std::vector<int>().swap(rows_.column);
+  }
   bsp_push_reg(full_.data(), n_ * static_cast<int>(sizeof(double)));
   bsp_sync();
 }
@@ -39,15 +43,35 @@ void DistributedCg::share_full_vector() {
   bsp_sync();
 }
 
+namespace {
+
+// out[i] = sum over row i's nonzeros of value * vector[column], for rows [0, rows).
+// Four partial sums per row: one running sum waits an addition's latency per nonzero.
+template <typename Index>
+void multiply_rows(int rows, const int* start, const Index* column, const double* value, const double* vector,
+                   double* out) {
+  for (int i = 0; i < rows; ++i) {
+    double sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0;
+    int k = start[i];
+    const int end = start[i + 1];
+    for (; k + 4 <= end; k += 4) {
+      sum0 += value[k] * vector[column[k]];
+      sum1 += value[k + 1] * vector[column[k + 1]];
+      sum2 += value[k + 2] * vector[column[k + 2]];
+      sum3 += value[k + 3] * vector[column[k + 3]];
+    }
+    for (; k < end; ++k) sum0 += value[k] * vector[column[k]];
+    out[i] = (sum0 + sum1) + (sum2 + sum3);
+  }
+}
+
+}  // namespace
+
 void DistributedCg::multiply(double* out) const {
-  const int* start = rows_.row_start.data();
-  const int* column = rows_.column.data();
-  const double* value = rows_.value.data();
-  const double* vector = full_.data();
-  for (int i = 0; i < rows_.rows; ++i) {
-    double sum = 0.0;
-    for (int k = start[i]; k < start[i + 1]; ++k) sum += value[k] * vector[column[k]];
-    out[i] = sum;
+  if (!narrow_column_.empty()) {
+    multiply_rows(rows_.rows, rows_.row_start.data(), narrow_column_.data(), rows_.value.data(), full_.data(), out);
+  } else {
+    multiply_rows(rows_.rows, rows_.row_start.data(), rows_.column.data(), rows_.value.data(), full_.data(), out);
   }
 }
 
