@@ -9,7 +9,7 @@ Two commands:
              and the pages each process touches: the calibration subset f, beta, c and X come
              from) and OUT/wake_cost.csv (bench/wake_cost: bare processes doing the sparse
              barrier's rounds and the dense all-to-all, spinning and blocking, with working
-             sets of 0, 128 and 512 KiB, k = 2 .. 256);
+             sets of 0, 128 and 512 KiB, k = 2 .. 256; the all-to-all over TCP too);
   report     predicts, for p = 2 .. 10^4, the time of an empty bsp_sync and of a superstep
              in which every process puts one word to pid + 1, for the dense and the sparse
              protocol, compares it with OUT/sync_scaling.csv (bench/sync_scaling.sh), and
@@ -66,7 +66,7 @@ lasts the CPU time of all processes divided by C; a process waiting for a messag
 core to another (a context switch: sched_yield while it spins, p <= 4 C, a sleep in poll
 beyond, as recovery/spin_policy.cc decides):
     T = max(T1(p), (p / C) U),
-    U = E + (D + A) (f + beta k) + S (c_mode + g(p) + refill(p, X0) + walk(p, N)) + refill(p, x1 p)
+    U = E + (D + A) (f + beta k + phi(p)) + S (c_mode + g(p) + refill(p, X0) + walk(p, N)) + refill(p, x1 p)
       S      context switches per process and superstep: those of bare processes doing the
              same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
              sparse W x (switches per wait of the rounds at k = p), dense the switches per
@@ -112,6 +112,13 @@ beyond, as recovery/spin_policy.cc decides):
              (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
              more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
              cluster's destination host; none with a host per process (the dashed curves).
+      phi(p) dense tcp only: each process holds p - 1 connections, and kernel TCP's cost per
+             message grows with them beyond what UDP's does (the sockets' state, the epoll set
+             over them): bench/wake_cost's all-to-all over TCP (a connection per pair, an epoll
+             set) minus its all-to-all over UDP, CPU per message at k = p in bsplib's wait mode,
+             beyond that gap at the calibration p of the mode (4 spinning, 16 blocking, where f
+             was fitted; the calibration runs are fitted net of it); a running maximum over k.
+             The sparse protocol's ~2 log2 p connections leave it out
     f (for nic beta, with f = h) and c_spin, c_block are fitted (least squares; f from the
     dense runs, c from the sparse ones, alternately) on the calibration subset only: both
     protocols at p = 4, 8 (spinning) and 16 (blocking) with their measured switches
@@ -176,12 +183,17 @@ class WakeCost:
     only; only the 2-core curves beyond p = 256 use that)."""
 
     def __init__(self, rows, cores=CORES, hosts=0):
-        raw = {}
+        raw, tcp = {}, {}
         for row in rows:
             if int(row.get("cpus") or cores) != cores or row.get("pattern") not in ("rounds", "alltoall"):
                 continue
             if int(row.get("hosts") or 0) != hosts or int(row.get("scatter_pages") or 0):
                 continue  # another network's (hosts: the namespace cluster's), or scattered pages (unused)
+            if row.get("transport") == "tcp":  # kernel TCP's all-to-all: tcp_growth's, kept apart
+                if row["pattern"] == "alltoall" and not int(float(row.get("touch_kib") or 0)):
+                    tcp.setdefault(row["wait"], {}).setdefault(int(row["k"]), []).append(
+                        float(row["rusage_cpu_us_per_message"]))
+                continue
             walk = int(row.get("walk_entries") or 0) if row.get("walk_us_per_round") else 0
             key = ((row["pattern"], row["wait"], "walk", walk) if walk
                    else (row["pattern"], row["wait"], int(float(row.get("touch_kib") or 0))))
@@ -195,6 +207,8 @@ class WakeCost:
                               statistics.median(v[1] for v in values)) for k, values in sorted(by_k.items())]
                        for key, by_k in raw.items()}
         self.points = bool(self.series)
+        self.tcp_alltoall = {wait: [(math.log2(k), statistics.median(values), 0.0) for k, values in sorted(by_k.items())]
+                             for wait, by_k in tcp.items()}
         # The same patterns run on the namespace cluster (wake_cost --netns: sockets on its hosts,
         # a session per host): the switch counts there (the CPU terms stay this machine's).
         self.cluster = WakeCost(rows, cores, CLUSTER_HOSTS) if hosts == 0 else None
@@ -316,6 +330,36 @@ class WakeCost:
             return 0.0
         xs = [x for x, _, _ in found if math.log2(reference) < x < math.log2(k)] + [math.log2(k)]
         return max(0.0, max(self._at(found, x, 1) for x in xs) - self.cpu(reference, mode))
+
+
+    def tcp_growth(self, k):
+        """Per message of the all-to-all at k processes: what kernel TCP costs beyond UDP (each
+        process holding k - 1 connections: their sockets' state, the epoll set over them),
+        beyond that gap at the smallest calibration p of the same wait mode (where f was
+        fitted); a running maximum over k, 0 without wake_cost --transport=tcp alltoall runs."""
+        if k <= self.cores:
+            return 0.0
+        mode = self.mode(k)
+        tcp, udp = self.tcp_alltoall.get(mode), self._series("alltoall", mode)
+        if not tcp or not udp:
+            return 0.0
+        same = [p for p in CALIBRATION_PS if self.mode(p) == mode]
+        reference = math.log2(min(same) if same else max(CALIBRATION_PS))
+
+        def gap(x):
+            return self._at(tcp, x, 1) - self._at(udp, x, 1)
+
+        xs = [x for x, _, _ in tcp if reference < x < math.log2(k)] + [math.log2(k)]
+        return max(0.0, max(gap(x) for x in xs) - gap(reference))
+
+
+def connection_growth(params, sync, p):
+    """CPU per frame that a dense tcp superstep adds beyond the calibration p: its processes
+    hold p - 1 connections each (WakeCost.tcp_growth); the sparse protocol's ~2 log2 p do not
+    grow it, and the other transports have none."""
+    if params.get("transport") != "tcp" or sync != "dense":
+        return 0.0
+    return params["wake"].tcp_growth(p)
 
 
 def fanout(network, p):
@@ -496,8 +540,9 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     on a loaded machine, where the time, and with it the acks, grew by the load)."""
     h, f, E = params["h"], params["f"], params["E"]
     D, R, W = protocol(sync, kind, p)
-    # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters.
-    f_shared = f + params["beta"] * fanout(params["network"], p)
+    # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters, for
+    # dense tcp what its p - 1 connections add.
+    f_shared = f + params["beta"] * fanout(params["network"], p) + connection_growth(params, sync, p)
     S = switches(params, sync, W, p, cores)
     waiting = S * params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p, S)
 
@@ -845,7 +890,8 @@ def calibrate(args):
             + [["--patterns=rounds", "--waits=block", procs(WAKE_PROCS), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
             + [["--patterns=alltoall", "--waits=spin", procs(spinning)],
                ["--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]]
-            + walk_runs() + (cluster_wake_runs(args.netns) if args.netns and "cluster" in wanted else []))
+            + walk_runs() + tcp_alltoall_runs()
+            + (cluster_wake_runs(args.netns) if args.netns and "cluster" in wanted else []))
     for _ in range(args.repeats):
         for extra in runs:
             wake_rows += wake_cost_rows(run([wake, "--cpus=%d" % CORES, "--budget-ms=300"] + extra, 900))
@@ -862,6 +908,16 @@ def walk_runs():
     return [["--patterns=rounds", "--waits=" + wait, procs(ks), "--walk-entries=%d" % n,
              "--walk-stride=%d" % WALK_STRIDE]
             for wait, ks in (("spin", spinning), ("block", WAKE_PROCS)) for n in WALK_ENTRIES]
+
+
+def tcp_alltoall_runs():
+    """bench/wake_cost's all-to-all over kernel TCP (a connection per pair of processes, waited
+    on through an epoll set, as the tcp transport beyond 4 processes) in the wait mode bsplib
+    uses at each k: WakeCost.tcp_growth sets it against the UDP all-to-all's."""
+    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
+    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
+    return [["--transport=tcp", "--patterns=alltoall", "--waits=spin", procs(spinning)],
+            ["--transport=tcp", "--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]]
 
 
 def wake_cost_rows(text):
@@ -887,10 +943,11 @@ def cluster_wake_runs(netns):
 
 
 def calibrate_parts(args, wake, parts):
-    """calibrate --only=walk,cluster: those wake_cost runs alone (walk: walk_runs on lo; cluster:
-    cluster_wake_runs on --netns), replacing the rows of that kind in OUT/wake_cost.csv and
-    keeping its other rows (each kind's runs stand alone: the walks are timed by themselves,
-    the cluster's runs give switch counts only)."""
+    """calibrate --only=walk,cluster,tcp: those wake_cost runs alone (walk: walk_runs on lo;
+    cluster: cluster_wake_runs on --netns; tcp: tcp_alltoall_runs on lo), replacing the rows of
+    that kind in OUT/wake_cost.csv and keeping its other rows (each kind's runs stand alone:
+    the walks are timed by themselves, the cluster's runs give switch counts only, the tcp
+    all-to-all is set against the udp one only at the same k and wait mode)."""
     path = os.path.join(args.out, "wake_cost.csv")
     runs, drop = [], []
     if "walk" in parts:
@@ -901,6 +958,9 @@ def calibrate_parts(args, wake, parts):
             sys.exit("sync_model.py: --only=cluster needs --netns (a tools/cluster.sh cluster of 8 hosts)")
         runs += cluster_wake_runs(args.netns)
         drop.append(lambda r: int(r.get("hosts") or 0) > 0)
+    if "tcp" in parts:
+        runs += tcp_alltoall_runs()
+        drop.append(lambda r: r.get("transport") == "tcp" and r.get("pattern") == "alltoall")
     kept = [r for r in read_rows(path) if not any(d(r) for d in drop)]
     rows = []
     print("calibrating %s (bench/wake_cost)" % ", ".join(parts), flush=True)
@@ -966,8 +1026,9 @@ def parameters(row, runs, wake):
              else switches(params, sync, W, p, CORES))
         # nic: the sockets a frame is offered to, other jobs' on lo included.
         sockets = fanout(network, p) + (float(run_row.get("foreign_packet_sockets") or 0) if network == "lo" else 0.0)
-        rows.append((sync, wake.mode(p), float(run_row["frames_per_proc"]), S, switch_extra(params, sync, p, S),
-                     sockets, float(run_row["cpu_us_per_proc"]) - E))
+        F = float(run_row["frames_per_proc"])
+        rows.append((sync, wake.mode(p), F, S, switch_extra(params, sync, p, S),
+                     sockets, float(run_row["cpu_us_per_proc"]) - E - F * connection_growth(params, sync, p)))
     # f (for nic: f = h, the p = 2 hop, and beta) from the dense runs (p - 1 frames: the frames
     # dominate), the cost c of a switch per wait mode from the sparse ones (a few frames, r
     # waits: the switches dominate); each given the other's current value, alternately, until
@@ -1102,20 +1163,23 @@ def write_table(args, params, comparison):
              "from bench/wake_cost at p = 16, 64, 256: the scheduler's growth plus the refill of X0 plus the walks "
              "over per-peer arrays per switch (sparse), switches per superstep (dense; the cluster's from wake_cost on "
              "its namespaces). The model: T = max(T1, (p/2) U), U = E + (D + A) "
-             "(f + β fan-out) + S (c + growth + refill + walk) per process and superstep, A the reliable layer's acks "
+             "(f + β fan-out + φ) + S (c + growth + refill + walk) per process and superstep, φ (dense tcp only) what "
+             "kernel TCP's cost per message adds beyond UDP's at k = p over k = 16 (bench/wake_cost's all-to-alls), "
+             "A the reliable layer's acks "
              "(its window rule, and dense probes' answers with their probes) (bench/sync_model.py).",
              "",
              "| network | transport | h | f | β | E | c spin | c block | X sparse | X dense | "
              + " | ".join("g + refill(X0) + walk per switch at %d" % p for p in ps) + " | " + " | ".join("dense S at %d" % p for p in ps)
-             + " |",
-             "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (2 * len(ps))]
+             + " | " + " | ".join("dense φ at %d" % p for p in ps) + " |",
+             "|---|---|---|---|---|---|---|---|---|---|" + "---|" * (3 * len(ps))]
     for (network, transport), par in sorted(params.items()):
         xs = ["%.0f + %.1f p" % par["touched"][sync] if sync in par["touched"] else "—" for sync in SYNCS]
-        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f (%d runs%s) | %s | %s | %s | %s |"
+        lines.append("| %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f (%d runs%s) | %s | %s | %s | %s | %s |"
                      % (network, transport, par["h"], par["f"], par["beta"], par["E"], par["c_spin"], par["c_block"],
                         par["fitted_on"], par.get("c_note", ""), xs[1], xs[0],
                         " | ".join("%.1f" % per_switch_extra(par, "sparse", p) for p in ps),
-                        " | ".join("%.1f" % switches(par, "dense", 1, p, CORES) for p in ps)))
+                        " | ".join("%.1f" % switches(par, "dense", 1, p, CORES) for p in ps),
+                        " | ".join("%.2f" % connection_growth(par, "dense", p) for p in ps)))
     lines += ["", "Measured (mean / median per superstep) against the model; frames sent per process per "
               "superstep, measured (model); error = (model − mean) / mean; where the CSV has it, the CPU per "
               "process and superstep, measured (model), and the share of the 2 cores the job had, "
@@ -1231,8 +1295,9 @@ def main():
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--networks", default="lo", help="lo,cluster (cluster needs --netns)")
     c.add_argument("--netns", default="", help="also calibrate on this namespace cluster (tools/cluster.sh)")
-    c.add_argument("--only", default="", help="walk,cluster: only these wake_cost runs (the walks over per-peer "
-                   "arrays; the patterns on the --netns cluster), replacing those in OUT/wake_cost.csv, keeping the rest")
+    c.add_argument("--only", default="", help="walk,cluster,tcp: only these wake_cost runs (the walks over per-peer "
+                   "arrays; the patterns on the --netns cluster; the all-to-all over kernel TCP), replacing those in "
+                   "OUT/wake_cost.csv, keeping the rest")
     c.add_argument("--sshd-dir", default="", help="the cluster's sshd directory (sync_scaling.sh): the p = 4..16 "
                    "runs spread over its hosts by a host file; without it they place one per host by --netns")
     r = sub.add_parser("report", help="model, table and plots from OUT/calibration.csv and OUT/sync_scaling.csv")

@@ -53,7 +53,7 @@ def calibration_row(network, transport, h, E, u1):
 def synthetic_runs(truth, network, transport, foreign=0):
     """The calibration subset as the model says it would be measured."""
     runs = []
-    params = dict(truth, network=network, touched=TOUCHED)
+    params = dict(truth, network=network, transport=transport, touched=TOUCHED)
     for p in model.CALIBRATION_PS:
         for sync in model.SYNCS:
             for kind in model.KINDS:
@@ -61,7 +61,8 @@ def synthetic_runs(truth, network, transport, foreign=0):
                 sockets = model.fanout(network, p) + foreign
                 S = model.switches(params, sync, W, p, model.CORES)
                 c = truth["c_" + params["wake"].mode(p)]
-                U = truth["E"] + D * (truth["f"] + truth["beta"] * sockets) + S * c + model.switch_extra(params, sync, p, S)
+                f_frame = truth["f"] + truth["beta"] * sockets + model.connection_growth(params, sync, p)
+                U = truth["E"] + D * f_frame + S * c + model.switch_extra(params, sync, p, S)
                 x0, x1 = TOUCHED[sync]
                 runs.append({"network": network, "transport": transport, "sync": sync, "p": str(p), "kind": kind,
                              "cpu_us_per_proc": str(U), "frames_per_proc": str(D), "mean_us": str(p / 2 * U),
@@ -165,6 +166,59 @@ def cluster_rows(per_message):
              "rusage_cpu_us_per_message": "50", "voluntary_cs_per_message": str(per_message(k)),
              "involuntary_cs_per_message": "0"}
             for k in (4, 8, 16, 32, 64) for wait in ("spin", "block")]
+
+
+def tcp_alltoall_rows(extra):
+    """wake_cost --transport=tcp all-to-all rows: the udp all-to-all's CPU per message plus extra(k, wait)."""
+    rows = []
+    for r in WAKE:
+        if r["pattern"] == "alltoall":
+            k = int(r["k"])
+            rows.append(dict(r, transport="tcp",
+                             rusage_cpu_us_per_message=str(float(r["rusage_cpu_us_per_message"]) + extra(k, r["wait"]))))
+    return rows
+
+
+class TcpConnectionTest(unittest.TestCase):
+    # Kernel TCP's per-message cost over UDP's: 1 us at every k spinning; blocking, 0.5 us
+    # more for each doubling of k beyond 16.
+    EXTRA = staticmethod(lambda k, wait: 1.0 if wait == "spin" else 1.0 + 0.5 * max(0.0, math.log2(k) - 4))
+
+    def test_growth_beyond_the_calibration_p_of_the_mode(self):
+        wake = model.WakeCost(WAKE + tcp_alltoall_rows(self.EXTRA))
+        self.assertEqual([wake.tcp_growth(k) for k in (2, 8, 16)], [0.0, 0.0, 0.0])  # the gap is f's there
+        self.assertAlmostEqual(wake.tcp_growth(64), 1.0)
+        self.assertAlmostEqual(wake.tcp_growth(256), 2.0)
+        self.assertAlmostEqual(wake.tcp_growth(1024), 3.0)  # extrapolated in log2 k
+        self.assertEqual(model.WakeCost(WAKE).tcp_growth(256), 0.0)  # no tcp runs: no term
+        # The tcp rows stay out of the udp series the switches and the growth come from.
+        plain = model.WakeCost(WAKE)
+        self.assertAlmostEqual(wake.switches("alltoall", 64), plain.switches("alltoall", 64))
+        self.assertAlmostEqual(wake.growth(256), plain.growth(256))
+
+    def test_dense_tcp_frames_pay_it_and_nothing_else_does(self):
+        wake = model.WakeCost(WAKE + tcp_alltoall_rows(self.EXTRA))
+        params = {"transport": "tcp", "wake": wake}
+        self.assertAlmostEqual(model.connection_growth(params, "dense", 256), 2.0)
+        self.assertEqual(model.connection_growth(params, "sparse", 256), 0.0)
+        self.assertEqual(model.connection_growth(dict(params, transport="udp"), "dense", 256), 0.0)
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "network": "lo",
+                 "transport": "tcp", "touched": TOUCHED}
+        with_term = model.predict(dict(truth, wake=wake), "tcp", "dense", "empty", 256)
+        without = model.predict(dict(truth, wake=model.WakeCost(WAKE)), "tcp", "dense", "empty", 256)
+        self.assertAlmostEqual(with_term[2] - without[2], 255 * 2.0)  # CPU: each of the p - 1 frames
+        self.assertEqual(model.predict(dict(truth, wake=wake), "tcp", "sparse", "empty", 256)[2],
+                         model.predict(dict(truth, wake=model.WakeCost(WAKE)), "tcp", "sparse", "empty", 256)[2])
+
+    def test_calibration_is_fitted_net_of_it(self):
+        # Spinning, the gap grows from k = 4 to 8: the dense runs at p = 8 carry it, and f comes back.
+        extra = lambda k, wait: (0.25 * math.log2(k) if wait == "spin" else 1.0 + 0.5 * max(0.0, math.log2(k) - 4))
+        wake = model.WakeCost(WAKE + tcp_alltoall_rows(extra))
+        self.assertAlmostEqual(wake.tcp_growth(8), 0.25)
+        truth = {"h": 5.0, "E": 1.5, "f": 7.0, "c_spin": 3.0, "c_block": 11.0, "beta": 0.0, "wake": wake}
+        got = model.parameters(calibration_row("lo", "tcp", 5.0, 1.5, 10.5), synthetic_runs(truth, "lo", "tcp"), wake)
+        for name in ("f", "c_spin", "c_block"):
+            self.assertAlmostEqual(got[name], truth[name], delta=1e-6, msg=name)
 
 
 class WalkTest(unittest.TestCase):

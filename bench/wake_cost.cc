@@ -41,7 +41,11 @@
 // costs a walk over k sockets and their filters (--transport=udp, the default: UDP datagrams).
 // --transport=tcp runs the rounds over TCP connections on lo (TCP_NODELAY), one from each
 // process to each of its ⌈log₂ k⌉ partners, each wait a poll on the one it expects: the tcp
-// transport's kernel path in the sparse sync's pattern.
+// transport's kernel path in the sparse sync's pattern. The alltoall over tcp uses one
+// connection per pair of processes, k - 1 in each (made by the processes themselves, each
+// to its higher pids' listeners, after the fork), and waits on all of them through an epoll
+// set, as the tcp transport does beyond 4 processes: the dense sync's kernel path, with the
+// per-connection state a process of a p-process dense job holds.
 // --netns=PREFIX [--hosts=8] places the k processes' sockets on the namespace hosts of
 // tools/cluster.sh (PREFIX0 .. PREFIX(H-1), host h at 10.77.0.(h + 1)), spread evenly in
 // blocks as bench/sync_scaling.sh's host file spreads bsprun's processes: the messages
@@ -53,6 +57,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <fcntl.h>
@@ -103,6 +108,10 @@ struct Settings {
 // --transport=tcp: process i's connection to (i + 2^j) mod k, and from (i - 2^j) mod k, per
 // distance j of the rounds (made by the parent, inherited by the children).
 std::vector<std::vector<int>> tcp_out, tcp_in;
+// --transport=tcp --patterns=alltoall: process i's listener (made by the parent); the
+// connections between each pair are made by the children (tcp_pairs below).
+std::vector<int> tcp_listeners;
+std::vector<sockaddr_in> tcp_listener_addresses;
 
 // The rounds' distances 1, 2, 4 … 2^(r-1): r = ⌈log₂ k⌉ (at least 1), as the dissemination barrier's.
 int rounds_of(int k) { return std::max(1, static_cast<int>(std::ceil(std::log2(k)))); }
@@ -132,6 +141,7 @@ class Member {
         block_at_once_(s.wait == "block"),
         rounds_(rounds_of(s.k)),
         loopback_(s.packet ? static_cast<int>(if_nametoindex("lo")) : 0) {
+    if (s.tcp && s.pattern == "alltoall") connect_pairs();
     // One line per page, at a random offset, the pages in a random order (fixed per process).
     std::mt19937 random(static_cast<unsigned>(me + 1));
     for (long page = 0; page < s.scatter_pages; ++page) {
@@ -143,8 +153,9 @@ class Member {
   void send(int to, long round) {
     Message m{kMagic, static_cast<std::uint32_t>(me_), static_cast<std::uint32_t>(round), 0};
     if (s_.tcp) {
-      int out = tcp_out[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % rounds_)];
-      (void)to;  // the connection for this round's distance goes there
+      // The pair's connection (alltoall), or the one of this round's distance, which goes there.
+      int out = !pair_.empty() ? pair_[static_cast<std::size_t>(to)]
+                               : tcp_out[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % rounds_)];
       while (::send(out, &m, sizeof m, MSG_NOSIGNAL) < 0) {
         if (errno != EAGAIN && errno != EINTR) die("wake_cost: send (tcp)");
         sched_yield();
@@ -176,21 +187,41 @@ class Member {
     }
   }
 
-  // Reads every datagram waiting; true once round's message is here (then consumed).
+  // Reads every message waiting; true once round's message is here (then consumed).
   bool drain(long round) {
+    if (!pair_.empty()) {  // fd_ is the epoll set: read each ready connection
+      epoll_event ready[64];
+      int n = epoll_wait(fd_, ready, 64, 0);
+      if (n < 0 && errno != EINTR) die("wake_cost: epoll_wait");
+      for (int e = 0; e < n; ++e) read_messages(ready[e].data.fd, round);
+    } else {
+      read_messages(fd_, round);
+    }
+    int& slot = arrived_[static_cast<std::size_t>(round % kWindow)];
+    if (slot == 0) return false;
+    --slot;
+    return true;
+  }
+
+  // Every message waiting on socket fd, counted by its round.
+  void read_messages(int fd, long round) {
     Message m;
     unsigned char frame[kFrameHeader + sizeof m + 64];
     for (;;) {
-      ssize_t n = s_.packet ? recv(fd_, frame, sizeof frame, MSG_DONTWAIT) : recv(fd_, &m, sizeof m, MSG_DONTWAIT);
+      ssize_t n = s_.packet ? recv(fd, frame, sizeof frame, MSG_DONTWAIT) : recv(fd, &m, sizeof m, MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
         if (errno == EINTR) continue;
         die("wake_cost: recv");
       }
+      if (n == 0 && s_.tcp) {  // a peer done with its rounds closed: nothing more comes here
+        if (!pair_.empty()) epoll_ctl(fd_, EPOLL_CTL_DEL, fd, nullptr);
+        break;
+      }
       if (s_.tcp && n > 0 && n < static_cast<ssize_t>(sizeof m)) {  // a message in pieces: the rest follows
         auto* bytes = reinterpret_cast<unsigned char*>(&m);
         while (n < static_cast<ssize_t>(sizeof m)) {
-          ssize_t more = recv(fd_, bytes + n, sizeof m - static_cast<std::size_t>(n), 0);
+          ssize_t more = recv(fd, bytes + n, sizeof m - static_cast<std::size_t>(n), 0);
           if (more <= 0 && errno != EINTR && errno != EAGAIN) die("wake_cost: recv (tcp)");
           if (more > 0) n += more;
         }
@@ -205,14 +236,10 @@ class Member {
       if (static_cast<long>(m.round) < round || static_cast<long>(m.round) >= round + kWindow) continue;
       ++arrived_[m.round % kWindow];
     }
-    int& slot = arrived_[static_cast<std::size_t>(round % kWindow)];
-    if (slot == 0) return false;
-    --slot;
-    return true;
   }
 
   void wait_for(long round) {
-    if (s_.tcp) {  // the message of this round comes on the connection of its distance
+    if (s_.tcp && pair_.empty()) {  // the message of this round comes on the connection of its distance
       fd_ = tcp_in[static_cast<std::size_t>(me_)][static_cast<std::size_t>(round % rounds_)];
     }
     if (drain(round)) return;
@@ -230,6 +257,47 @@ class Member {
         _exit(3);
       }
       if (drain(round)) return;
+    }
+  }
+
+  // alltoall over tcp: a connection to each higher pid's listener (saying who we are in
+  // its first 4 bytes), one accepted from each lower pid, all in an epoll set that fd_
+  // becomes.
+  void connect_pairs() {
+    const int k = s_.k;
+    pair_.assign(static_cast<std::size_t>(k), -1);
+    int one = 1;
+    auto configure = [&](int fd) { setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); };
+    for (int j = me_ + 1; j < k; ++j) {
+      int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      const sockaddr_in& a = tcp_listener_addresses[static_cast<std::size_t>(j)];
+      if (fd < 0 || connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) die("wake_cost: tcp connect (pair)");
+      configure(fd);
+      std::uint32_t hello = static_cast<std::uint32_t>(me_);
+      if (::send(fd, &hello, sizeof hello, MSG_NOSIGNAL) != sizeof hello) die("wake_cost: tcp hello");
+      pair_[static_cast<std::size_t>(j)] = fd;
+    }
+    for (int accepted = 0; accepted < me_; ++accepted) {
+      int fd = accept4(tcp_listeners[static_cast<std::size_t>(me_)], nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) die("wake_cost: tcp accept (pair)");
+      configure(fd);
+      std::uint32_t hello = 0;
+      if (recv(fd, &hello, sizeof hello, MSG_WAITALL) != sizeof hello || hello >= static_cast<std::uint32_t>(me_) ||
+          pair_[hello] >= 0) {
+        die("wake_cost: tcp hello (pair)");
+      }
+      pair_[hello] = fd;
+    }
+    for (int listener : tcp_listeners) close(listener);
+    fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (fd_ < 0) die("wake_cost: epoll_create1");
+    for (int fd : pair_) {
+      if (fd < 0) continue;
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+      epoll_event e{};
+      e.events = EPOLLIN;
+      e.data.fd = fd;
+      if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &e) < 0) die("wake_cost: epoll_ctl");
     }
   }
 
@@ -304,6 +372,7 @@ class Member {
   bool yield_forever_, block_at_once_;
   const int rounds_;  // the rounds' distances: rounds_of(k)
   int loopback_;      // --transport=packet: lo's interface index
+  std::vector<int> pair_;  // alltoall over tcp: the connection to each other process (-1: self)
 };
 
 // The host (0 .. hosts - 1) of process i of k: blocks of ceil or floor(k / hosts), as
@@ -382,6 +451,24 @@ void tcp_connect(int k) {
   close(listener);
 }
 
+// --transport=tcp --patterns=alltoall: a listener per process on lo, with room for all the
+// connections made to it before it accepts (k - 1).
+void tcp_listen_all(int k) {
+  for (int i = 0; i < k; ++i) {
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof a;
+    if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 || listen(listener, k) < 0 ||
+        getsockname(listener, reinterpret_cast<sockaddr*>(&a), &length) < 0) {
+      die("wake_cost: tcp listener");
+    }
+    tcp_listeners.push_back(listener);
+    tcp_listener_addresses.push_back(a);
+  }
+}
+
 // Runs one configuration; false if a child failed.
 bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   std::vector<int> sockets;
@@ -426,7 +513,11 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     sockets.push_back(fd);
     addresses.push_back(a);
   }
-  if (s.tcp) tcp_connect(s.k);
+  if (s.tcp && s.pattern == "alltoall") {
+    tcp_listen_all(s.k);
+  } else if (s.tcp) {
+    tcp_connect(s.k);
+  }
   if (home >= 0) {
     if (setns(home, CLONE_NEWNET) < 0) die("wake_cost: setns back");
     close(home);
@@ -504,6 +595,9 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
     }
     side->clear();
   }
+  for (int fd : tcp_listeners) close(fd);
+  tcp_listeners.clear();
+  tcp_listener_addresses.clear();
   if (!ok) {
     std::fprintf(stderr, "wake_cost: %s %s k=%d failed\n", s.pattern.c_str(), s.wait.c_str(), s.k);
     return false;
@@ -581,8 +675,8 @@ int main(int argc, char** argv) {
   bool header = true, ok = true;
   for (const std::string& pattern : split(flags.text("patterns", "rounds,ring"))) {
     for (const std::string& wait : split(flags.text("waits", "spin,yield,block"))) {
-      if (base.tcp && pattern != "rounds") {
-        std::fprintf(stderr, "wake_cost: --transport=tcp runs the rounds only\n");
+      if (base.tcp && pattern == "ring") {
+        std::fprintf(stderr, "wake_cost: --transport=tcp runs the rounds and the alltoall\n");
         return 2;
       }
       if ((pattern != "rounds" && pattern != "ring" && pattern != "alltoall") || (wait != "spin" && wait != "yield" && wait != "block")) {
