@@ -753,7 +753,7 @@ def write_rows(path, rows):
     for row in rows:
         fields += [k for k in row if k not in fields]
     with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields or ["network"], restval="")
+        writer = csv.DictWriter(f, fieldnames=fields or ["network"], restval="", lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     print("wrote " + path)
