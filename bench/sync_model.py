@@ -70,7 +70,9 @@ beyond, as recovery/spin_policy.cc decides):
       S      context switches per process and superstep: those of bare processes doing the
              same pattern in the same wait mode (bench/wake_cost, voluntary + involuntary):
              sparse W x (switches per wait of the rounds at k = p), dense the switches per
-             round of the all-to-all at k = p (its p - 1 messages), times rho, bsplib's
+             round of the all-to-all at k = p (its p - 1 messages) scaled to the p - 1 + A
+             messages a process receives (the reliable layer's acks arrive among the `end`s
+             as more of its messages; since 2026-11-27), times rho, bsplib's
              measured switches over the bare processes' at the calibration p of the same
              protocol and mode; most waits of a blocked barrier find their message already
              there (g and the refills are measured per wait of the rounds and divided by its
@@ -486,27 +488,30 @@ def working_set(params, sync):
     return params.get("touched", {}).get(sync, (0.0, 0.0))
 
 
-def bare_switches(wake, sync, W, p, network="lo"):
+def bare_switches(wake, sync, W, p, network="lo", acks=0.0):
     """Context switches per superstep of bare processes doing the protocol's pattern in the
     wait mode bsplib uses at p (bench/wake_cost): sparse W waits of the rounds, dense one round
-    of the all-to-all; on the cluster those of the runs on its namespaces where there are any
-    (its hosts' processes in a session each, as sshd starts them: a scheduler autogroup per
-    host); without measurements one per wait."""
+    of the all-to-all, its switches per message for each of the p - 1 `end`s and the `acks`
+    a process receives (the reliable layer's acks arrive among the `end`s, as more of the
+    all-to-all's messages); on the cluster those of the runs on its namespaces where there
+    are any (its hosts' processes in a session each, as sshd starts them: a scheduler
+    autogroup per host); without measurements one per wait."""
     if sync == "dense":
         found = wake.switches_on(network, "alltoall", p)
-        return W if found is None else found
+        return W if found is None else found * (p - 1 + acks) / (p - 1)
     found = wake.switches_on(network, "rounds", p)
     return W * (1.0 if found is None else found)
 
 
-def switches(params, sync, W, p, cores):
+def switches(params, sync, W, p, cores, acks=0.0):
     """Context switches per process and superstep: none with a core each; with shared cores
-    bare_switches times rho, the ratio of bsplib's measured switches to the bare processes'
-    at the calibration p of the same protocol and wait mode."""
+    bare_switches (with the acks a process receives) times rho, the ratio of bsplib's
+    measured switches to the bare processes' at the calibration p of the same protocol and
+    wait mode."""
     if p <= cores:
         return 0.0
     wake = params["wake"]
-    return (bare_switches(wake, sync, W, p, params.get("network", "lo"))
+    return (bare_switches(wake, sync, W, p, params.get("network", "lo"), acks)
             * params.get("rho", {}).get((sync, wake.mode(p)), 1.0))
 
 
@@ -543,23 +548,24 @@ def predict(params, transport, sync, kind, p, cores=CORES, measured_us=None):
     # A frame on a shared machine: its CPU plus, for nic, the other sockets' filters, for
     # dense tcp what its p - 1 connections add.
     f_shared = f + params["beta"] * fanout(params["network"], p) + connection_growth(params, sync, p)
-    S = switches(params, sync, W, p, cores)
-    waiting = S * params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p, S)
 
     def time_with(A):
+        # The acks arrive as more messages: in a dense superstep they switch as the `end`s do.
+        S = switches(params, sync, W, p, cores, A)
+        waiting = S * params["c_" + params["wake"].mode(p)] + switch_extra(params, sync, p, S)
         T1 = E + R * h + max(0.0, D + A - R) * f  # the hops in a row, then the other frames' CPU
         U = E + (D + A) * f_shared + waiting
-        return (max(T1, p / cores * U) if p > cores else T1), U
+        return (max(T1, p / cores * U) if p > cores else T1), U, S
 
     # The reliable layer's acks: those its window rule asks for, and those answering probes
     # (each with its probe: two frames of CPU, one counted by --stats as an ack).
     A = window_acks(params["network"], transport, sync, p)
-    T, U = time_with(A)
+    T, U, S = time_with(A)
     probes = 0.0
     if transport in RELIABLE_LAYER:
         for _ in range(20):  # the probes depend on T and add to it: to the fixed point
             probes = probe_acks(sync, p, measured_us or T)
-            T_next, U = time_with(A + 2 * probes)
+            T_next, U, S = time_with(A + 2 * probes)
             if abs(T_next - T) <= 1e-6 * T:
                 T = T_next
                 break

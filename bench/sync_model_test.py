@@ -339,8 +339,18 @@ class AckTest(unittest.TestCase):
         probes = model.probe_acks("dense", 256, T)
         self.assertGreater(probes, 100)
         self.assertAlmostEqual(frames, 255 + 255 / 4 + probes, places=4)
-        _, _, tcp_U, _ = model.predict(params, "tcp", "dense", "empty", 256)
-        self.assertAlmostEqual(U - tcp_U, (255 / 4 + 2 * probes) * 7.0, places=3)
+        _, _, tcp_U, tcp_S = model.predict(params, "tcp", "dense", "empty", 256)
+        acks = 255 / 4 + 2 * probes
+        # ... and they arrive as more of the all-to-all's messages: its switches per message
+        # for each (the switch costs c_block and switch_extra with them)
+        S = model.predict(params, "udp", "dense", "empty", 256)[3]
+        self.assertAlmostEqual(S, tcp_S * (255 + acks) / 255, places=4)
+        extra_switches = (S * 11.0 + model.switch_extra(params, "dense", 256, S)
+                          - tcp_S * 11.0 - model.switch_extra(params, "dense", 256, tcp_S))
+        self.assertAlmostEqual(U - tcp_U, acks * 7.0 + extra_switches, places=3)
+        # the sparse protocol's waits are its rounds': the acks add no switch there
+        self.assertEqual(model.predict(params, "udp", "sparse", "empty", 64)[3],
+                         model.predict(params, "tcp", "sparse", "empty", 64)[3])
 
 
 class FootprintTest(unittest.TestCase):
