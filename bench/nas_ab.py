@@ -10,13 +10,18 @@ Run from the workspace root after `bazel build //nas/... //bsplib:bsprun`:
       [--benchmarks=cg,is,ft] [--transports=tcp,udp,nic,shm] [--class=A] [--procs=4]
 """
 import argparse
+import importlib.util
 import os
-import re
+import pathlib
 import statistics
 import subprocess
 import sys
 
-TIME = re.compile(r"Time in seconds\s*=\s*([0-9.]+)")
+# nas/compare.py (tools/nas_compare.sh's) reads a run's report and finds a benchmark's binary.
+_spec = importlib.util.spec_from_file_location(
+    "nas_compare", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "nas", "compare.py"))
+compare = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(compare)
 
 
 def launcher(build):
@@ -28,14 +33,16 @@ def launcher(build):
 
 
 def run_once(build, benchmark, transport, problem_class, procs):
-    command = [launcher(build), "-n", str(procs), f"--transport={transport}",
-               os.path.join(build, "nas", benchmark), f"--class={problem_class}"]
+    binary = compare.benchmark_binary(pathlib.Path(build), benchmark)
+    if binary is None:
+        sys.exit(f"nas_ab: no {benchmark} in {build}/nas")
+    command = [launcher(build), "-n", str(procs), f"--transport={transport}", str(binary), f"--class={problem_class}"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     output = result.stdout + result.stderr
-    match = TIME.search(output)
-    if result.returncode != 0 or not match or "SUCCESSFUL" not in output:
+    row = compare.parse(output)
+    if result.returncode != 0 or "time_s" not in row or row.get("verification") != "SUCCESSFUL":
         sys.exit(f"nas_ab: {' '.join(command)} failed (exit {result.returncode}):\n{output[-2000:]}")
-    return float(match.group(1))
+    return row["time_s"]
 
 
 def main():

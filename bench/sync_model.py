@@ -318,21 +318,24 @@ class WakeCost:
         mode = self.mode(k)
         return max(0.0, self.walk_time(k, entries, mode) - self.walk_time(2, entries, mode))
 
-    def growth(self, k):
-        """Per wait: the scheduler's CPU at k processes over that at the smallest calibration p
-        in the same wait mode (4 spinning, 16 blocking; bare processes, no working set), where
-        the calibration runs measured the rest of a switch's cost; a running maximum over k."""
-        if not self.points or k <= self.cores:
-            return 0.0
+    def _rise(self, points, value, k):
+        """value(log2 k) over value at the smallest calibration p in k's wait mode (4 spinning,
+        16 blocking), where the calibration runs measured the rest; a running maximum over the
+        k of points in between, never below 0."""
         mode = self.mode(k)
         same = [p for p in CALIBRATION_PS if self.mode(p) == mode]
-        reference = min(same) if same else max(CALIBRATION_PS)
-        found = self._series("rounds", mode)
-        if not found:
-            return 0.0
-        xs = [x for x, _, _ in found if math.log2(reference) < x < math.log2(k)] + [math.log2(k)]
-        return max(0.0, max(self._at(found, x, 1) for x in xs) - self.cpu(reference, mode))
+        reference = math.log2(min(same) if same else max(CALIBRATION_PS))
+        xs = [x for x, _, _ in points if reference < x < math.log2(k)] + [math.log2(k)]
+        return max(0.0, max(value(x) for x in xs) - value(reference))
 
+    def growth(self, k):
+        """Per wait: the scheduler's CPU at k processes over that at the smallest calibration p
+        in the same wait mode (bare processes, no working set), where the calibration runs
+        measured the rest of a switch's cost; a running maximum over k."""
+        if not self.points or k <= self.cores:
+            return 0.0
+        found = self._series("rounds", self.mode(k))
+        return self._rise(found, lambda x: self._at(found, x, 1), k) if found else 0.0
 
     def tcp_growth(self, k):
         """Per message of the all-to-all at k processes: what kernel TCP costs beyond UDP (each
@@ -345,14 +348,7 @@ class WakeCost:
         tcp, udp = self.tcp_alltoall.get(mode), self._series("alltoall", mode)
         if not tcp or not udp:
             return 0.0
-        same = [p for p in CALIBRATION_PS if self.mode(p) == mode]
-        reference = math.log2(min(same) if same else max(CALIBRATION_PS))
-
-        def gap(x):
-            return self._at(tcp, x, 1) - self._at(udp, x, 1)
-
-        xs = [x for x, _, _ in tcp if reference < x < math.log2(k)] + [math.log2(k)]
-        return max(0.0, max(gap(x) for x in xs) - gap(reference))
+        return self._rise(tcp, lambda x: self._at(tcp, x, 1) - self._at(udp, x, 1), k)
 
 
 def connection_growth(params, sync, p):

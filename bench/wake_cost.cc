@@ -418,19 +418,28 @@ int packet_socket(int i) {
   return fd;
 }
 
-// --transport=tcp: the rounds' connections, i -> (i + 2^j) mod k for each distance j, made on
-// lo through one listener, TCP_NODELAY and non-blocking at both ends.
-void tcp_connect(int k) {
-  const int r = rounds_of(k);
+// A TCP listener on lo with room for `backlog` connections not yet accepted; *address
+// becomes its address.
+int tcp_listener(int backlog, sockaddr_in* address) {
   int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof a;
-  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 || listen(listener, 64) < 0 ||
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 || listen(listener, backlog) < 0 ||
       getsockname(listener, reinterpret_cast<sockaddr*>(&a), &length) < 0) {
     die("wake_cost: tcp listener");
   }
+  *address = a;
+  return listener;
+}
+
+// --transport=tcp: the rounds' connections, i -> (i + 2^j) mod k for each distance j, made on
+// lo through one listener, TCP_NODELAY and non-blocking at both ends.
+void tcp_connect(int k) {
+  const int r = rounds_of(k);
+  sockaddr_in a{};
+  int listener = tcp_listener(64, &a);
   tcp_out.assign(static_cast<std::size_t>(k), std::vector<int>(static_cast<std::size_t>(r), -1));
   tcp_in = tcp_out;
   int one = 1;
@@ -455,16 +464,8 @@ void tcp_connect(int k) {
 // connections made to it before it accepts (k - 1).
 void tcp_listen_all(int k) {
   for (int i = 0; i < k; ++i) {
-    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof a;
-    if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 || listen(listener, k) < 0 ||
-        getsockname(listener, reinterpret_cast<sockaddr*>(&a), &length) < 0) {
-      die("wake_cost: tcp listener");
-    }
-    tcp_listeners.push_back(listener);
+    tcp_listeners.push_back(tcp_listener(k, &a));
     tcp_listener_addresses.push_back(a);
   }
 }

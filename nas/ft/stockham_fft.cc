@@ -29,6 +29,12 @@ FftScratch::FftScratch(int longest, int block)
 
 namespace {
 
+// Root `index` of roots.re()/im() for transforms of this sign (conjugated for sign -1).
+inline void root(const FftRoots& roots, int sign, int index, double& re, double& im) {
+  re = roots.re()[index];
+  im = sign >= 1 ? roots.im()[index] : -roots.im()[index];
+}
+
 // One stage from (xr, xi) into (yr, yi) for blocks of `block` lines.
 inline void stage(int sign, int n, int half, int groups, int block, const double* __restrict xr,
                   const double* __restrict xi, double* __restrict yr, double* __restrict yi,
@@ -36,8 +42,8 @@ inline void stage(int sign, int n, int half, int groups, int block, const double
   const std::size_t run = std::size_t(half) * block;          // contiguous k,b run
   const std::size_t second_half = std::size_t(n / 2) * block;  // x offset of the pair
   for (int i = 0; i < groups; ++i) {
-    const double wr = roots.re()[groups + i];
-    const double wi = sign >= 1 ? roots.im()[groups + i] : -roots.im()[groups + i];
+    double wr, wi;
+    root(roots, sign, groups + i, wr, wi);
     const double* ar = xr + i * run;
     const double* ai = xi + i * run;
     const double* br = ar + second_half;
@@ -71,17 +77,11 @@ inline void stage_pair(int sign, int n, int half, int groups, int block, const d
   const std::size_t run = std::size_t(half) * block;
   const std::size_t quarter = std::size_t(n / 4) * block;
   const int pairs = groups / 2;
-  const double* root_re = roots.re();
-  const double* root_im = roots.im();
-  auto root = [&](int index, double& re, double& im) {
-    re = root_re[index];
-    im = sign >= 1 ? root_im[index] : -root_im[index];
-  };
   for (int i = 0; i < pairs; ++i) {
     double w1r, w1i, w3r, w3i, vr, vi;
-    root(groups + i, w1r, w1i);
-    root(groups + i + pairs, w3r, w3i);
-    root(pairs + i, vr, vi);
+    root(roots, sign, groups + i, w1r, w1i);
+    root(roots, sign, groups + i + pairs, w3r, w3i);
+    root(roots, sign, pairs + i, vr, vi);
     const double* ar = xr + i * run;
     const double* ai = xi + i * run;
     double* z0r = yr + 4 * i * run;
