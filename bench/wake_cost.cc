@@ -21,7 +21,7 @@
 // Run: bazel-bin/bench/wake_cost [--procs=2,4,8,16,32,64,128,256] [--cpus=2]
 //      [--patterns=rounds,ring] (or alltoall) [--waits=spin,yield,block] [--spin-us=100]
 //      [--rounds=2000] [--budget-ms=500] [--warmup=50] [--touch-kib=0] [--scatter-pages=0]
-//      [--walk-entries=0 --walk-stride=128] [--transport=udp|packet|tcp]
+//      [--walk-entries=0 --walk-stride=128] [--transport=udp|packet|tcp] [--packet-types=256]
 //      [--netns=PREFIX --hosts=8 --sessions=1]
 // --touch-kib=N makes each process read and write N KiB of its own memory per round (a
 // working set that a switch between many processes evicts from the caches), sequentially:
@@ -34,11 +34,12 @@
 // array STRIDE bytes apart per round, in order: a walk over per-peer structures (a library's
 // loop over all p peers), which a stride prefetcher may follow; the walk is timed by itself
 // (walk_us_per_round: per process and round, the walk right after the round's wait).
-// --transport=packet sends the messages as raw Ethernet frames on lo (EtherType 0x88B5, the
-// destination's index after the header), each process receiving on a packet socket bound to
-// that EtherType with a BPF filter on its index, as the nic transport does on lo: the kernel
-// offers every frame to every such socket (all k of them, and other jobs'), so a message
-// costs a walk over k sockets and their filters (--transport=udp, the default: UDP datagrams).
+// --transport=packet sends the messages as raw Ethernet frames on lo (the destination's
+// EtherType, as the nic transport's, and its index after the header), each process receiving
+// on a packet socket bound to its EtherType with a BPF filter on its index, as the nic
+// transport does on lo (--packet-types=1: one EtherType for all, as before 2026-11-27, when
+// the kernel offered every frame to all k sockets and their filters) (--transport=udp, the
+// default: UDP datagrams).
 // --transport=tcp runs the rounds over TCP connections on lo (TCP_NODELAY), one from each
 // process to each of its ⌈log₂ k⌉ partners, each wait a poll on the one it expects: the tcp
 // transport's kernel path in the sparse sync's pattern. The alltoall over tcp uses one
@@ -78,6 +79,7 @@
 #include <vector>
 
 #include "bench/bench_flags.h"
+#include "transport/nic/ether_types.h"
 
 namespace {
 
@@ -88,7 +90,6 @@ struct Message {
 };
 constexpr std::uint32_t kMagic = 0x77616b65;  // "wake"
 constexpr int kWindow = 4096;                 // rounds a process can be ahead of another
-constexpr std::uint16_t kEtherType = 0x88B5;  // --transport=packet: the nic transport's
 constexpr std::size_t kFrameHeader = 14 + 4;   // Ethernet header, then the destination's index
 
 struct Settings {
@@ -103,7 +104,20 @@ struct Settings {
   bool sessions;  // on the cluster: a session (autogroup) per host
   bool packet;    // raw frames through packet sockets on lo, not UDP
   bool tcp;       // the rounds over TCP connections on lo, one per process and distance
+  int packet_types;  // --transport=packet: 1 (every frame 0x88B5) or spread over this many
 };
+
+Settings settings;  // the run's (packet_type reads packet_types)
+
+// The EtherType of frames to process i: as the nic transport on lo (nic/ether_types.h), one
+// of 256 by the destination, so the kernel offers a frame only to the sockets bound to its
+// type; --packet-types=1: 0x88B5 for all (the transport before 2026-11-27, every frame
+// offered to all k sockets); N: spread over N types.
+std::uint16_t packet_type(int i) {
+  using namespace bsp::transport::nic;
+  return settings.packet_types <= 1 ? kEtherType
+                                    : static_cast<std::uint16_t>(kLoopbackEtherTypeBase + i % settings.packet_types);
+}
 
 // --transport=tcp: process i's connection to (i + 2^j) mod k, and from (i - 2^j) mod k, per
 // distance j of the rounds (made by the parent, inherited by the children).
@@ -164,14 +178,14 @@ class Member {
     }
     if (s_.packet) {
       unsigned char frame[kFrameHeader + sizeof m] = {};
-      frame[12] = kEtherType >> 8;
-      frame[13] = kEtherType & 0xFF;
+      frame[12] = static_cast<unsigned char>(packet_type(to) >> 8);
+      frame[13] = static_cast<unsigned char>(packet_type(to) & 0xFF);
       std::uint32_t index = htonl(static_cast<std::uint32_t>(to));
       std::memcpy(frame + 14, &index, sizeof index);
       std::memcpy(frame + kFrameHeader, &m, sizeof m);
       sockaddr_ll a{};
       a.sll_family = AF_PACKET;
-      a.sll_protocol = htons(kEtherType);
+      a.sll_protocol = htons(packet_type(to));
       a.sll_ifindex = loopback_;
       a.sll_halen = 6;
       while (sendto(fd_, frame, sizeof frame, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) {
@@ -396,7 +410,7 @@ int packet_socket(int i) {
   if (fd < 0) die("wake_cost: AF_PACKET socket (needs CAP_NET_RAW)");
   sock_filter code[] = {
       BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kEtherType, 0, 3),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, packet_type(i), 0, 3),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 14),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(i), 0, 1),
       BPF_STMT(BPF_RET | BPF_K, 262144),
@@ -412,7 +426,7 @@ int packet_socket(int i) {
   }
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
-  address.sll_protocol = htons(kEtherType);
+  address.sll_protocol = htons(packet_type(i));
   address.sll_ifindex = static_cast<int>(if_nametoindex("lo"));
   if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0) die("wake_cost: bind (packet)");
   return fd;
@@ -653,7 +667,9 @@ int main(int argc, char** argv) {
   Settings base{"", "", 0, static_cast<int>(flags.number("spin-us", 100)), flags.number("rounds", 2000),
                 flags.number("warmup", 50), flags.number("touch-kib", 0) * 1024, flags.number("scatter-pages", 0),
                 flags.number("walk-entries", 0), flags.number("walk-stride", 128), flags.text("netns", ""), static_cast<int>(flags.number("hosts", 8)),
-                flags.number("sessions", 1) != 0, transport == "packet", transport == "tcp"};
+                flags.number("sessions", 1) != 0, transport == "packet", transport == "tcp",
+                static_cast<int>(flags.number("packet-types", bsp::transport::nic::kLoopbackEtherTypes))};
+  settings = base;
 
   // The first `cpus` of the allowed cores; every child inherits the mask.
   cpu_set_t allowed;

@@ -35,6 +35,7 @@
 #include "recovery/frame_codec.h"
 #include "recovery/link_report.h"
 #include "recovery/wire.h"
+#include "transport/nic/ether_types.h"
 
 namespace bsp::security {
 namespace {
@@ -282,8 +283,6 @@ class UdpWire final : public DataWire {
   int fd_ = -1;
 };
 
-constexpr std::uint16_t kEtherType = 0x88B5;
-
 class NicWire final : public DataWire {
  public:
   // Opened while still privileged; used after dropping privileges.
@@ -296,19 +295,22 @@ class NicWire final : public DataWire {
   }
   bool usable() const { return fd_ >= 0 && index_ > 0; }
   std::string error;
-  bool send(int, const Bytes& frame) override {
+  // The frame as the job's own to dst: on lo with dst's EtherType, so it reaches dst's
+  // socket (and its filter) like a member's frame.
+  bool send(int dst, const Bytes& frame) override {
+    const std::uint16_t type = transport::nic::data_ether_type(true, dst);
     Bytes ethernet(14 + frame.size());
     const std::uint8_t source[6] = {0x02, 0xBA, 0xD0, 0x00, 0xBE, 0xEF};
     std::memset(ethernet.data(), 0, 6);  // lo's address: every process of the job
     std::memcpy(ethernet.data() + 6, source, 6);
-    ethernet[12] = kEtherType >> 8;
-    ethernet[13] = kEtherType & 0xFF;
+    ethernet[12] = static_cast<std::uint8_t>(type >> 8);
+    ethernet[13] = static_cast<std::uint8_t>(type & 0xFF);
     if (!frame.empty()) std::memcpy(ethernet.data() + 14, frame.data(), frame.size());
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_ifindex = index_;
     to.sll_halen = 6;
-    to.sll_protocol = htons(kEtherType);
+    to.sll_protocol = htons(type);
     return ::sendto(fd_, ethernet.data(), ethernet.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
            static_cast<ssize_t>(ethernet.size());
   }
@@ -559,7 +561,7 @@ std::optional<Bytes> job_frame(const std::uint8_t* packet, std::size_t size, boo
   const std::uint8_t* frame = nullptr;
   std::size_t length = 0;
   if (nic) {
-    if (type != kEtherType) return std::nullopt;
+    if (!transport::nic::is_data_ether_type(type)) return std::nullopt;
     frame = packet + 14;
     length = size - 14;
   } else {

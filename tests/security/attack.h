@@ -45,7 +45,7 @@ enum class Plan {
                     // near 10^6, forged acks with absurd reports, impostor sources
   udp_malformed,    // truncated frames, absurd length fields, oversized datagrams, garbage
   udp_corrupt,      // frames whose check (CRC32C, low 16 bits) does not match
-  nic_mac_forgery,  // the same three as raw Ethernet frames (ethertype 0x88B5) on lo
+  nic_mac_forgery,  // the same three as raw Ethernet frames (the job's data EtherTypes) on lo
   nic_malformed,
   nic_corrupt,
   // Genuine frames of the job captured on lo (an AF_PACKET socket opened as root, kept

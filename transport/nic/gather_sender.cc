@@ -6,13 +6,14 @@
 
 namespace bsp::transport::nic {
 
-GatherSender::GatherSender(int fd, const MacAddress& source, const std::vector<MacAddress>& peers) : fd_(fd) {
-  for (const MacAddress& peer : peers) {
+GatherSender::GatherSender(int fd, const Interface& source, const std::vector<MacAddress>& peers) : fd_(fd) {
+  for (std::size_t pid = 0; pid < peers.size(); ++pid) {
     EthernetHeader header{};
-    std::memcpy(header.data(), peer.data(), 6);
-    std::memcpy(header.data() + 6, source.data(), 6);
-    header[12] = std::byte{kEtherType >> 8};
-    header[13] = std::byte{kEtherType & 0xFF};
+    std::memcpy(header.data(), peers[pid].data(), 6);
+    std::memcpy(header.data() + 6, source.mac.data(), 6);
+    const std::uint16_t type = data_ether_type(is_loopback(source), static_cast<int>(pid));
+    header[12] = std::byte{static_cast<std::uint8_t>(type >> 8)};
+    header[13] = std::byte{static_cast<std::uint8_t>(type & 0xFF)};
     headers_.push_back(header);
   }
 }

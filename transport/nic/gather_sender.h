@@ -23,7 +23,8 @@ class GatherSender {
  public:
   static constexpr std::size_t kMaxBatch = 64;
 
-  GatherSender(int fd, const MacAddress& source, const std::vector<MacAddress>& peers);
+  // peers[pid] is pid's MAC; each header gets the source's MAC and pid's data EtherType.
+  GatherSender(int fd, const Interface& source, const std::vector<MacAddress>& peers);
 
   // Sends frames from the front until the kernel refuses one; returns how many went.
   // last_error() then says why (0 when all went). Copies staged earlier go first.

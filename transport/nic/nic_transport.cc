@@ -125,7 +125,8 @@ class NicTransport final : public Transport {
                        option("sndbuf") ? std::stoi(*option("sndbuf")) : kDefaultSendBuffer);
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
-    nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter);
+    nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter,
+                         nic::data_ether_type(nic::is_loopback(interface_), config_.pid));
     if (rx == "v3") {
       blocks_ = std::make_unique<nic::BlockRing>(fd_.get(), kEthernetHeader + mtu_, rx_frames, kBlockRetireMs);
     } else {
@@ -177,7 +178,7 @@ class NicTransport final : public Transport {
     nic::check_segment({config_.pid, config_.job_id, config_.secret, interface_, parsed,
                         std::chrono::milliseconds(segment_check_ms_)});
     for (const nic::NicAddress& address : parsed) peers_.push_back(address.mac);
-    if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), interface_.mac, peers_);
+    if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), interface_, peers_);
   }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
@@ -199,8 +200,9 @@ class NicTransport final : public Transport {
     const nic::MacAddress& to = peers_[static_cast<std::size_t>(peer)];
     std::memcpy(slot.data(), to.data(), 6);
     std::memcpy(slot.data() + 6, interface_.mac.data(), 6);
-    slot[12] = std::byte{nic::kEtherType >> 8};
-    slot[13] = std::byte{nic::kEtherType & 0xFF};
+    const std::uint16_t type = nic::data_ether_type(nic::is_loopback(interface_), peer);
+    slot[12] = std::byte{static_cast<std::uint8_t>(type >> 8)};
+    slot[13] = std::byte{static_cast<std::uint8_t>(type & 0xFF)};
     std::memcpy(slot.data() + kEthernetHeader, frame.data(), frame.size());
     rings_->queue(peer);
     if (++unkicked_ >= kKickBatch) flush();

@@ -114,7 +114,7 @@ void filter_expression_and_bind(int fd, const Interface& interface, const std::s
   // it is seen only on its way out, by sockets bound to every protocol. So there the
   // socket takes every frame, outgoing ones too, and the filter keeps this job's frames
   // to this pid (its own sends are to other pids, so they do not pass).
-  const bool loopback = interface.name == "lo" || interface.mac == MacAddress{};
+  const bool loopback = is_loopback(interface);
   if (loopback) {
     int one = 1;
     ::setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // not our own sends
@@ -127,6 +127,8 @@ void filter_expression_and_bind(int fd, const Interface& interface, const std::s
     throw std::runtime_error(fmt::format("nic transport: bind to {}: {}", interface.name, std::strerror(errno)));
   }
 }
+
+bool is_loopback(const Interface& interface) { return interface.name == "lo" || interface.mac == MacAddress{}; }
 
 std::string format_mac(const MacAddress& mac) {
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);

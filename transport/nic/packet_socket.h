@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "transport/nic/ether_types.h"
 #include "transport/transport.h"
 
 namespace bsp::transport::nic {
 
-inline constexpr std::uint16_t kEtherType = 0x88B5;  // IEEE "local experimental" EtherType
 inline constexpr std::size_t kEthernetHeader = 14;
 
 using MacAddress = std::array<std::uint8_t, 6>;
@@ -27,6 +27,10 @@ struct Interface {
 
 // Looks up an interface by name; throws std::runtime_error if there is none.
 Interface find_interface(const std::string& name);
+// Whether frames sent on the interface come back in to this host's packet sockets bound
+// to their type (lo, or any interface without a MAC): there each process's data frames
+// get an EtherType of their own (nic/ether_types.h).
+bool is_loopback(const Interface& interface);
 // The interface that owns an IPv4 address (for choosing the interface that reaches the
 // peers); "lo" for loopback addresses.
 std::string interface_for_address(const std::string& ipv4);
@@ -34,11 +38,11 @@ std::string interface_for_address(const std::string& ipv4);
 // Opens the packet socket, receiving nothing until bound. Throws with a message that says
 // how to get CAP_NET_RAW when it is missing.
 int open_packet_socket();
-// Attaches a BPF filter that passes only frames of ether_type (by default the data
-// frames' one) with the given fields (offsets in the frame after the Ethernet header),
-// then binds fd to interface.
+// Attaches a BPF filter that passes only frames of ether_type (the data frames' one for
+// this process: data_ether_type(is_loopback(interface), pid)) with the given fields
+// (offsets in the frame after the Ethernet header), then binds fd to interface.
 void filter_and_bind(int fd, const Interface& interface, const std::vector<FrameMatch>& fields,
-                     std::uint16_t ether_type = kEtherType);
+                     std::uint16_t ether_type);
 // The same with a libpcap expression for the rest ("" for none), built from
 // field_equals() joined by "and", "or" and parentheses.
 void filter_expression_and_bind(int fd, const Interface& interface, const std::string& expression,
