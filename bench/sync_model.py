@@ -110,10 +110,13 @@ beyond, as recovery/spin_policy.cc decides):
              (divided by the rounds' switches per wait). A 1024-entry walk takes 0.8 us at
              k = 2, 1.1 at 16, 3.4 at 64, 4.5 at 128 and 6.8 at 256: the term matters from
              p = 128 (N there: 250-1020 entries dense)
-      beta k nic only: each process's packet socket filters every frame on its interface
-             (BPF on the destination pid), so a frame costs beta for each of the k = p - 2
-             more sockets than at p = 2 on lo (other jobs' too), ceil(p / 8) - 2 on the
-             cluster's destination host; none with a host per process (the dashed curves).
+      beta k nic only: each packet socket a frame is offered to runs its filter (BPF on the
+             destination pid), so a frame costs beta for each of the k more sockets than at
+             p = 2: on lo those bound to its destination's EtherType (one per pid mod 256, so
+             k = ceil(p / 256) - 1, and other jobs' sockets that see it); on the cluster,
+             bound to every protocol, the destination host's ceil(p / 8) - 2; none with a host
+             per process (the dashed curves). nic's f is h (the p = 2 hop): its frames' CPU and
+             beta are not told apart at the calibration p, where few sockets see a frame.
       phi(p) dense tcp only: each process holds p - 1 connections, and kernel TCP's cost per
              message grows with them beyond what UDP's does (the sockets' state, the epoll set
              over them): bench/wake_cost's all-to-all over TCP (a connection per pair, an epoll
@@ -157,6 +160,7 @@ LINK_WINDOW_DIVISOR, MIN_LINK_WINDOW = 2, 2  # kLinkWindowDivisor, kMinLinkWindo
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
 CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
+LOOPBACK_ETHER_TYPES = 256  # nic on lo: one EtherType per destination pid mod 256 (transport/nic/ether_types.h)
 SPIN_PER_CORE = 4  # recovery/spin_policy.h kFullSpinProcessesPerCore: bsplib spins up to 4 per core, then blocks
 WAKE_PROCS = (2, 4, 8, 16, 32, 64, 128, 256)  # bench/wake_cost's k
 TOUCH_KIB = (0, 128, 512)  # working sets per process wake_cost is run with
@@ -361,12 +365,14 @@ def connection_growth(params, sync, p):
 
 
 def fanout(network, p):
-    """nic: packet sockets each frame is offered to beyond p = 2's two. Every process has one on
-    the interface, with a BPF filter on its destination pid, and the kernel runs each
-    socket's filter on each frame arriving there: on lo all p sockets, on the cluster the
-    destination host's ceil(p / 8)."""
-    on_interface = p if network == "lo" else math.ceil(p / CLUSTER_HOSTS)
-    return max(0, on_interface - 2)
+    """nic: packet sockets each frame is offered to beyond p = 2's. Every process has one on
+    the interface, with a BPF filter on its destination pid, and the kernel runs the filter
+    of each socket the frame is offered to: on lo only those bound to the destination's
+    EtherType, ceil(p / 256) (one at p = 2; before 2026-11-27 all p sockets had one type),
+    on the cluster (sockets bound to every protocol) the destination host's ceil(p / 8)."""
+    if network == "lo":
+        return max(0, math.ceil(p / LOOPBACK_ETHER_TYPES) - 1)
+    return max(0, math.ceil(p / CLUSTER_HOSTS) - 2)
 
 
 def walked_entries(transport, sync, p):
@@ -599,13 +605,18 @@ def cluster_command(netns, sshd_dir, p, command):
 
 
 def packet_sockets():
-    """Packet sockets open on the machine now (/proc/net/packet): before a run, other jobs'.
-    On lo a nic frame is offered to every one of them, so they add to the frame's cost."""
+    """Packet sockets open on the machine now (/proc/net/packet) that a nic frame on lo is
+    offered to: before a run, other jobs'. Those bound to every protocol (0003) see every
+    frame; those bound to one of the nic transport's 256 loopback EtherTypes (another job's
+    processes, transport/nic/ether_types.h) see a 256th of them."""
     try:
         with open("/proc/net/packet") as f:
-            return max(0, len(f.read().splitlines()) - 1)
+            protocols = [line.split()[3].lower() for line in f.read().splitlines()[1:] if len(line.split()) > 3]
     except OSError:
         return 0
+    every = sum(1 for proto in protocols if proto == "0003")
+    ours = sum(1 for proto in protocols if proto.startswith("b5") and len(proto) == 4)
+    return every + ours / 256
 
 
 def descendants(pid):
@@ -879,6 +890,8 @@ def calibrate(args):
                                  "touched_kib_per_proc": ("%.0f" % touched[(p, sync)]) if (p, sync) in touched else ""})
     write_rows(path, kept + out_rows)
     write_rows(runs_path, kept_runs + out_runs)
+    if args.keep_wake:
+        return
     # The scheduler's part: bare processes, k = 2 .. 256 on this machine's cores.
     print("calibrating the cost of a wait against processes per core (bench/wake_cost)", flush=True)
     # Both wait modes (bsplib spins up to SPIN_PER_CORE processes per core and blocks beyond),
@@ -984,7 +997,11 @@ def parameters(row, runs, wake):
     else:
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
     network, transport = row["network"], row["transport"]
-    with_fanout = transport == "nic"
+    # nic on lo: one EtherType per destination, so its frames meet no other socket up to 256
+    # processes and f is fitted as udp's and tcp's. On the cluster (sockets bound to every
+    # protocol) f = h and beta is fitted: a free f there came out at 0.7 us, below any frame's
+    # real cost (the switch costs absorbed the frames).
+    with_fanout = transport == "nic" and network != "lo"
     params = {"network": network, "transport": transport, "h": h, "E": E, "wake": wake, "beta": 0.0}
 
     # The working set between two switches, per protocol: X0 + x1 p by least squares over
@@ -1297,6 +1314,8 @@ def main():
     c.add_argument("--repeats", type=int, default=3)
     c.add_argument("--networks", default="lo", help="lo,cluster (cluster needs --netns)")
     c.add_argument("--netns", default="", help="also calibrate on this namespace cluster (tools/cluster.sh)")
+    c.add_argument("--keep-wake", action="store_true", help="keep OUT/wake_cost.csv (recalibrating some transports: "
+                   "the scheduler's part, bare processes, does not depend on them)")
     c.add_argument("--only", default="", help="walk,cluster,tcp: only these wake_cost runs (the walks over per-peer "
                    "arrays; the patterns on the --netns cluster; the all-to-all over kernel TCP), replacing those in "
                    "OUT/wake_cost.csv, keeping the rest")

@@ -113,6 +113,13 @@ class CalibrationTest(unittest.TestCase):
     def test_nic_recovers_beta_with_other_jobs_sockets(self):
         self.check("nic", beta=0.3, foreign=40)
 
+    def test_nic_on_lo_offers_a_frame_to_its_destinations_socket_alone(self):
+        # One EtherType per destination on lo: up to 256 processes a frame is offered to its
+        # destination's socket alone, so beta has nothing to price there.
+        self.assertEqual([model.fanout("lo", p) for p in (2, 16, 256, 257, 1024)], [0, 0, 0, 1, 3])
+        self.assertEqual(model.fanout("cluster", 64), 6)
+        self.check("nic", beta=0.0, foreign=0)
+
     def test_wait_mode_follows_the_spin_policy(self):
         wake = model.WakeCost(WAKE)
         self.assertEqual([wake.mode(k) for k in (2, 8, 9, 16, 256)], ["spin", "spin", "block", "block", "block"])
