@@ -115,8 +115,9 @@ beyond, as recovery/spin_policy.cc decides):
              p = 2: on lo those bound to its destination's EtherType (one per pid mod 256, so
              k = ceil(p / 256) - 1, and other jobs' sockets that see it); on the cluster,
              bound to every protocol, the destination host's ceil(p / 8) - 2; none with a host
-             per process (the dashed curves). nic's f is h (the p = 2 hop): its frames' CPU and
-             beta are not told apart at the calibration p, where few sockets see a frame.
+             per process (the dashed curves). On the cluster (and on lo when other jobs'
+             sockets saw the calibration's frames) nic's f is h (the p = 2 hop) and beta is
+             fitted; on lo, where no other socket sees a frame, f is fitted as udp's and tcp's.
       phi(p) dense tcp only: each process holds p - 1 connections, and kernel TCP's cost per
              message grows with them beyond what UDP's does (the sockets' state, the epoll set
              over them): bench/wake_cost's all-to-all over TCP (a connection per pair, an epoll
@@ -124,7 +125,7 @@ beyond, as recovery/spin_policy.cc decides):
              beyond that gap at the calibration p of the mode (4 spinning, 16 blocking, where f
              was fitted; the calibration runs are fitted net of it); a running maximum over k.
              The sparse protocol's ~2 log2 p connections leave it out
-    f (for nic beta, with f = h) and c_spin, c_block are fitted (least squares; f from the
+    f (for nic on the cluster beta, with f = h) and c_spin, c_block are fitted (least squares; f from the
     dense runs, c from the sparse ones, alternately) on the calibration subset only: both
     protocols at p = 4, 8 (spinning) and 16 (blocking) with their measured switches
     (calibration_runs.csv, runs of their own), never on the points compared. A network
@@ -998,10 +999,11 @@ def parameters(row, runs, wake):
         u1 = float(row["p2_onecore_empty_mean_us"]) / 2  # older calibrations: the time, shared by two
     network, transport = row["network"], row["transport"]
     # nic on lo: one EtherType per destination, so its frames meet no other socket up to 256
-    # processes and f is fitted as udp's and tcp's. On the cluster (sockets bound to every
-    # protocol) f = h and beta is fitted: a free f there came out at 0.7 us, below any frame's
-    # real cost (the switch costs absorbed the frames).
-    with_fanout = transport == "nic" and network != "lo"
+    # processes (unless other jobs' sockets see them) and f is fitted as udp's and tcp's. On
+    # the cluster (sockets bound to every protocol) f = h and beta is fitted: a free f there
+    # came out at 0.7 us, below any frame's real cost (the switch costs absorbed the frames).
+    with_fanout = transport == "nic" and (network != "lo" or any(
+        float(r.get("foreign_packet_sockets") or 0) > 0 for r in runs if int(r["p"]) > CORES))
     params = {"network": network, "transport": transport, "h": h, "E": E, "wake": wake, "beta": 0.0}
 
     # The working set between two switches, per protocol: X0 + x1 p by least squares over

@@ -72,11 +72,11 @@ def synthetic_runs(truth, network, transport, foreign=0):
 
 
 class CalibrationTest(unittest.TestCase):
-    def check(self, transport, beta, foreign=0):
+    def check(self, transport, beta, foreign=0, f=None):
         wake = model.WakeCost(WAKE)
-        h, E, f = 5.0, 1.5, 7.0
-        if transport == "nic":
-            f = h  # the model takes nic's frame from the p = 2 hop
+        h, E = 5.0, 1.5
+        if f is None:  # with other sockets to price, the model takes nic's frame from the p = 2 hop
+            f = h if transport == "nic" else 7.0
         truth = {"h": h, "E": E, "f": f, "c_spin": 3.0, "c_block": 11.0, "beta": beta, "wake": wake}
         row = calibration_row("lo", transport, h, E, u1=E + f + 2.0)
         got = model.parameters(row, synthetic_runs(truth, "lo", transport, foreign), wake)
@@ -118,7 +118,7 @@ class CalibrationTest(unittest.TestCase):
         # destination's socket alone, so beta has nothing to price there.
         self.assertEqual([model.fanout("lo", p) for p in (2, 16, 256, 257, 1024)], [0, 0, 0, 1, 3])
         self.assertEqual(model.fanout("cluster", 64), 6)
-        self.check("nic", beta=0.0, foreign=0)
+        self.check("nic", beta=0.0, foreign=0, f=7.0)  # f fitted, not taken from h
 
     def test_wait_mode_follows_the_spin_policy(self):
         wake = model.WakeCost(WAKE)
