@@ -65,7 +65,9 @@ void start_and_end(const std::string& transport, int procs, std::chrono::millise
     // connection may stay silent: refused, they dial again (reported, not a failure).
     double refused = bsp::testing::stats_total(result, "tcp_refused");
     std::printf("tcp p=%d: %.0f connections refused and dialed again\n", procs, refused);
-    if (procs <= 64) EXPECT_EQ(refused, 0) << describe(result);
+    if (procs <= 64) {
+      EXPECT_EQ(refused, 0) << describe(result);
+    }
   }
 }
 

@@ -103,7 +103,9 @@ TEST(DisseminationBarrier, RoundsAndPartnersOfEachRadix) {
           EXPECT_EQ(std::unique(partners.begin(), partners.end()), partners.end());
         }
       }
-      if (radix == 2) EXPECT_EQ(messages, ceil_log(2, p));
+      if (radix == 2) {
+        EXPECT_EQ(messages, ceil_log(2, p));
+      }
       EXPECT_LE(messages, (radix - 1) * ceil_log(radix, p));
     }
   }

@@ -11,13 +11,14 @@
 // so AddressSanitizer reports any read past it); parsing a stream that arrives in pieces
 // gives the same records as parsing it whole (a piece never shows a different size, and
 // "bad" never appears on a piece where the whole stream is good); records written with
-// records::Writer (and runs combined by start_strided/extend_strided) read back field for
-// field.
+// records::Writer (every kind, the sparse protocol's open, close, ack and barrier too, and
+// runs combined by start_strided/extend_strided) read back field for field.
 //
 // Input: byte 0 selects the mode (mode % 4 == 3: write-then-read round trip; otherwise
 // parse the rest as a stream, cut into pieces at offsets taken from byte 0).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -194,7 +195,8 @@ void round_trip(Input input) {
   while (input.left() > 0 && expected.size() < 64) {
     Expected e;
     std::uint8_t choice = input.u8();
-    e.kind = choice % 8 == 7 ? Kind::put_strided : static_cast<Kind>(1 + choice % 8);
+    // Every kind: the dense protocol's, the sparse one's (open, close, ack, barrier) and runs.
+    e.kind = choice % 12 == 11 ? Kind::put_strided : static_cast<Kind>(1 + choice % 12);
     switch (e.kind) {
       case Kind::put_strided: {
         // A put record turned into a run by a second put one stride further, then grown
@@ -254,6 +256,25 @@ void round_trip(Input input) {
         e.a = input.u32(), e.b = input.u32(), e.c = input.u32(), e.token = input.u32() * 0x100000007ull;
         writer.get_reply_pulled(e.a, e.b, e.c, e.token);
         break;
+      case Kind::open:
+        e.a = input.u32();
+        writer.open(e.a);
+        break;
+      case Kind::close:
+        e.a = input.u32(), e.b = input.u32();
+        writer.close(e.a, e.b);
+        break;
+      case Kind::ack:
+        e.a = input.u32();
+        writer.ack(e.a);
+        break;
+      case Kind::barrier: {
+        e.data = input.take(input.u8());
+        std::vector<std::byte> body(e.data.size());
+        if (!body.empty()) std::memcpy(body.data(), e.data.data(), body.size());
+        writer.barrier(body);
+        break;
+      }
       case Kind::end: {
         e.end.superstep = input.u32();
         e.end.flags = input.u8();
@@ -325,6 +346,17 @@ void round_trip(Input input) {
                    reply.token == e.token);
         break;
       }
+      case Kind::open:
+      case Kind::ack:
+        FUZZ_CHECK(records[i].size == kOpenSize && read_u32(at + 1) == e.a);
+        break;
+      case Kind::close:
+        FUZZ_CHECK(records[i].size == kCloseSize && read_u32(at + 1) == e.a && read_u32(at + 5) == e.b);
+        break;
+      case Kind::barrier:
+        FUZZ_CHECK(records[i].size == kBarrierHeader + e.data.size() && read_u32(at + 1) == e.data.size());
+        FUZZ_CHECK(same(records[i].pos + kBarrierHeader, e.data));
+        break;
       case Kind::end: {
         End end = read_end(at);
         FUZZ_CHECK(end.superstep == e.end.superstep && end.flags == e.end.flags &&
@@ -387,9 +419,20 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
     for (int k = 2; k < 4; ++k) extend_strided(w.stream(), 0, text + 8 * k, 8);
     w.end(End{1, 0, 0, 0, {}, {}});
   });
+  stream_seed(28, [&](Writer& w) {  // a sparse superstep's records from one peer, then the barrier
+    w.open(4);
+    w.put(0, 0, text, 8);
+    w.get_request(1, 0, 8, 0);
+    w.close(4, 1);
+    w.ack(4);
+    const std::byte body[12] = {std::byte{4}, std::byte{0}, std::byte{0}, std::byte{0}, std::byte{1}};
+    w.barrier(body);
+  });
   // Round-trip programs.
   seeds.push_back({3, 1, 0, 0, 0, 0, 4, 0, 0, 0, 3, 'a', 'b', 'c', 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2});
-  seeds.push_back({3, 7, 1, 0, 0, 0, 8, 0, 0, 0, 7, 16, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 3});
+  seeds.push_back({3, 11, 1, 0, 0, 0, 8, 0, 0, 0, 7, 16, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 3});
+  // The sparse protocol's: open 5, close 5 (2 get requests), ack 5, a 6-byte barrier body.
+  seeds.push_back({3, 7, 5, 0, 0, 0, 8, 5, 0, 0, 0, 2, 0, 0, 0, 9, 5, 0, 0, 0, 10, 6, 1, 2, 3, 4, 5, 6});
   seeds.push_back({7, 4, 2, 'x', 'y', 3, 'p', 'q', 'r', 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
   return seeds;
 }

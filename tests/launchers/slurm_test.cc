@@ -293,7 +293,7 @@ TEST_F(SlurmTest, SrunWithoutPmixIsReported) {
   const Cluster& c = cluster();
   std::vector<std::string> argv;
   if (!c.netns.empty()) argv = {"ip", "netns", "exec", c.netns};
-  for (const std::string& word : {"srun", "-t", "1", "-n", "2", kCases.c_str(), "--case=put_all_to_all"}) argv.push_back(word);
+  for (const char* word : {"srun", "-t", "1", "-n", "2", kCases.c_str(), "--case=put_all_to_all"}) argv.push_back(word);
   ProgramResult result = run_program(argv, 60s, "", {{"SLURM_CONF", c.conf}});
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.err, "run srun --mpi=pmix"), 1) << describe(result);

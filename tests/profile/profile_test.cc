@@ -247,7 +247,9 @@ TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
     EXPECT_TRUE(steps[4].final);
     for (std::size_t s = 0; s < steps.size(); ++s) {
       EXPECT_GE(steps[s].sync_s, 0);
-      if (s >= 1 && s <= 2) EXPECT_GT(steps[s].wire.frames_sent, 0u) << "superstep " << s;
+      if (s >= 1 && s <= 2) {
+        EXPECT_GT(steps[s].wire.frames_sent, 0u) << "superstep " << s;
+      }
       const Site& site = sites.at({i, steps[s].call_site});
       char marker = static_cast<char>('A' + s);
       std::string expected = "known_supersteps.c:" + std::to_string(lines[marker]);

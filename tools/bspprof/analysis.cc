@@ -201,7 +201,7 @@ Site locate(const ProcessTrace& trace, std::uint64_t return_address) {
     }
     return site;
   }
-  site.module = "?";
+  site.module.assign(1, '?');  // not `= "?"`: GCC 12 warns falsely there (-Wrestrict, its bug 105651)
   site.vaddr = address;
   return site;
 }
