@@ -87,6 +87,7 @@ class NicTransport final : public Transport {
     };
     std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
     interface_ = nic::find_interface(name);
+    loopback_ = nic::is_loopback(interface_);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
     std::size_t rx_bytes = std::clamp(kHostRxRingBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
                                       kLeastRxRingBytes, kDefaultRxRingBytes);
@@ -126,7 +127,7 @@ class NicTransport final : public Transport {
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
     nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter,
-                         nic::data_ether_type(nic::is_loopback(interface_), config_.pid));
+                         nic::data_ether_type(loopback_, config_.pid));
     if (rx == "v3") {
       blocks_ = std::make_unique<nic::BlockRing>(fd_.get(), kEthernetHeader + mtu_, rx_frames, kBlockRetireMs);
     } else {
@@ -200,7 +201,7 @@ class NicTransport final : public Transport {
     const nic::MacAddress& to = peers_[static_cast<std::size_t>(peer)];
     std::memcpy(slot.data(), to.data(), 6);
     std::memcpy(slot.data() + 6, interface_.mac.data(), 6);
-    const std::uint16_t type = nic::data_ether_type(nic::is_loopback(interface_), peer);
+    const std::uint16_t type = nic::data_ether_type(loopback_, peer);
     slot[12] = std::byte{static_cast<std::uint8_t>(type >> 8)};
     slot[13] = std::byte{static_cast<std::uint8_t>(type & 0xFF)};
     std::memcpy(slot.data() + kEthernetHeader, frame.data(), frame.size());
@@ -271,6 +272,7 @@ class NicTransport final : public Transport {
 
   TransportConfig config_;
   nic::Interface interface_;
+  bool loopback_ = false;  // frames to each pid get its own EtherType (nic/ether_types.h)
   std::size_t mtu_ = kDefaultMtu;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
