@@ -161,7 +161,7 @@ LINK_WINDOW_DIVISOR, MIN_LINK_WINDOW = 2, 2  # kLinkWindowDivisor, kMinLinkWindo
 KINDS = ("empty", "neighbour")
 SYNCS = ("dense", "sparse")
 CLUSTER_HOSTS = 8  # bench/sync_scaling.sh --cluster
-LOOPBACK_ETHER_TYPES = 256  # nic on lo: one EtherType per destination pid mod 256 (transport/nic/ether_types.h)
+LOOPBACK_ETHER_TYPE_BASE, LOOPBACK_ETHER_TYPES = 0xB500, 256  # nic on lo: EtherType base + pid % 256 (transport/nic/ether_types.h)
 SPIN_PER_CORE = 4  # recovery/spin_policy.h kFullSpinProcessesPerCore: bsplib spins up to 4 per core, then blocks
 WAKE_PROCS = (2, 4, 8, 16, 32, 64, 128, 256)  # bench/wake_cost's k
 TOUCH_KIB = (0, 128, 512)  # working sets per process wake_cost is run with
@@ -612,12 +612,13 @@ def packet_sockets():
     processes, transport/nic/ether_types.h) see a 256th of them."""
     try:
         with open("/proc/net/packet") as f:
-            protocols = [line.split()[3].lower() for line in f.read().splitlines()[1:] if len(line.split()) > 3]
-    except OSError:
+            protocols = [int(line.split()[3], 16) for line in f.read().splitlines()[1:] if len(line.split()) > 3]
+    except (OSError, ValueError):
         return 0
-    every = sum(1 for proto in protocols if proto == "0003")
-    ours = sum(1 for proto in protocols if proto.startswith("b5") and len(proto) == 4)
-    return every + ours / 256
+    every = sum(1 for proto in protocols if proto == 0x0003)  # ETH_P_ALL
+    ours = sum(1 for proto in protocols
+               if LOOPBACK_ETHER_TYPE_BASE <= proto < LOOPBACK_ETHER_TYPE_BASE + LOOPBACK_ETHER_TYPES)
+    return every + ours / LOOPBACK_ETHER_TYPES
 
 
 def descendants(pid):
@@ -900,12 +901,11 @@ def calibrate(args):
     # Spinning where bsplib spins; blocking at every k for the rounds (k = 2 is the refill's
     # reference), beyond the spinning k for the all-to-all.
     wake_rows = []
-    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
-    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
-    runs = ([["--patterns=rounds", "--waits=spin", procs(spinning), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
-            + [["--patterns=rounds", "--waits=block", procs(WAKE_PROCS), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
-            + [["--patterns=alltoall", "--waits=spin", procs(spinning)],
-               ["--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]]
+    spinning, blocking = by_wait(WAKE_PROCS)
+    runs = ([["--patterns=rounds", "--waits=spin", procs_flag(spinning), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
+            + [["--patterns=rounds", "--waits=block", procs_flag(WAKE_PROCS), "--touch-kib=%d" % kib] for kib in TOUCH_KIB]
+            + [["--patterns=alltoall", "--waits=spin", procs_flag(spinning)],
+               ["--patterns=alltoall", "--waits=block", procs_flag(blocking)]]
             + walk_runs() + tcp_alltoall_runs()
             + (cluster_wake_runs(args.netns) if args.netns and "cluster" in wanted else []))
     for _ in range(args.repeats):
@@ -915,13 +915,23 @@ def calibrate(args):
         write_rows(os.path.join(args.out, "wake_cost.csv"), wake_rows)
 
 
+def procs_flag(ks):
+    """bench/wake_cost's --procs for these k."""
+    return "--procs=" + ",".join(map(str, ks))
+
+
+def by_wait(ks):
+    """ks split by how bsplib waits at each k: (those where it spins, those where it blocks)."""
+    spinning = [k for k in ks if k <= SPIN_PER_CORE * CORES]
+    return spinning, [k for k in ks if k not in spinning]
+
+
 def walk_runs():
     """bench/wake_cost runs for the walks over per-peer arrays: the rounds, in each wait mode where
     bsplib uses it (blocking at every k: k = 2 is the reference), with WALK_ENTRIES entries
     WALK_STRIDE bytes apart read right after each wait, and timed by themselves."""
-    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
-    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
-    return [["--patterns=rounds", "--waits=" + wait, procs(ks), "--walk-entries=%d" % n,
+    spinning, _ = by_wait(WAKE_PROCS)
+    return [["--patterns=rounds", "--waits=" + wait, procs_flag(ks), "--walk-entries=%d" % n,
              "--walk-stride=%d" % WALK_STRIDE]
             for wait, ks in (("spin", spinning), ("block", WAKE_PROCS)) for n in WALK_ENTRIES]
 
@@ -930,10 +940,9 @@ def tcp_alltoall_runs():
     """bench/wake_cost's all-to-all over kernel TCP (a connection per pair of processes, waited
     on through an epoll set, as the tcp transport beyond 4 processes) in the wait mode bsplib
     uses at each k: WakeCost.tcp_growth sets it against the UDP all-to-all's."""
-    spinning = [k for k in WAKE_PROCS if k <= SPIN_PER_CORE * CORES]
-    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
-    return [["--transport=tcp", "--patterns=alltoall", "--waits=spin", procs(spinning)],
-            ["--transport=tcp", "--patterns=alltoall", "--waits=block", procs([k for k in WAKE_PROCS if k not in spinning])]]
+    spinning, blocking = by_wait(WAKE_PROCS)
+    return [["--transport=tcp", "--patterns=alltoall", "--waits=spin", procs_flag(spinning)],
+            ["--transport=tcp", "--patterns=alltoall", "--waits=block", procs_flag(blocking)]]
 
 
 def wake_cost_rows(text):
@@ -949,13 +958,11 @@ def cluster_wake_runs(netns):
     host's processes in a session of their own, as under the hosts' sshd): the rounds and the
     all-to-all at the cluster's p, spinning where bsplib spins, blocking beyond; the model
     takes the switch counts of the cluster's points from them."""
-    ks = [k for k in WAKE_PROCS if 4 <= k <= 64]
-    spinning = [k for k in ks if k <= SPIN_PER_CORE * CORES]
-    procs = lambda ks: "--procs=" + ",".join(map(str, ks))
-    return [["--patterns=" + pattern, "--waits=" + wait, procs(chosen), "--netns=" + netns,
+    spinning, blocking = by_wait([k for k in WAKE_PROCS if 4 <= k <= 64])
+    return [["--patterns=" + pattern, "--waits=" + wait, procs_flag(chosen), "--netns=" + netns,
              "--hosts=%d" % CLUSTER_HOSTS]
             for pattern in ("rounds", "alltoall")
-            for wait, chosen in (("spin", spinning), ("block", [k for k in ks if k not in spinning]))]
+            for wait, chosen in (("spin", spinning), ("block", blocking))]
 
 
 def calibrate_parts(args, wake, parts):

@@ -107,16 +107,13 @@ struct Settings {
   int packet_types;  // --transport=packet: 1 (every frame 0x88B5) or spread over this many
 };
 
-Settings settings;  // the run's (packet_type reads packet_types)
-
 // The EtherType of frames to process i: as the nic transport on lo (nic/ether_types.h), one
 // of 256 by the destination, so the kernel offers a frame only to the sockets bound to its
 // type; --packet-types=1: 0x88B5 for all (the transport before 2026-11-27, every frame
 // offered to all k sockets); N: spread over N types.
-std::uint16_t packet_type(int i) {
+std::uint16_t packet_type(const Settings& s, int i) {
   using namespace bsp::transport::nic;
-  return settings.packet_types <= 1 ? kEtherType
-                                    : static_cast<std::uint16_t>(kLoopbackEtherTypeBase + i % settings.packet_types);
+  return s.packet_types <= 1 ? kEtherType : static_cast<std::uint16_t>(kLoopbackEtherTypeBase + i % s.packet_types);
 }
 
 // --transport=tcp: process i's connection to (i + 2^j) mod k, and from (i - 2^j) mod k, per
@@ -178,14 +175,15 @@ class Member {
     }
     if (s_.packet) {
       unsigned char frame[kFrameHeader + sizeof m] = {};
-      frame[12] = static_cast<unsigned char>(packet_type(to) >> 8);
-      frame[13] = static_cast<unsigned char>(packet_type(to) & 0xFF);
+      const std::uint16_t type = packet_type(s_, to);
+      frame[12] = static_cast<unsigned char>(type >> 8);
+      frame[13] = static_cast<unsigned char>(type & 0xFF);
       std::uint32_t index = htonl(static_cast<std::uint32_t>(to));
       std::memcpy(frame + 14, &index, sizeof index);
       std::memcpy(frame + kFrameHeader, &m, sizeof m);
       sockaddr_ll a{};
       a.sll_family = AF_PACKET;
-      a.sll_protocol = htons(packet_type(to));
+      a.sll_protocol = htons(type);
       a.sll_ifindex = loopback_;
       a.sll_halen = 6;
       while (sendto(fd_, frame, sizeof frame, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) {
@@ -405,12 +403,12 @@ int host_of(int i, int k, int hosts) {
 // Process i's packet socket on lo (--transport=packet), as the nic transport opens one: bound
 // to the EtherType, with a filter passing only the frames whose index is i, not seeing its
 // own sends, the filter attached before the bind so that nothing else is queued.
-int packet_socket(int i) {
+int packet_socket(const Settings& s, int i) {
   int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) die("wake_cost: AF_PACKET socket (needs CAP_NET_RAW)");
   sock_filter code[] = {
       BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, packet_type(i), 0, 3),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, packet_type(s, i), 0, 3),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 14),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(i), 0, 1),
       BPF_STMT(BPF_RET | BPF_K, 262144),
@@ -426,7 +424,7 @@ int packet_socket(int i) {
   }
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
-  address.sll_protocol = htons(packet_type(i));
+  address.sll_protocol = htons(packet_type(s, i));
   address.sll_ifindex = static_cast<int>(if_nametoindex("lo"));
   if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0) die("wake_cost: bind (packet)");
   return fd;
@@ -504,7 +502,7 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   }
   for (int i = 0; i < s.k; ++i) {
     if (s.packet || s.tcp) {
-      sockets.push_back(s.packet ? packet_socket(i) : -1);
+      sockets.push_back(s.packet ? packet_socket(s, i) : -1);
       addresses.push_back(sockaddr_in{});
       continue;
     }
@@ -669,7 +667,6 @@ int main(int argc, char** argv) {
                 flags.number("walk-entries", 0), flags.number("walk-stride", 128), flags.text("netns", ""), static_cast<int>(flags.number("hosts", 8)),
                 flags.number("sessions", 1) != 0, transport == "packet", transport == "tcp",
                 static_cast<int>(flags.number("packet-types", bsp::transport::nic::kLoopbackEtherTypes))};
-  settings = base;
 
   // The first `cpus` of the allowed cores; every child inherits the mask.
   cpu_set_t allowed;

@@ -22,6 +22,7 @@
 #include "transport/nic/nic_transport.h"
 #include "transport/nic/packet_socket.h"
 #include "transport/nic/ring_geometry.h"
+#include "transport/nic/segment_check.h"
 #include "transport/nic/v3_block.h"
 #include "tests/transport/packet_socket_access.h"
 
@@ -303,7 +304,7 @@ TEST(NicLiveTest, FullSizeFramesArriveWholeV2Ring) {
 
 // On lo the data frames to pid 1 carry pid 1's own EtherType (so the kernel offers them to
 // pid 1's socket only, not to every process's filter): a sniffer on lo that takes every
-// frame finds the job's frames (not the segment check's probes, 0x88B6) all of that type.
+// frame finds the job's frames (not the segment check's probes) all of that type.
 TEST(NicLiveTest, FramesOnLoCarryTheDestinationsEtherType) {
   if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
   int sniffer = ::socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
@@ -325,7 +326,7 @@ TEST(NicLiveTest, FramesOnLoCarryTheDestinationsEtherType) {
     std::uint32_t frame_job;
     std::memcpy(&frame_job, packet.data() + kEthernetHeader + 4, 4);
     std::uint16_t type = static_cast<std::uint16_t>(std::to_integer<int>(packet[12]) << 8 | std::to_integer<int>(packet[13]));
-    if (frame_job != job || type == 0x88B6) continue;
+    if (frame_job != job || type == kProbeEtherType) continue;
     ++frames;
     EXPECT_EQ(type, data_ether_type(true, 1)) << "frame " << frames;
   }

@@ -6,17 +6,7 @@
 
 namespace bsp::transport::nic {
 
-GatherSender::GatherSender(int fd, const Interface& source, const std::vector<MacAddress>& peers) : fd_(fd) {
-  for (std::size_t pid = 0; pid < peers.size(); ++pid) {
-    EthernetHeader header{};
-    std::memcpy(header.data(), peers[pid].data(), 6);
-    std::memcpy(header.data() + 6, source.mac.data(), 6);
-    const std::uint16_t type = data_ether_type(is_loopback(source), static_cast<int>(pid));
-    header[12] = std::byte{static_cast<std::uint8_t>(type >> 8)};
-    header[13] = std::byte{static_cast<std::uint8_t>(type & 0xFF)};
-    headers_.push_back(header);
-  }
-}
+GatherSender::GatherSender(int fd, std::vector<EthernetHeader> headers) : fd_(fd), headers_(std::move(headers)) {}
 
 bool GatherSender::stage(int peer, std::span<const std::byte> frame) {
   if (batch_full() && !send_staged()) return false;

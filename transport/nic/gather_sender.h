@@ -23,8 +23,8 @@ class GatherSender {
  public:
   static constexpr std::size_t kMaxBatch = 64;
 
-  // peers[pid] is pid's MAC; each header gets the source's MAC and pid's data EtherType.
-  GatherSender(int fd, const Interface& source, const std::vector<MacAddress>& peers);
+  // headers[pid]: the Ethernet header of a frame to pid (ethernet_headers()).
+  GatherSender(int fd, std::vector<EthernetHeader> headers);
 
   // Sends frames from the front until the kernel refuses one; returns how many went.
   // last_error() then says why (0 when all went). Copies staged earlier go first.
@@ -42,7 +42,6 @@ class GatherSender {
   bool batch_full() const { return staged_.size() >= kMaxBatch; }
 
  private:
-  using EthernetHeader = std::array<std::byte, kEthernetHeader>;
   int fd_;
   std::vector<EthernetHeader> headers_;  // by peer
   std::array<iovec, 2 * kMaxBatch> parts_{};

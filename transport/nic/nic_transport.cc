@@ -87,7 +87,6 @@ class NicTransport final : public Transport {
     };
     std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
     interface_ = nic::find_interface(name);
-    loopback_ = nic::is_loopback(interface_);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
     std::size_t rx_bytes = std::clamp(kHostRxRingBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
                                       kLeastRxRingBytes, kDefaultRxRingBytes);
@@ -127,7 +126,7 @@ class NicTransport final : public Transport {
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
     nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter,
-                         nic::data_ether_type(loopback_, config_.pid));
+                         nic::data_ether_type(nic::is_loopback(interface_), config_.pid));
     if (rx == "v3") {
       blocks_ = std::make_unique<nic::BlockRing>(fd_.get(), kEthernetHeader + mtu_, rx_frames, kBlockRetireMs);
     } else {
@@ -178,8 +177,10 @@ class NicTransport final : public Transport {
     }
     nic::check_segment({config_.pid, config_.job_id, config_.secret, interface_, parsed,
                         std::chrono::milliseconds(segment_check_ms_)});
-    for (const nic::NicAddress& address : parsed) peers_.push_back(address.mac);
-    if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), interface_, peers_);
+    std::vector<nic::MacAddress> macs;
+    for (const nic::NicAddress& address : parsed) macs.push_back(address.mac);
+    headers_ = nic::ethernet_headers(interface_, macs);
+    if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), headers_);
   }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
@@ -198,12 +199,7 @@ class NicTransport final : public Transport {
       slot = rings_->reserve(kEthernetHeader + frame.size());
       if (slot.empty()) return SendStatus::busy;
     }
-    const nic::MacAddress& to = peers_[static_cast<std::size_t>(peer)];
-    std::memcpy(slot.data(), to.data(), 6);
-    std::memcpy(slot.data() + 6, interface_.mac.data(), 6);
-    const std::uint16_t type = nic::data_ether_type(loopback_, peer);
-    slot[12] = std::byte{static_cast<std::uint8_t>(type >> 8)};
-    slot[13] = std::byte{static_cast<std::uint8_t>(type & 0xFF)};
+    std::memcpy(slot.data(), headers_[static_cast<std::size_t>(peer)].data(), kEthernetHeader);
     std::memcpy(slot.data() + kEthernetHeader, frame.data(), frame.size());
     rings_->queue(peer);
     if (++unkicked_ >= kKickBatch) flush();
@@ -224,7 +220,7 @@ class NicTransport final : public Transport {
     int error = gather_ ? send_error_ : rings_->last_error();
     if (error != 0 && permanent_send_error(error) && !reported_down_) {
       reported_down_ = true;
-      for (int peer = 0; peer < static_cast<int>(peers_.size()); ++peer) {
+      for (int peer = 0; peer < static_cast<int>(headers_.size()); ++peer) {
         if (peer != config_.pid) {
           sink.on_peer_lost(peer, fmt::format("nic transport: sending on {} failed: {}", interface_.name,
                                               std::strerror(error)));
@@ -272,11 +268,10 @@ class NicTransport final : public Transport {
 
   TransportConfig config_;
   nic::Interface interface_;
-  bool loopback_ = false;  // frames to each pid get its own EtherType (nic/ether_types.h)
   std::size_t mtu_ = kDefaultMtu;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
-  std::vector<nic::MacAddress> peers_;
+  std::vector<nic::EthernetHeader> headers_;  // of a frame to each pid, once the peers are known
   std::unique_ptr<nic::PacketRings> rings_;    // rx v2 (and the transmit ring, tx=ring)
   std::unique_ptr<nic::BlockRing> blocks_;     // rx v3
   std::unique_ptr<nic::GatherSender> sender_;  // tx=send, once the peers are known

@@ -130,6 +130,21 @@ void filter_expression_and_bind(int fd, const Interface& interface, const std::s
 
 bool is_loopback(const Interface& interface) { return interface.name == "lo" || interface.mac == MacAddress{}; }
 
+std::vector<EthernetHeader> ethernet_headers(const Interface& source, const std::vector<MacAddress>& peers) {
+  std::vector<EthernetHeader> headers;
+  const bool loopback = is_loopback(source);
+  for (std::size_t pid = 0; pid < peers.size(); ++pid) {
+    EthernetHeader header{};
+    std::memcpy(header.data(), peers[pid].data(), 6);
+    std::memcpy(header.data() + 6, source.mac.data(), 6);
+    const std::uint16_t type = data_ether_type(loopback, static_cast<int>(pid));
+    header[12] = std::byte{static_cast<std::uint8_t>(type >> 8)};
+    header[13] = std::byte{static_cast<std::uint8_t>(type & 0xFF)};
+    headers.push_back(header);
+  }
+  return headers;
+}
+
 std::string format_mac(const MacAddress& mac) {
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 }

@@ -17,6 +17,7 @@ namespace bsp::transport::nic {
 inline constexpr std::size_t kEthernetHeader = 14;
 
 using MacAddress = std::array<std::uint8_t, 6>;
+using EthernetHeader = std::array<std::byte, kEthernetHeader>;
 
 struct Interface {
   std::string name;
@@ -31,6 +32,9 @@ Interface find_interface(const std::string& name);
 // to their type (lo, or any interface without a MAC): there each process's data frames
 // get an EtherType of their own (nic/ether_types.h).
 bool is_loopback(const Interface& interface);
+// The Ethernet header of a data frame to each pid (peers[pid] is its MAC): its MAC, the
+// source interface's, and its data EtherType; written once, copied in front of each frame.
+std::vector<EthernetHeader> ethernet_headers(const Interface& source, const std::vector<MacAddress>& peers);
 // The interface that owns an IPv4 address (for choosing the interface that reaches the
 // peers); "lo" for loopback addresses.
 std::string interface_for_address(const std::string& ipv4);
