@@ -40,7 +40,7 @@ namespace {
 // For --stats under a hybrid transport: how many peers each path serves, and which
 // (" shm_peers=1 net_peers=2 shm:1 udp:2,3"; the words without '=' are not summed).
 std::string describe_paths(transport::Transport& transport, int pid, int nprocs) {
-  auto* hybrid = dynamic_cast<transport::HybridTransport*>(&transport);
+  transport::PathSplit* hybrid = transport.path_split();
   if (!hybrid) return {};
   std::vector<int> local, network;
   for (int peer = 0; peer < nprocs; ++peer) {

@@ -15,17 +15,17 @@ namespace {
 
 class HybridChannel final : public Channel {
  public:
-  HybridChannel(std::unique_ptr<transport::HybridTransport> shell, const ChannelConfig& config)
-      : shell_(std::move(shell)), config_(config) {
+  HybridChannel(std::unique_ptr<transport::Transport> shell, const ChannelConfig& config)
+      : shell_(std::move(shell)), paths_(*shell_->path_split()), config_(config) {
     // Built only when the hybrid has both kinds of peers (make_channel uses the one
     // path alone otherwise).
-    std::unique_ptr<transport::Transport> local = shell_->release_local();
+    std::unique_ptr<transport::Transport> local = paths_.release_local();
     local_transport_ = local.get();
     local_ = make_passthrough_channel(std::move(local), config);
     ChannelConfig network_config = config;
     network_config.spin_us = 0;  // this channel spins on both paths itself
     network_config.also_wait_fd = local_transport_->wait_fd();
-    std::unique_ptr<transport::Transport> network = shell_->release_network();
+    std::unique_ptr<transport::Transport> network = paths_.release_network();
     network_ = network->capabilities().reliable ? make_passthrough_channel(std::move(network), network_config)
                                                  : make_reliable_channel(std::move(network), network_config);
   }
@@ -43,7 +43,7 @@ class HybridChannel final : public Channel {
   void wait(std::span<const int> awaited, std::chrono::microseconds timeout) override {
     network_awaited_.clear();
     for (int peer : awaited) {
-      if (!shell_->is_local(peer)) network_awaited_.push_back(peer);
+      if (!paths_.is_local(peer)) network_awaited_.push_back(peer);
     }
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
@@ -80,9 +80,10 @@ class HybridChannel final : public Channel {
   const transport::Transport& transport() const override { return network_->transport(); }
 
  private:
-  Channel& path(int peer) { return shell_->is_local(peer) ? *local_ : *network_; }
+  Channel& path(int peer) { return paths_.is_local(peer) ? *local_ : *network_; }
 
-  std::unique_ptr<transport::HybridTransport> shell_;  // the peer map
+  std::unique_ptr<transport::Transport> shell_;  // the hybrid, emptied: its peer map
+  transport::PathSplit& paths_;
   ChannelConfig config_;
   transport::Transport* local_transport_ = nullptr;  // owned by local_
   std::unique_ptr<Channel> local_, network_;
@@ -92,7 +93,7 @@ class HybridChannel final : public Channel {
 
 }  // namespace
 
-std::unique_ptr<Channel> make_hybrid_channel(std::unique_ptr<transport::HybridTransport> transport,
+std::unique_ptr<Channel> make_hybrid_channel(std::unique_ptr<transport::Transport> transport,
                                              const ChannelConfig& config) {
   return std::make_unique<HybridChannel>(std::move(transport), config);
 }

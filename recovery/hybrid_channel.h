@@ -9,11 +9,12 @@
 #include <memory>
 
 #include "recovery/channel.h"
-#include "transport/hybrid_transport.h"
+#include "transport/transport.h"
 
 namespace bsp::recovery {
 
-std::unique_ptr<Channel> make_hybrid_channel(std::unique_ptr<transport::HybridTransport> transport,
+// transport->path_split() must not be nullptr.
+std::unique_ptr<Channel> make_hybrid_channel(std::unique_ptr<transport::Transport> transport,
                                              const ChannelConfig& config);
 
 }  // namespace bsp::recovery

@@ -5,18 +5,15 @@
 #include "recovery/hybrid_channel.h"
 #include "recovery/passthrough_channel.h"
 #include "recovery/reliable_channel.h"
-#include "transport/hybrid_transport.h"
 
 namespace bsp::recovery {
 
 std::unique_ptr<Channel> make_channel(std::unique_ptr<transport::Transport> transport,
                                       const ChannelConfig& config) {
-  if (auto* hybrid = dynamic_cast<transport::HybridTransport*>(transport.get())) {
-    std::unique_ptr<transport::HybridTransport> shell(hybrid);
-    transport.release();
-    if (shell->has_local_peers() && shell->has_network_peers()) return make_hybrid_channel(std::move(shell), config);
+  if (transport::PathSplit* paths = transport->path_split()) {
+    if (paths->has_local_peers() && paths->has_network_peers()) return make_hybrid_channel(std::move(transport), config);
     // One path only: every peer on this host (or alone), or none.
-    return make_channel(shell->has_network_peers() ? shell->release_network() : shell->release_local(), config);
+    return make_channel(paths->has_network_peers() ? paths->release_network() : paths->release_local(), config);
   }
   if (transport->capabilities().reliable) return make_passthrough_channel(std::move(transport), config);
   return make_reliable_channel(std::move(transport), config);

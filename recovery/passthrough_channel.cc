@@ -73,12 +73,16 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
 
   int wait_fd() const override { return transport_->wait_fd(); }
   std::byte* stage(int peer, std::size_t size, std::uint64_t& token) override {
-    return transport_->stage(peer, size, token);
+    transport::Staging* staging = transport_->staging();
+    return staging ? staging->stage(peer, size, token) : nullptr;
   }
   std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) override {
-    return transport_->staged(peer, token, size);
+    transport::Staging* staging = transport_->staging();
+    return staging ? staging->staged(peer, token, size) : std::span<const std::byte>{};
   }
-  void next_superstep() override { transport_->next_superstep(); }
+  void next_superstep() override {
+    if (transport::Staging* staging = transport_->staging()) staging->next_superstep();
+  }
   bool all_acknowledged() const override { return transport_->flush(); }
   const ChannelStats& stats() const override { return stats_; }
   const transport::Transport& transport() const override { return *transport_; }

@@ -31,11 +31,14 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
                          config.buffers ? config.buffers : transport_->capabilities().pool_frames,
                          transport_->capabilities().mtu, config.ack_policy, config.secret},
               clock_, *this) {
-    transport_->set_transmit_hook(
-        [this](int peer, std::span<std::byte> frame) { core_.refresh_header(peer, frame); });
+    if (auto* hooks = transport_->transmit_hooks()) {
+      hooks->set_transmit_hook([this](int peer, std::span<std::byte> frame) { core_.refresh_header(peer, frame); });
+    }
   }
 
-  ~ReliableChannel() override { transport_->set_transmit_hook(nullptr); }
+  ~ReliableChannel() override {
+    if (auto* hooks = transport_->transmit_hooks()) hooks->set_transmit_hook(nullptr);
+  }
 
   std::size_t max_payload() const override { return core_.max_payload(); }
 

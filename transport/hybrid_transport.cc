@@ -72,6 +72,11 @@ void HybridTransport::connect(const std::vector<std::string>& addresses) {
   if (has_network_peers()) network_->connect(network_addresses);
 }
 
+void HybridTransport::decorate_paths(const Decorator& decorate) {
+  local_ = decorate(std::move(local_));
+  network_ = decorate(std::move(network_));
+}
+
 bool HybridTransport::has_local_peers() const { return std::find(local_peer_.begin(), local_peer_.end(), true) != local_peer_.end(); }
 
 bool HybridTransport::has_network_peers() const {

@@ -20,7 +20,7 @@
 
 namespace bsp::transport {
 
-class HybridTransport final : public Transport {
+class HybridTransport final : public Transport, public PathSplit {
  public:
   HybridTransport(std::unique_ptr<Transport> local, std::unique_ptr<Transport> network, int pid, int nprocs);
 
@@ -37,16 +37,17 @@ class HybridTransport final : public Transport {
   bool before_block() override;
   void after_block() override;
   const Transport* wrapped() const override { return network_.get(); }
+  PathSplit* path_split() override { return this; }
 
-  // After connect(): which peers go through the local transport.
-  bool is_local(int peer) const { return local_peer_[static_cast<std::size_t>(peer)]; }
-  bool has_local_peers() const;
-  bool has_network_peers() const;
-  Transport& local() { return *local_; }
-  Transport& network() { return *network_; }
-  // For the channel layer, which then owns the two parts (this shell keeps the peer map).
-  std::unique_ptr<Transport> release_local() { return std::move(local_); }
-  std::unique_ptr<Transport> release_network() { return std::move(network_); }
+  // PathSplit:
+  bool is_local(int peer) const override { return local_peer_[static_cast<std::size_t>(peer)]; }
+  bool has_local_peers() const override;
+  bool has_network_peers() const override;
+  Transport& local() override { return *local_; }
+  Transport& network() override { return *network_; }
+  std::unique_ptr<Transport> release_local() override { return std::move(local_); }
+  std::unique_ptr<Transport> release_network() override { return std::move(network_); }
+  void decorate_paths(const Decorator& decorate) override;
 
  private:
   std::unique_ptr<Transport> local_, network_;

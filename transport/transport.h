@@ -2,7 +2,13 @@
 // nic, shm, and decorators such as fault). A transport moves frames of at most mtu()
 // bytes between the processes of one job; it knows nothing of supersteps or recovery.
 //
-// Contract (docs/DESIGN.md, "Transports"):
+// The interface holds what every transport needs (set-up, data path, waiting); what only
+// some have (staging, a transmit hook, two paths) sits behind small interfaces that
+// staging(), transmit_hooks() and path_split() return. Decorators (fault, trace) derive
+// from ForwardingTransport (transport/forwarding_transport.h) and override only what they
+// change.
+//
+// Contract (docs/DESIGN.md, "Transports"; tests/transport/contract_test.cc):
 //  - Set-up may throw std::runtime_error with a message a user can act on.
 //  - The data path never throws and never blocks: back-pressure is SendStatus::busy and
 //    the caller makes progress (receives) and retries; errors reach the FrameSink.
@@ -13,7 +19,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -22,6 +27,9 @@
 #include <vector>
 
 #include "auth/mac.h"
+#include "transport/path_split.h"
+#include "transport/staging.h"
+#include "transport/transmit_hook.h"
 
 namespace bsp::transport {
 
@@ -63,8 +71,6 @@ struct Capabilities {
   // true: ready() reads memory (no system call) and the peers have cores of their own:
   // worth polling in a tight loop before yielding the core.
   bool poll_without_yielding = false;
-  // true: calls the transmit hook (below) on every frame just before it goes.
-  bool transmit_hook = false;
   // Frames the transport suggests for the reliable layer's shared pool when the user
   // set none (0: the layer's own default). nic's 64 KiB frames on lo would otherwise get
   // the layer's floor of 1024 frames, 64 MiB; a quarter of that measured as fast.
@@ -189,33 +195,16 @@ class Transport {
   virtual bool before_block() { return true; }
   virtual void after_block() {}
 
-  // ---- Pulled transfers (Push-Pull, paper 002): transports sharing memory (shm) ----
-  // `size` bytes of this process's staging memory that `peer` can copy from directly, and
-  // the token naming them; nullptr when there is none for this peer, or no room (send the
-  // data instead). What is staged in one superstep stays until the end of the next
-  // (next_superstep() is called at each superstep's end: staging is reused every other).
-  virtual std::byte* stage(int /*peer*/, std::size_t /*size*/, std::uint64_t& /*token*/) { return nullptr; }
-  // The `size` bytes peer staged under `token`, checked against its staging memory;
-  // empty when they cannot be there (a broken or hostile peer).
-  virtual std::span<const std::byte> staged(int /*peer*/, std::uint64_t /*token*/, std::size_t /*size*/) {
-    return {};
-  }
-  virtual void next_superstep() {}
-
-  // "Gathered send" (paper 001, §2.3): a transport that queues frames before handing
-  // them to the kernel (nic's TX ring) calls the hook on each queued frame just before
-  // it goes, so the layer above can write fresh protocol fields (piggy-backed ack) and
-  // reseal it. The frame's length must not change. Transports that hand frames to the
-  // kernel at send() may call it there. Default: no hook.
-  using TransmitHook = std::function<void(int peer, std::span<std::byte> frame)>;
-  // Decorators forward it to the transport they wrap.
-  virtual void set_transmit_hook(TransmitHook hook) { transmit_hook_ = std::move(hook); }
+  // ---- Optional capabilities (nullptr: this transport has none) ----
+  // Push-Pull staging in memory the peers share (shm): transport/staging.h.
+  virtual Staging* staging() { return nullptr; }
+  // A hook run on each frame just before it leaves (nic's TX ring): transport/transmit_hook.h.
+  virtual TransmitHooks* transmit_hooks() { return nullptr; }
+  // One path for this host's peers and one for the others (the hybrids): transport/path_split.h.
+  virtual PathSplit* path_split() { return nullptr; }
 
   // A decorator's wrapped transport (nullptr for a real one), to find a layer by type.
   virtual const Transport* wrapped() const { return nullptr; }
-
- protected:
-  TransmitHook transmit_hook_;
 };
 
 }  // namespace bsp::transport

@@ -103,27 +103,27 @@ TEST(ShmTransport, FramesGoBothWaysInOrder) {
 TEST(ShmTransport, StagedBytesArePulledByTokenAndCheckedAgainstTheArea) {
   Pair pair;
   std::uint64_t token = 0;
-  std::byte* staged = pair.a->stage(1, 5, token);
+  std::byte* staged = pair.a->staging()->stage(1, 5, token);
   ASSERT_NE(staged, nullptr);
   std::memcpy(staged, "hello", 5);
-  std::span<const std::byte> seen = pair.b->staged(0, token, 5);
+  std::span<const std::byte> seen = pair.b->staging()->staged(0, token, 5);
   ASSERT_EQ(seen.size(), 5u);
   EXPECT_EQ(std::memcmp(seen.data(), "hello", 5), 0);
-  EXPECT_TRUE(pair.b->staged(0, std::uint64_t{1} << 40, 5).empty());
-  EXPECT_TRUE(pair.b->staged(0, token, std::size_t{1} << 40).empty());
-  EXPECT_TRUE(pair.b->staged(0, ~std::uint64_t{0} - 2, 5).empty());  // token + size overflows
-  EXPECT_TRUE(pair.b->staged(7, token, 5).empty());                  // no such peer
-  EXPECT_EQ(pair.a->stage(1, std::size_t{1} << 40, token), nullptr);  // too big: push it instead
+  EXPECT_TRUE(pair.b->staging()->staged(0, std::uint64_t{1} << 40, 5).empty());
+  EXPECT_TRUE(pair.b->staging()->staged(0, token, std::size_t{1} << 40).empty());
+  EXPECT_TRUE(pair.b->staging()->staged(0, ~std::uint64_t{0} - 2, 5).empty());  // token + size overflows
+  EXPECT_TRUE(pair.b->staging()->staged(7, token, 5).empty());                  // no such peer
+  EXPECT_EQ(pair.a->staging()->stage(1, std::size_t{1} << 40, token), nullptr);  // too big: push it instead
   std::uint64_t second = 0;
-  ASSERT_NE(pair.a->stage(1, 5, second), nullptr);
+  ASSERT_NE(pair.a->staging()->stage(1, 5, second), nullptr);
   EXPECT_NE(second, token);  // one superstep's stagings do not overlap
-  pair.a->next_superstep();
+  pair.a->staging()->next_superstep();
   std::uint64_t other_half = 0;
-  ASSERT_NE(pair.a->stage(1, 5, other_half), nullptr);
+  ASSERT_NE(pair.a->staging()->stage(1, 5, other_half), nullptr);
   EXPECT_NE(other_half, token);
-  pair.a->next_superstep();  // two supersteps on: the first half again, from its start
+  pair.a->staging()->next_superstep();  // two supersteps on: the first half again, from its start
   std::uint64_t again = 0;
-  ASSERT_NE(pair.a->stage(1, 5, again), nullptr);
+  ASSERT_NE(pair.a->staging()->stage(1, 5, again), nullptr);
   EXPECT_EQ(again, token);
 }
 

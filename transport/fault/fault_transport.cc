@@ -1,6 +1,8 @@
 // transport/fault/fault_transport.cc: the fault-injecting decorator (see fault_transport.h).
 #include "transport/fault/fault_transport.h"
 
+#include "transport/forwarding_transport.h"
+
 #include <optional>
 #include <random>
 #include <string>
@@ -9,17 +11,17 @@
 namespace bsp::transport {
 namespace {
 
-class FaultTransport final : public Transport {
+class FaultTransport final : public ForwardingTransport, private TransmitHooks {
  public:
   FaultTransport(std::unique_ptr<Transport> inner, const FaultSpec& spec, int pid)
-      : inner_(std::move(inner)),
+      : ForwardingTransport(std::move(inner)),
         spec_(spec),
         generator_(spec.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(pid) + 1),
-        name_("fault+" + std::string(inner_->name())) {}
+        name_("fault+" + std::string(this->inner().name())) {}
 
   std::string_view name() const override { return name_; }
   Capabilities capabilities() const override {
-    Capabilities capabilities = inner_->capabilities();
+    Capabilities capabilities = inner().capabilities();
     capabilities.reliable = false;
     capabilities.authenticated_links = false;
     return capabilities;
@@ -29,17 +31,7 @@ class FaultTransport final : public Transport {
   // path runs, and corruption happens after it, on the frame as it leaves: the layer
   // above rewrites and reseals frames in the hook, which would otherwise heal (and hide)
   // a bit flipped at send().
-  void set_transmit_hook(TransmitHook hook) override {
-    corrupt_at_send_ = !hook || !inner_->capabilities().transmit_hook;
-    if (!hook) return inner_->set_transmit_hook(nullptr);
-    inner_->set_transmit_hook([this, hook = std::move(hook)](int peer, std::span<std::byte> frame) {
-      hook(peer, frame);
-      if (chance(spec_.corrupt) && !frame.empty()) flip_a_bit(frame);
-    });
-  }
-  std::string local_address() override { return inner_->local_address(); }
-  const Transport* wrapped() const override { return inner_.get(); }
-  void connect(const std::vector<std::string>& addresses) override { inner_->connect(addresses); }
+  TransmitHooks* transmit_hooks() override { return inner().transmit_hooks() ? this : nullptr; }
 
   SendStatus send(int peer, std::span<const std::byte> frame) override {
     ++counts_.frames;
@@ -58,23 +50,28 @@ class FaultTransport final : public Transport {
       held_ = Held{peer, std::vector<std::byte>(out.begin(), out.end())};
       return SendStatus::sent;  // goes out after the next frame (or at flush)
     }
-    if (inner_->send(peer, out) != SendStatus::sent) {
+    if (inner().send(peer, out) != SendStatus::sent) {
       --counts_.frames;
       return SendStatus::busy;
     }
     if (chance(spec_.dup)) {
       ++counts_.duplicated;
-      inner_->send(peer, out);
+      inner().send(peer, out);
     }
     if (held_) release_held();  // overtaken by this frame now; if busy, flush() sends it
     return SendStatus::sent;
+  }
+
+  // Joined and sent through send(), so a gathered frame meets the same faults.
+  SendStatus send_gathered(int peer, std::span<const std::byte> head, std::span<const std::byte> body) override {
+    return Transport::send_gathered(peer, head, body);
   }
 
   // With drops as the only fault, the frames that survive go on to the inner transport
   // as one batch (udp segments runs of them, so the loss tests exercise that path); the
   // one draw per frame as frame by frame. Any other fault: frame by frame.
   std::size_t send_batch(std::span<const OutFrame> frames) override {
-    if (spec_.corrupt > 0 || spec_.reorder > 0 || spec_.dup > 0 || held_) return Transport::send_batch(frames);
+    if (spec_.corrupt > 0 || spec_.reorder > 0 || spec_.dup > 0 || held_) return Transport::send_batch(frames);  // frame by frame through send()
     survivors_.clear();
     survivor_at_.clear();
     for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -86,7 +83,7 @@ class FaultTransport final : public Transport {
       survivors_.push_back(frames[i]);
       survivor_at_.push_back(i);
     }
-    std::size_t taken = survivors_.empty() ? 0 : inner_->send_batch(survivors_);
+    std::size_t taken = survivors_.empty() ? 0 : inner().send_batch(survivors_);
     if (taken == survivors_.size()) return frames.size();
     // Refused from survivor `taken` on: it and every frame after it count as not sent
     // (the dropped ones among them are drawn again when the caller sends again).
@@ -97,20 +94,24 @@ class FaultTransport final : public Transport {
     return consumed;
   }
 
-  std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
-    return inner_->receive(sink, max_frames);
-  }
-
   bool flush() override {
     bool held_gone = !held_ || release_held();
-    return inner_->flush() && held_gone;
+    return inner().flush() && held_gone;
   }
-
-  int wait_fd() const override { return inner_->wait_fd(); }
 
   const FaultCounts& counts() const { return counts_; }
 
  private:
+  void set_transmit_hook(TransmitHook hook) override {
+    TransmitHooks* inner_hooks = inner().transmit_hooks();
+    corrupt_at_send_ = !hook;
+    if (!hook) return inner_hooks->set_transmit_hook(nullptr);
+    inner_hooks->set_transmit_hook([this, hook = std::move(hook)](int peer, std::span<std::byte> frame) {
+      hook(peer, frame);
+      if (chance(spec_.corrupt) && !frame.empty()) flip_a_bit(frame);
+    });
+  }
+
   struct Held {
     int peer;
     std::vector<std::byte> bytes;
@@ -128,12 +129,11 @@ class FaultTransport final : public Transport {
 
   // Sends the held-back frame; false while the inner transport is busy.
   bool release_held() {
-    if (inner_->send(held_->peer, held_->bytes) != SendStatus::sent) return false;
+    if (inner().send(held_->peer, held_->bytes) != SendStatus::sent) return false;
     held_.reset();
     return true;
   }
 
-  std::unique_ptr<Transport> inner_;
   FaultSpec spec_;
   std::mt19937_64 generator_;
   std::string name_;

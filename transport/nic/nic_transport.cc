@@ -77,7 +77,7 @@ constexpr int kDefaultSendBuffer = 4 << 20;
 // of each other, as soon as the control plane hands out the addresses.
 constexpr int kDefaultSegmentCheckMs = 5000;
 
-class NicTransport final : public Transport {
+class NicTransport final : public Transport, private TransmitHooks {
  public:
   explicit NicTransport(const TransportConfig& config) : config_(config) {
     auto option = [&](const char* key) -> std::optional<std::string> {
@@ -144,7 +144,6 @@ class NicTransport final : public Transport {
   std::string_view name() const override { return "nic"; }
   Capabilities capabilities() const override {
     Capabilities capabilities{mtu_, false};
-    capabilities.transmit_hook = !gather_;  // the ring's frames wait for their kick
     // Frames above 16 KiB: a 16 MiB pool (docs/tuning.md), not the layer's 1024 frames.
     if (mtu_ > kPoolBytesForLargeFrames / 1024) {
       capabilities.pool_frames = std::max(kPoolBytesForLargeFrames / mtu_,
@@ -254,6 +253,10 @@ class NicTransport final : public Transport {
 
   int wait_fd() const override { return fd_.get(); }
 
+  // Only the ring's frames wait for their kick; gathered frames leave at once, sealed.
+  TransmitHooks* transmit_hooks() override { return gather_ ? nullptr : this; }
+  void set_transmit_hook(TransmitHook hook) override { transmit_hook_ = std::move(hook); }
+
  private:
   static constexpr std::size_t kKickBatch = 64;  // frames queued before a kick is forced
   bool reported_down_ = false;
@@ -267,6 +270,7 @@ class NicTransport final : public Transport {
   }
 
   TransportConfig config_;
+  TransmitHook transmit_hook_;
   nic::Interface interface_;
   std::size_t mtu_ = kDefaultMtu;
   int segment_check_ms_ = kDefaultSegmentCheckMs;

@@ -89,7 +89,7 @@ std::size_t ring_capacity(const TransportConfig& config) {
   return std::clamp<std::size_t>(std::bit_floor(share), kSmallestRing, kLargestRing);
 }
 
-class ShmTransport final : public Transport {
+class ShmTransport final : public Transport, private Staging {
  public:
   explicit ShmTransport(const TransportConfig& config)
       : config_(config), capacity_(ring_capacity(config)), host_(shm::host_key()) {
@@ -216,6 +216,8 @@ class ShmTransport final : public Transport {
     }
     return delivered;
   }
+
+  Staging* staging() override { return this; }
 
   std::byte* stage(int peer, std::size_t size, std::uint64_t& token) override {
     if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return nullptr;

@@ -11,18 +11,21 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <vector>
+
+#include "transport/forwarding_transport.h"
 
 namespace bsp::transport {
 namespace {
 
 constexpr std::uint16_t kEtherType = 0x88B5;
 
-class TraceTransport final : public Transport, private FrameSink {
+// One process's pcap file, shared by the traced paths of a hybrid.
+class PcapWriter {
  public:
-  TraceTransport(std::unique_ptr<Transport> inner, const std::string& file, int pid)
-      : inner_(std::move(inner)), pid_(pid), dead_(pcap_open_dead(DLT_EN10MB, 1 << 18)) {
+  explicit PcapWriter(const std::string& file) : dead_(pcap_open_dead(DLT_EN10MB, 1 << 18)) {
     // Mode 0600: a trace holds the job's data; only its owner may read it.
     int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     FILE* stream = fd < 0 ? nullptr : ::fdopen(fd, "wb");
@@ -36,70 +39,81 @@ class TraceTransport final : public Transport, private FrameSink {
       throw std::runtime_error(fmt::format("trace: cannot write {}: {}", file, why));
     }
   }
-  ~TraceTransport() override {
+  ~PcapWriter() {
     pcap_dump_close(dumper_);
     pcap_close(dead_);
   }
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
 
-  std::string_view name() const override { return inner_->name(); }
-  Capabilities capabilities() const override { return inner_->capabilities(); }
-  const Transport* wrapped() const override { return inner_.get(); }
-  // Frames are recorded as handed to send(); the hook still runs where the real transport
-  // runs it, so a traced job takes the production path.
-  void set_transmit_hook(TransmitHook hook) override { inner_->set_transmit_hook(std::move(hook)); }
-  std::string local_address() override { return inner_->local_address(); }
-  void connect(const std::vector<std::string>& addresses) override { inner_->connect(addresses); }
-
-  SendStatus send(int peer, std::span<const std::byte> frame) override {
-    SendStatus status = inner_->send(peer, frame);
-    if (status == SendStatus::sent) dump(pid_, peer, frame);
-    return status;
-  }
-  std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
-    outer_ = &sink;
-    std::size_t delivered = inner_->receive(*this, max_frames);
-    outer_ = nullptr;
-    return delivered;
-  }
-  bool flush() override { return inner_->flush(); }
-  int wait_fd() const override { return inner_->wait_fd(); }
-  // Not stage(): a traced job sends all its data through frames, so the trace holds it.
-  bool ready() override { return inner_->ready(); }
-  bool before_block() override { return inner_->before_block(); }
-  void after_block() override { inner_->after_block(); }
-
- private:
-  void on_frame(int peer, std::span<const std::byte> frame) override {
-    dump(peer, pid_, frame);
-    outer_->on_frame(peer, frame);
-  }
-  void on_peer_lost(int peer, std::string_view why) override { outer_->on_peer_lost(peer, why); }
-
-  static void write_mac(std::byte* at, int pid) {
-    const std::uint8_t mac[6] = {0x02, 0, 0, 0, static_cast<std::uint8_t>((pid >> 8) & 0xFF),
-                                 static_cast<std::uint8_t>(pid & 0xFF)};
-    std::memcpy(at, mac, 6);
-  }
-
-  void dump(int from, int to, std::span<const std::byte> frame) {
-    record_.resize(14 + frame.size());
+  // A frame from pid `from` to pid `to` (-1: unknown), given in one or two pieces.
+  void dump(int from, int to, std::span<const std::byte> head, std::span<const std::byte> body = {}) {
+    record_.resize(14 + head.size() + body.size());
     write_mac(record_.data(), to < 0 ? 0xFFFF : to);
     write_mac(record_.data() + 6, from < 0 ? 0xFFFF : from);
     record_[12] = std::byte{kEtherType >> 8};
     record_[13] = std::byte{kEtherType & 0xFF};
-    std::memcpy(record_.data() + 14, frame.data(), frame.size());
+    std::memcpy(record_.data() + 14, head.data(), head.size());
+    if (!body.empty()) std::memcpy(record_.data() + 14 + head.size(), body.data(), body.size());
     pcap_pkthdr header{};
     ::gettimeofday(&header.ts, nullptr);
     header.caplen = header.len = static_cast<bpf_u_int32>(record_.size());
     pcap_dump(reinterpret_cast<u_char*>(dumper_), &header, reinterpret_cast<const u_char*>(record_.data()));
   }
 
-  std::unique_ptr<Transport> inner_;
-  int pid_;
+ private:
+  static void write_mac(std::byte* at, int pid) {
+    const std::uint8_t mac[6] = {0x02, 0, 0, 0, static_cast<std::uint8_t>((pid >> 8) & 0xFF),
+                                 static_cast<std::uint8_t>(pid & 0xFF)};
+    std::memcpy(at, mac, 6);
+  }
+
   pcap_t* dead_;
   pcap_dumper_t* dumper_ = nullptr;
-  FrameSink* outer_ = nullptr;
   std::vector<std::byte> record_;
+};
+
+class TraceTransport final : public ForwardingTransport, private FrameSink {
+ public:
+  TraceTransport(std::unique_ptr<Transport> inner, std::shared_ptr<PcapWriter> writer, int pid)
+      : ForwardingTransport(std::move(inner)), writer_(std::move(writer)), pid_(pid) {}
+
+  // Frames are recorded as handed to send(); the transmit hook still runs where the real
+  // transport runs it, so a traced job takes the production path.
+  SendStatus send(int peer, std::span<const std::byte> frame) override {
+    SendStatus status = inner().send(peer, frame);
+    if (status == SendStatus::sent) writer_->dump(pid_, peer, frame);
+    return status;
+  }
+  SendStatus send_gathered(int peer, std::span<const std::byte> head, std::span<const std::byte> body) override {
+    SendStatus status = inner().send_gathered(peer, head, body);
+    if (status == SendStatus::sent) writer_->dump(pid_, peer, head, body);
+    return status;
+  }
+  std::size_t send_batch(std::span<const OutFrame> frames) override {
+    std::size_t sent = inner().send_batch(frames);
+    for (const OutFrame& frame : frames.first(sent)) writer_->dump(pid_, frame.peer, frame.bytes);
+    return sent;
+  }
+  std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    outer_ = &sink;
+    std::size_t delivered = inner().receive(*this, max_frames);
+    outer_ = nullptr;
+    return delivered;
+  }
+  // No staging: a traced job sends all its data through frames, so the trace holds it.
+  Staging* staging() override { return nullptr; }
+
+ private:
+  void on_frame(int peer, std::span<const std::byte> frame) override {
+    writer_->dump(peer, pid_, frame);
+    outer_->on_frame(peer, frame);
+  }
+  void on_peer_lost(int peer, std::string_view why) override { outer_->on_peer_lost(peer, why); }
+
+  std::shared_ptr<PcapWriter> writer_;
+  int pid_;
+  FrameSink* outer_ = nullptr;
 };
 
 }  // namespace
@@ -112,7 +126,10 @@ std::string trace_file_for(const std::string& path, int pid) {
 }
 
 std::unique_ptr<Transport> wrap_with_trace(std::unique_ptr<Transport> inner, const std::string& path, int pid) {
-  return std::make_unique<TraceTransport>(std::move(inner), trace_file_for(path, pid), pid);
+  auto writer = std::make_shared<PcapWriter>(trace_file_for(path, pid));
+  return decorate(std::move(inner), [&](std::unique_ptr<Transport> path_transport) -> std::unique_ptr<Transport> {
+    return std::make_unique<TraceTransport>(std::move(path_transport), writer, pid);
+  });
 }
 
 }  // namespace bsp::transport
