@@ -215,7 +215,7 @@ const std::vector<LauncherOption>& launcher_option_table() {
       {"--rsh=CMD", "remote shell that starts bsprun's agent on each host (default 'ssh -x -o BatchMode=yes')"},
       {"--tag-output", "prefix every line a process writes with [pid]"},
       {"--netns=PREFIX", "run process i in network namespace PREFIX<i> (tools/cluster.sh)"},
-      {"-h, --help", "print this list"},
+      {"-h, --help", "print these options and the transports built in (on standard error)"},
       {"--help=markdown", "print the options as the README's table"},
       {"--help=man", "print the options as bsprun(1)'s OPTIONS section (troff)"},
   };
