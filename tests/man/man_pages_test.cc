@@ -77,6 +77,10 @@ std::vector<Declaration> declared_functions(const std::string& header) {
 class ManPagesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    for (const char* tool : {"man", "groff"}) {
+      ProgramResult found = run_program({"sh", "-c", "command -v \"$0\"", tool}, 10s);
+      ASSERT_EQ(found.exit_code, 0) << tool << " is not installed (tools/setup.sh installs man-db and groff-base)";
+    }
     const char* tmp = std::getenv("TEST_TMPDIR");
     prefix_ = std::string(tmp ? tmp : "/tmp") + "/bsp-man-install";
     ProgramResult installed = run_program({"tools/install.sh", prefix_}, 60s);
