@@ -1,4 +1,5 @@
-// bsplib/options.cc: the table of run-time options, and BSP_* environment -> RunOptions.
+// bsplib/options.cc: the tables of run-time and launcher options, their Markdown and troff (man)
+// renderings, and BSP_* environment -> RunOptions.
 #include "bsplib/options.h"
 
 #include <fmt/format.h>
