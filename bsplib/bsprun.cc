@@ -46,21 +46,19 @@ namespace {
 
 [[noreturn]] void usage(const std::string& problem) {
   if (!problem.empty()) fmt::print(stderr, "bsprun: {}\n", problem);
-  fmt::print(stderr,
-             "usage: bsprun -n P [options] program [arguments...]\n"
-             "  -n P, --nprocs=P        number of processes (default: 1; also -np, -npes, -nprocs)\n");
-  for (const bsp::OptionSpec& option : bsp::option_table()) {
-    fmt::print(stderr, "  --{:<22}{} [{}; {}{}]\n", std::string(option.name) + "=...", option.help, option.scope,
-               bsp::environment_variable(option), *option.default_value ? fmt::format("; default {}", option.default_value) : "");
+  fmt::print(stderr, "usage: bsprun -n P [options] program [arguments...]\n");
+  // Both tables also make bsprun(1)'s OPTIONS section (--help=man): one source for both.
+  std::size_t width = 0;
+  for (const bsp::LauncherOption& option : bsp::launcher_option_table()) width = std::max(width, std::strlen(option.spelling));
+  for (const bsp::OptionSpec& option : bsp::option_table()) width = std::max(width, std::strlen(option.name) + 6);
+  for (const bsp::LauncherOption& option : bsp::launcher_option_table()) {
+    fmt::print(stderr, "  {:<{}}{}\n", option.spelling, width + 2, option.help);
   }
-  fmt::print(stderr, "  --{:<22}{}\n", "netns=PREFIX", "run process i in network namespace PREFIX<i> (tools/cluster.sh)");
-  fmt::print(stderr, "  --{:<22}{}\n", "hosts=A:4,B:4", "run across hosts: slots per host, filled in order (pids 0-3 on A)");
-  fmt::print(stderr, "  --{:<22}{}\n", "hostfile=FILE",
-             "the hosts as Open MPI's hostfile: lines 'nodeA slots=4 [iface=eth1]', # comments");
-  fmt::print(stderr, "  --{:<22}{}\n", "rsh=CMD",
-             "remote shell that starts bsprun's agent on each host (default 'ssh -x -o BatchMode=yes')");
-  fmt::print(stderr, "  --{:<22}{}\n", "tag-output", "prefix every line a process writes with [pid]");
-  fmt::print(stderr, "  --{:<22}{}\n", "help=markdown", "print the options as the README's table");
+  for (const bsp::OptionSpec& option : bsp::option_table()) {
+    fmt::print(stderr, "  {:<{}}{} [{}; {}{}]\n", fmt::format("--{}=...", option.name), width + 2, option.help,
+               option.scope, bsp::environment_variable(option),
+               *option.default_value ? fmt::format("; default {}", option.default_value) : "");
+  }
   fmt::print(stderr, "transports built in: {}\n", fmt::join(bsp::transport::transport_names(), ", "));
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -214,8 +212,8 @@ int main(int argc, char** argv) {
     for (; first < argc; ++first) {
       std::string arg = argv[first];
       if (arg == "-h" || arg == "--help") usage("");
-      if (arg == "--help=markdown") {
-        fmt::print("{}", bsp::options_markdown());
+      if (arg == "--help=markdown" || arg == "--help=man") {
+        fmt::print("{}", arg == "--help=man" ? bsp::options_man() : bsp::options_markdown());
         return 0;
       }
       if (arg == "--") {

@@ -1,4 +1,5 @@
-// bsplib/options.cc: the table of run-time options, and BSP_* environment -> RunOptions.
+// bsplib/options.cc: the tables of run-time and launcher options, their Markdown and troff (man)
+// renderings, and BSP_* environment -> RunOptions.
 #include "bsplib/options.h"
 
 #include <fmt/format.h>
@@ -205,6 +206,66 @@ std::string options_markdown() {
                          option.scope, *option.default_value ? option.default_value : "—", option.help);
   }
   return table;
+}
+
+const std::vector<LauncherOption>& launcher_option_table() {
+  static const std::vector<LauncherOption> table = {
+      {"-n P, --nprocs=P", "number of processes (default: 1; also -np, -npes, -nprocs)"},
+      {"--hosts=A:4,B:4", "run across hosts: slots per host, filled in order (pids 0-3 on A)"},
+      {"--hostfile=FILE", "the hosts as Open MPI's hostfile: lines 'nodeA slots=4 [iface=eth1]', # comments"},
+      {"--rsh=CMD", "remote shell that starts bsprun's agent on each host (default 'ssh -x -o BatchMode=yes')"},
+      {"--tag-output", "prefix every line a process writes with [pid]"},
+      {"--netns=PREFIX", "run process i in network namespace PREFIX<i> (tools/cluster.sh)"},
+      {"-h, --help", "print these options and the transports built in (on standard error)"},
+      {"--help=markdown", "print the options as the README's table"},
+      {"--help=man", "print the options as bsprun(1)'s OPTIONS section (troff)"},
+  };
+  return table;
+}
+
+namespace {
+
+// Text for troff: no request can start a line, backslashes and dashes print as typed, and
+// Markdown's `code` is bold.
+std::string troff_text(const std::string& text) {
+  std::string out;
+  bool code = false;
+  for (char c : text) {
+    if (c == '\\') {
+      out += "\\e";
+    } else if (c == '-') {
+      out += "\\-";
+    } else if (c == '`') {
+      out += code ? "\\fR" : "\\fB";
+      code = !code;
+    } else {
+      out += c;
+    }
+  }
+  if (code) out += "\\fR";
+  if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out.insert(0, "\\&");
+  return out;
+}
+
+}  // namespace
+
+std::string options_man() {
+  std::string man = ".SS \"Launching\"\n";
+  for (const LauncherOption& option : launcher_option_table()) {
+    man += fmt::format(".TP\n\\fB{}\\fR\n{}\n", troff_text(option.spelling), troff_text(option.help));
+  }
+  man += ".SS \"Run-time settings\"\n"
+         "Each is also read from its environment variable, so a program started without\n"
+         ".B bsprun\n"
+         "takes the same settings; an option given to\n"
+         ".B bsprun\n"
+         "overrides the variable.\n";
+  for (const OptionSpec& option : option_table()) {
+    man += fmt::format(".TP\n\\fB\\-\\-{}=\\fIVALUE\\fR, \\fB{}\\fR\n{}\n[{}{}]\n", troff_text(option.name),
+                       environment_variable(option), troff_text(option.help), troff_text(option.scope),
+                       *option.default_value ? "; default " + troff_text(option.default_value) : "");
+  }
+  return man;
 }
 
 RunOptions options_from_environment() {

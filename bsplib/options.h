@@ -4,7 +4,9 @@
 //
 // One table (option_table()) says everything about every option: its name, the layer it
 // belongs to, its default, its limits and its help. Parsing, validation, `bsprun --help`
-// and the README's table (`bsprun --help=markdown`) are all made from it.
+// and the README's table (`bsprun --help=markdown`) are all made from it. A second table
+// (launcher_option_table()) holds the options bsprun handles itself (-n, --hosts, ...); both
+// make `bsprun --help` and the OPTIONS section of bsprun(1) (`bsprun --help=man`).
 #pragma once
 
 #include <cstddef>
@@ -52,6 +54,17 @@ const std::vector<OptionSpec>& option_table();
 std::string environment_variable(const OptionSpec& option);
 // The README's table of options, in Markdown.
 std::string options_markdown();
+
+// An option bsprun handles itself rather than passing to the processes.
+struct LauncherOption {
+  const char* spelling;  // as typed, with its value's placeholder: "-n P, --nprocs=P"
+  const char* help;      // one line
+};
+const std::vector<LauncherOption>& launcher_option_table();
+
+// bsprun(1)'s OPTIONS section in troff (man macros): both tables, each run-time option with
+// its environment variable, layer and default.
+std::string options_man();
 
 // Reads the BSP_* environment. Throws std::runtime_error on a malformed value.
 RunOptions options_from_environment();

@@ -1,6 +1,7 @@
 #!/bin/sh
-# tools/install.sh: installs bsprun, bspcc, bspprof, bsp.h, the library and a pkg-config file under
-# PREFIX. Run through Bazel, which builds what it copies: `bazel run //:install -- PREFIX`.
+# tools/install.sh: installs bsprun, bspcc, bspprof, bsp.h, the library, a pkg-config file and the
+# manual pages (every page of //docs/man:pages, by section) under PREFIX. Run through Bazel,
+# which builds what it copies: `bazel run //:install -- PREFIX`.
 set -e
 if [ $# -ne 1 ]; then echo "usage: bazel run //:install -- PREFIX (got $# arguments: $*)" >&2; exit 2; fi
 prefix=$1
@@ -15,6 +16,12 @@ copy 755 "$here/tools/bspprof/bspprof" "$prefix/bin/bspprof"
 copy 644 "$here/bsplib/bsp.h" "$prefix/include/bsp.h"
 copy 644 "$here/bsplib/bsp_level1.h" "$prefix/include/bsp_level1.h"
 copy 755 "$here/bsplib/libbsplib.so" "$prefix/lib/libbsp.so"
+# Manual pages: whatever //docs/man:pages holds, each into the directory of its section.
+for page in "$here"/docs/man/man[1-9]/*.[1-9]; do
+  section=$(basename "$(dirname "$page")")
+  mkdir -p "$prefix/share/man/$section"
+  copy 644 "$page" "$prefix/share/man/$section/$(basename "$page")"
+done
 cat > "$prefix/lib/pkgconfig/bsp.pc" <<PC
 prefix=$prefix
 includedir=\${prefix}/include
@@ -26,4 +33,5 @@ Version: 0.1
 Cflags: -I\${includedir}
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lbsp
 PC
-echo "installed bsprun, bspcc, bspprof, bsp.h, libbsp.so and bsp.pc under $prefix"
+echo "installed bsprun, bspcc, bspprof, bsp.h, libbsp.so, bsp.pc and the manual pages under $prefix"
+echo "(MANPATH=$prefix/share/man man bsp_put; or add $prefix/share/man to MANPATH)"
