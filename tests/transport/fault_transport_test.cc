@@ -1,4 +1,4 @@
-// tests/recovery/fault_transport_test.cc: the fault decorator over an in-memory transport:
+// tests/transport/fault_transport_test.cc: the fault decorator over an in-memory transport:
 // spec parsing, rates near the asked ones, repeatability per seed and pid, what reorder,
 // duplicate and corrupt do to the frames, held frames flushed.
 #include <gtest/gtest.h>

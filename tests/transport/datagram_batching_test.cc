@@ -1,4 +1,4 @@
-// tests/recovery/datagram_batching_test.cc: udp's segmentation offload arithmetic
+// tests/transport/datagram_batching_test.cc: udp's segmentation offload arithmetic
 // (transport/udp/datagram_batching.h): which frames form one UDP_SEGMENT send, and how a
 // UDP_GRO buffer is cut back into frames when the segment size and lengths are hostile.
 #include <gtest/gtest.h>

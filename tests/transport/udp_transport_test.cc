@@ -1,4 +1,4 @@
-// tests/recovery/udp_transport_test.cc: the `udp` transport over loopback: addresses,
+// tests/transport/udp_transport_test.cc: the `udp` transport over loopback: addresses,
 // batched exchange between several transports in one process, source -> pid mapping,
 // strangers reported as -1, oversize frames, options, registry and the fault option.
 #include <arpa/inet.h>
