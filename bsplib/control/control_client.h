@@ -61,6 +61,8 @@ class ControlClient {
   std::string local_address() const;
 
  private:
+  std::string connect_to(const std::vector<std::string>& candidates, unsigned short port);
+  bool prove(const auth::Key& secret);
   // Reads one message if one arrives within timeout; returns false on timeout.
   bool read_message(std::chrono::milliseconds timeout, std::uint8_t& type, std::string& body);
 
