@@ -799,6 +799,11 @@ void run_control(Context& context) {
 
 // ---- churn and floods (from the moment the job's processes exist)
 
+long number_or(const Report& report, const std::string& key) {
+  auto found = report.find(key);
+  return found == report.end() ? -1 : std::atol(found->second.c_str());
+}
+
 bool job_seen(const JobView& job) { return !job.processes.empty() && !job.control.empty(); }
 
 // Connect and close, as fast as one process can, on `port`s (round robin) until the job
@@ -1217,6 +1222,32 @@ bool holds_secret(const VictimProcess& process, int* number) {
   return false;
 }
 
+// The parent of a job's process (bsprun), from /proc/<pid>/status.
+pid_t parent_of(pid_t pid) {
+  for (const std::string& line : split(read_file("/proc/" + std::to_string(pid) + "/status"), '\n')) {
+    if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 5));
+  }
+  return -1;
+}
+
+// Whether process os_pid has a descriptor on the secret's memory file (by its name).
+int launcher_holds_secret(pid_t os_pid, std::string& list) {
+  int holds = 0;
+  std::unique_ptr<DIR, void (*)(DIR*)> dir(::opendir(("/proc/" + std::to_string(os_pid) + "/fd").c_str()),
+                                          [](DIR* d) { if (d) ::closedir(d); });
+  if (!dir) return -1;
+  while (dirent* entry = ::readdir(dir.get())) {
+    if (entry->d_name[0] == '.') continue;
+    char target[512];
+    ssize_t n = ::readlink(("/proc/" + std::to_string(os_pid) + "/fd/" + entry->d_name).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    list += std::string(entry->d_name) + ":" + target + " ";
+    if (std::strstr(target, "bsp-job-secret")) holds = 1;
+  }
+  return holds;
+}
+
 void run_observe(Context& context) {
   // Before bsp_begin: a process other than pid 0 still waiting (--stagger-ms) holds it.
   JobView job;
@@ -1235,6 +1266,18 @@ void run_observe(Context& context) {
     const VictimProcess& process = job.processes[holder];
     context.report["before_begin.descriptor"] = std::to_string(number);
     int fd = ::open(("/proc/" + std::to_string(process.os_pid) + "/fd/" + std::to_string(number)).c_str(), O_RDONLY);
+    struct stat info {};
+    if (fd >= 0 && ::fstat(fd, &info) == 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%o", info.st_mode & 07777);
+      context.report["before_begin.mode"] = mode;
+    }
+    // The processes are started (this one holds the descriptor): bsprun has no need of it.
+    const pid_t launcher = parent_of(process.os_pid);
+    std::string list;
+    context.report["launcher_pid"] = std::to_string(launcher);
+    context.report["before_begin.launcher_holds"] = std::to_string(launcher > 0 ? launcher_holds_secret(launcher, list) : -1);
+    context.report["before_begin.launcher_descriptors"] = list;
     auth::Key secret{};
     if (fd >= 0 && ::pread(fd, secret.data(), secret.size(), 0) == static_cast<ssize_t>(secret.size())) {
       context.report["secret"] = hex(secret.data(), secret.size());
@@ -1256,6 +1299,10 @@ void run_observe(Context& context) {
     context.report["after_begin.pid" + std::to_string(pid) + ".descriptors"] = list;
   }
   context.report["after_begin.holders"] = std::to_string(holders);
+  if (pid_t launcher = static_cast<pid_t>(number_or(context.report, "launcher_pid")); launcher > 0) {
+    std::string list;
+    context.report["after_begin.launcher_holds"] = std::to_string(launcher_holds_secret(launcher, list));
+  }
   while (!g_stop) ::usleep(20000);
 }
 

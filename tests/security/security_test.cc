@@ -198,6 +198,13 @@ TEST(SecretHygiene, DescriptorClosedAfterBeginAndTraceFilesPrivate) {
       << describe(report);
   EXPECT_EQ(number(report, "after_begin.holders"), 0)
       << "a process still holds the secret's descriptor after bsp_begin\n" << describe(report);
+  // Its memory file is the owner's alone (memfd_create makes it 0777), and bsprun closed
+  // its own descriptor once the processes were started (it kept it for the whole job).
+  EXPECT_EQ(report.count("before_begin.mode") ? report.at("before_begin.mode") : "", "600") << describe(report);
+  EXPECT_EQ(number(report, "before_begin.launcher_holds"), 0)
+      << "bsprun still holds the secret's descriptor after starting the processes\n" << describe(report);
+  EXPECT_EQ(number(report, "after_begin.launcher_holds"), 0)
+      << "bsprun still holds the secret's descriptor during the job\n" << describe(report);
   std::vector<std::string> needles;
   for (const char* key : {"secret", "frame_key_header", "frame_key_payload"}) {
     if (report.count(key) && report.at(key).size() == 32) needles.push_back(unhex(report.at(key)));
