@@ -381,6 +381,8 @@ std::string Runtime::statistics_report() const {
     report += fmt::format(" tcp_opened={} tcp_closed={} tcp_peak_open={} tcp_crossed={}", setup.connections_opened,
                           setup.connections_closed, setup.peak_connections, setup.crossed_connections);
   }
+  // Sessions with the coordinator pushed out before they were proven (a flood) and made again.
+  if (control_) report += fmt::format(" control_reconnects={}", control_->reconnects());
   // The process's peak resident memory so far (getrusage: KiB), for memory per process.
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);

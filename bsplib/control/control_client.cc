@@ -58,6 +58,7 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(2 * pause, kMaxRetry);
+    ++reconnects_;
   }
 }
 

@@ -111,7 +111,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   // Every process may connect at the same moment, and strangers get kStrangerSlots more;
   // but the sessions never take more than half of what the descriptor limit leaves once
   // each process has its session and two output pipes. One source gets at most half the
-  // slots, so a host that floods pushes out only its own sessions, never another host's.
+  // slots (or p + 8), so a host that floods pushes out its own sessions, not another's.
   void unproven_limits() {
     const std::size_t p = static_cast<std::size_t>(std::max(config.processes, 1));
     std::size_t wanted = 2 * (p + kStrangerSlots);
@@ -121,8 +121,10 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       const std::size_t used = 3 * p + 64;
       wanted = std::min(wanted, budget > used + 32 ? (budget - used) / 2 : 16);
     }
-    max_unproven = std::max<std::size_t>(wanted, 16);
-    max_unproven_per_source = std::max<std::size_t>(max_unproven / 2, 8);
+    // Never fewer than the processes (and a few): members connecting at once must fit
+    // even from one address, or they would push each other out.
+    max_unproven = std::max(wanted, p + 16);
+    max_unproven_per_source = std::max(max_unproven / 2, p + 8);
   }
 
   void begin() {

@@ -93,6 +93,8 @@ TEST(ControlPlane, IdleFloodIsPushedOutAndMembersGetIn) {
   EXPECT_GT(number(report, "control_flood.opened"), run.spec.descriptor_limit) << describe(report);
   EXPECT_GT(number(report, "control_flood.closed_by_victim"), 0)
       << "the coordinator never closed a silent session: no cap was reached\n" << describe(report);
+  std::cout << "members' sessions pushed out and made again: "
+            << bsp::testing::stats_total(run.result, "control_reconnects") << "\n";
 }
 
 TEST(TcpDataPorts, ChurnDoesNotStopTheListeners) {
