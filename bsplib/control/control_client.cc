@@ -47,6 +47,8 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
       if (prove(secret)) return;
     } catch (const JobAborted&) {
       // closed before `proven`: retried below
+    } catch (const std::runtime_error& error) {
+      throw std::runtime_error(fmt::format("the job's coordinator at {}:{} {}", host, port, error.what()));
     }
     boost::system::error_code ignored;
     socket_.close(ignored);
@@ -93,22 +95,25 @@ std::string ControlClient::connect_to(const std::vector<std::string>& candidates
                                        fmt::join(failures, "; ")));
 }
 
-// Answers the challenge; true once the coordinator says the proof holds, false when it
-// does not answer in time. Throws JobAborted when the session closes first.
+// Answers the challenge; true once the coordinator says the proof holds. Throws
+// JobAborted when the session closes first, std::runtime_error when it answers wrongly
+// or not in time.
 bool ControlClient::prove(const auth::Key& secret) {
   std::uint8_t type = 0;
   std::string challenge;
   if (!read_message(kConnectTimeout, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
       challenge.size() != kChallengeSize) {
-    throw std::runtime_error("the job's coordinator did not send its challenge");
+    throw std::runtime_error("did not send its challenge");
   }
   boost::system::error_code ec;
   asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()), ec);
   if (ec) throw JobAborted{"closed before the proof", false};
   std::string body;
-  if (!read_message(kConnectTimeout, type, body)) return false;
+  if (!read_message(kConnectTimeout, type, body)) {
+    throw std::runtime_error(fmt::format("did not answer this process's proof within {} s", kConnectTimeout.count() / 1000));
+  }
   if (static_cast<MessageType>(type) != MessageType::proven) {
-    throw std::runtime_error("the job's coordinator did not accept this process's proof of the job's secret");
+    throw std::runtime_error("did not accept this process's proof of the job's secret");
   }
   return true;
 }
