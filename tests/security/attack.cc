@@ -677,7 +677,8 @@ struct Session {
   std::string error;
 };
 
-int connect_nonblocking(const std::string& host_port) {
+// source: the address to connect from ("": the kernel's choice).
+int connect_nonblocking(const std::string& host_port, const std::string& source = "") {
   auto colon = host_port.rfind(':');
   sockaddr_in to{};
   to.sin_family = AF_INET;
@@ -685,6 +686,15 @@ int connect_nonblocking(const std::string& host_port) {
   if (::inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &to.sin_addr) != 1) return -1;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  if (!source.empty()) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &from.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+      ::close(fd);
+      return -1;
+    }
+  }
   if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 && errno != EINPROGRESS) {
     ::close(fd);
     return -1;
@@ -867,7 +877,7 @@ void run_control_churn(Context& context) {
 
 // Holds as many silent sessions as it can (up to 4000), opening a new one for every one
 // the coordinator closes, until the job ends.
-void run_control_idle_flood(Context& context) {
+void run_control_idle_flood(Context& context, const std::string& source) {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
     limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, 8192);
@@ -885,7 +895,7 @@ void run_control_idle_flood(Context& context) {
   Clock::time_point checked = Clock::now();
   while (!g_stop) {
     for (int burst = 0; open.size() < kTarget && burst < 200; ++burst) {
-      int fd = connect_nonblocking(job.control);
+      int fd = connect_nonblocking(job.control, source);
       if (fd < 0) {
         ++failures;
         last_error = std::strerror(errno);
@@ -1335,7 +1345,10 @@ void run_observe(Context& context) {
       run_control_churn(context);
       break;
     case Plan::control_idle_flood:
-      run_control_idle_flood(context);
+      run_control_idle_flood(context, "");
+      break;
+    case Plan::control_idle_flood_other_host:
+      run_control_idle_flood(context, "127.0.0.2");
       break;
     case Plan::tcp_churn:
       run_tcp_churn(context);
@@ -1387,6 +1400,7 @@ const char* plan_name(Plan plan) {
     case Plan::observe_secret: return "observe_secret";
     case Plan::control_churn: return "control_churn";
     case Plan::control_idle_flood: return "control_idle_flood";
+    case Plan::control_idle_flood_other_host: return "control_idle_flood_other_host";
     case Plan::tcp_churn: return "tcp_churn";
   }
   return "?";

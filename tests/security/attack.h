@@ -77,6 +77,8 @@ enum class Plan {
   control_churn,       // connect to the coordinator and close, as fast as one process can
   control_idle_flood,  // hold as many silent sessions as the attacker's descriptors allow,
                        // opening a new one whenever the coordinator closes one
+  control_idle_flood_other_host,  // the same from source address 127.0.0.2: another
+                                  // host, as the coordinator sees it
   tcp_churn,           // connect and close on every process's listening data port, as fast
                        // as one process can, until the job ends
   // Not an attack: the job's own user looks at the processes' descriptors before and after

@@ -6,7 +6,9 @@
 // data ports while the attack goes on. An attacker (as `nobody` when run as root)
 //   control_churn:      connects to the coordinator and closes, as fast as it can;
 //   control_idle_flood: holds as many silent sessions as its descriptors allow (4000),
-//                       opening another whenever one is closed;
+//                       opening another whenever one is closed; also from 127.0.0.2, which
+//                       the coordinator takes for another host: that may push out only
+//                       its own sessions, never a member's;
 //   tcp_churn:          connects and closes on every process's listening data port;
 //   tcp_setup_flood:    holds hundreds of silent connections to each data port.
 // The job must exit 0 with its data verified within a bound: 4 x (at least 10 s more
@@ -95,6 +97,22 @@ TEST(ControlPlane, IdleFloodIsPushedOutAndMembersGetIn) {
       << "the coordinator never closed a silent session: no cap was reached\n" << describe(report);
   std::cout << "members' sessions pushed out and made again: "
             << bsp::testing::stats_total(run.result, "control_reconnects") << "\n";
+}
+
+// The flood from another address (127.0.0.2: another host, to the coordinator) fills at
+// most its own source's share of the unproven sessions and pushes out only its own: no
+// member's session is ever pushed out.
+TEST(ControlPlane, FloodFromAnotherHostPushesOutOnlyItsOwn) {
+  if (!bsp::testing::transport_usable(kBsprun, "udp")) GTEST_SKIP() << "udp is not built in";
+  double bound = 0;
+  AttackedRun run = attacked("udp", Plan::control_idle_flood_other_host, bound);
+  EXPECT_EQ(harm(run, bound), "") << explain(run);
+  const Report& report = run.reports[0];
+  expect_early(report, run.spec.processes);
+  EXPECT_GT(number(report, "control_flood.closed_by_victim"), 0)
+      << "the coordinator never closed a silent session: no cap was reached\n" << describe(report);
+  EXPECT_EQ(bsp::testing::stats_total(run.result, "control_reconnects"), 0)
+      << "a member's session was pushed out by another host's flood\n" << explain(run);
 }
 
 TEST(TcpDataPorts, ChurnDoesNotStopTheListeners) {
