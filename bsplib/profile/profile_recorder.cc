@@ -71,6 +71,26 @@ std::vector<Mapping> executable_mappings() {
   return maps;
 }
 
+// A part as its process wrote it: a regular file of this user, not a link (a name in a
+// directory others can write to may have been swapped since). False when there is none.
+bool read_own_part(const std::string& part, std::string& bytes) {
+  int fd = ::open(part.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info {};
+  bool own = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid();
+  char buffer[1 << 16];
+  for (ssize_t n; own && (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      own = false;
+      break;
+    }
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return own;
+}
+
 }  // namespace
 
 std::uint64_t now_ns() {
@@ -180,12 +200,11 @@ std::string Recorder::join_parts() const {
   int missing = 0;
   for (int pid = 0; pid < nprocs_; ++pid) {
     std::string part = part_name(path_, pid);
-    std::ifstream in(part, std::ios::binary);
-    if (!in) {
+    std::string bytes;
+    if (!read_own_part(part, bytes)) {
       ++missing;
       continue;
     }
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!write_all(out, bytes.data(), bytes.size())) {
       problems = fmt::format("writing {} failed: {}", temporary, std::strerror(errno));
       break;
