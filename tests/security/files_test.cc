@@ -68,18 +68,20 @@ class SharedDirectory : public ::testing::Test {
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root: another user (nobody) plants the files";
     if (!bsp::testing::transport_usable(kBsprun, "udp")) GTEST_SKIP() << "udp is not built in";
-    // The directory must be reachable by nobody: TEST_TMPDIR may sit under a private one.
+    // Under /tmp: nobody must reach the shared directory, and TEST_TMPDIR may sit under
+    // one only root may enter.
     dir_ = make_directory_in("/tmp", "bsp-shared");
     ASSERT_FALSE(dir_.empty());
     ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);  // anyone may write; no sticky bit
+    private_dir_ = make_directory_in("/tmp", "bsp-root-only");  // mode 0700
+    ASSERT_FALSE(private_dir_.empty());
     root_only_ = private_dir_ + "/root-only";
-    ASSERT_EQ(::mkdir(private_dir_.c_str(), 0700), 0);
     std::ofstream(root_only_) << kRootOnly;
     ASSERT_EQ(::chmod(root_only_.c_str(), 0600), 0);
   }
   void TearDown() override {
     if (!dir_.empty()) remove_directory(dir_);
-    remove_directory(private_dir_);
+    if (!private_dir_.empty()) remove_directory(private_dir_);
   }
 
   static std::string make_directory_in(const std::string& base, const std::string& prefix) {
@@ -145,7 +147,7 @@ class SharedDirectory : public ::testing::Test {
   }
 
   std::string dir_;
-  std::string private_dir_ = "/tmp/bsp-root-only-" + std::to_string(::getpid());
+  std::string private_dir_;  // root's alone: the root-only file, and where bspprof must not write
   std::string root_only_;
 };
 
