@@ -591,6 +591,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     std::string line;
     for (const std::string& key : keys) line += fmt::format(" {}={}", key, total[key]);
     fmt::print(stderr, "  total  {}\n", line);
+    // What strangers cost: unproven sessions pushed out by a flood, accepts that failed.
+    fmt::print(stderr, "  coordinator unproven_pushed_out={} accept_failures={}\n", unproven_pushed_out, accept_failures);
     std::fflush(stderr);
   }
 

@@ -95,6 +95,7 @@ TEST(ControlPlane, IdleFloodIsPushedOutAndMembersGetIn) {
   EXPECT_GT(number(report, "control_flood.opened"), run.spec.descriptor_limit) << describe(report);
   EXPECT_GT(number(report, "control_flood.closed_by_victim"), 0)
       << "the coordinator never closed a silent session: no cap was reached\n" << describe(report);
+  EXPECT_GT(bsp::testing::stats_total(run.result, "unproven_pushed_out"), 0) << explain(run);
   std::cout << "members' sessions pushed out and made again: "
             << bsp::testing::stats_total(run.result, "control_reconnects") << "\n";
 }
