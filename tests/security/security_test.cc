@@ -17,7 +17,8 @@
 // Every job must exit 0 with its data verified, never print the attacker's text, finish
 // in bounded time, and count what it dropped (foreign / malformed / corrupt; replays of
 // genuine frames: foreign on udp, from a non-member's address; duplicates on nic).
-// Also: the secret's descriptor is gone once bsp_begin returns, and --trace files are
+// Also: the secret's descriptor is gone once bsp_begin returns (its memory file is mode
+// 0600, and bsprun closed its own once the processes were started), and --trace files are
 // private (mode 0600; they were 0644, the umask's, before d824d70) and hold neither the
 // secret nor the keys derived from it.
 #include <gtest/gtest.h>
