@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,9 +21,12 @@ Key make_job_secret() {
 }
 
 int secret_descriptor(const Key& key) {
-  int fd = ::memfd_create("bsp-job-secret", 0);  // inherited across exec on purpose
+  // Close-on-exec: only the children meant to have it (which clear the flag between fork
+  // and exec) inherit it, not a remote shell or anything else the launcher starts.
+  int fd = ::memfd_create("bsp-job-secret", MFD_CLOEXEC);
   if (fd < 0) throw std::runtime_error(fmt::format("memfd_create: {}", std::strerror(errno)));
-  if (::pwrite(fd, key.data(), key.size(), 0) != static_cast<ssize_t>(key.size())) {
+  // A memory file is made with mode 0777; the owner's read and write are all it needs.
+  if (::fchmod(fd, 0600) != 0 || ::pwrite(fd, key.data(), key.size(), 0) != static_cast<ssize_t>(key.size())) {
     ::close(fd);
     throw std::runtime_error(fmt::format("writing the job secret: {}", std::strerror(errno)));
   }

@@ -17,8 +17,9 @@ inline constexpr const char* kSecretFdVariable = "BSP_SECRET_FD";
 // 128 fresh random bits.
 Key make_job_secret();
 
-// A descriptor holding key (an unlinked memory file, mode 0600, not close-on-exec) for
-// children to inherit; its number goes into BSP_SECRET_FD.
+// A descriptor holding key (an unlinked memory file, mode 0600, close-on-exec) for
+// children to inherit: each clears close-on-exec between fork and exec, and the launcher
+// closes it once they are started. Its number goes into BSP_SECRET_FD.
 int secret_descriptor(const Key& key);
 
 // The secret handed down by the launcher: reads BSP_SECRET_FD, closes it and removes the

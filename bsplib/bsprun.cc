@@ -403,6 +403,10 @@ int main(int argc, char** argv) {
     }
     coordinator->set_os_pid(pid, child);
   }
+  // Every process of this host has the secret now (remote agents got it in their setup
+  // message): nothing here needs the descriptor any more.
+  ::close(secret_fd);
+  ::unsetenv(bsp::auth::kSecretFdVariable);
   ::signal(SIGPIPE, SIG_IGN);
   bsp::control::Coordinator::run(io, config.who);
   return coordinator->exit_status();

@@ -82,9 +82,14 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string&, const std::string& v) { o.stats = v != "0"; }},
       {"profile", "job", "",
        "record every superstep of every process (computation and sync time, h in bytes and messages, puts, gets, "
-       "sends, packets, retransmissions, acks, the call site of bsp_sync) to FILE (mode 0600; %e: the program's "
-       "name, %t: the transport); `bspprof FILE` draws it",
+       "sends, packets, retransmissions, acks, the call site of bsp_sync) to FILE (a new file, mode 0600; see "
+       "--overwrite; %e: the program's name, %t: the transport); `bspprof FILE` draws it",
        [](RunOptions& o, const std::string&, const std::string& v) { o.profile = v; }},
+      {"overwrite", "job", "0",
+       "1: --profile and --trace replace files already there (each name is unlinked, a symbolic link itself and "
+       "never its target, and made anew, mode 0600); 0: an existing file is refused with a message, so a file "
+       "or link another user left in a shared directory is never written through",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.overwrite = v != "0"; }},
       {"library-level", "engine", "1",
        "Oxford's -flibrary-level: 0 and 1 check puts and gets against the remote registration at the call, 2 only "
        "where they land; argument checks stay on at every level",
@@ -185,7 +190,9 @@ const std::vector<OptionSpec>& option_table() {
        "recently used is closed in order when a new one would exceed this (accepted ones up to twice it); "
        "default: a third of what RLIMIT_NOFILE leaves after 256 descriptors",
        transport_number("tcp-connections", 1, 1L << 20)},
-      {"trace", "transport", "", "write every frame each process sends and receives to FILE.<pid>.pcap (mode 0600)",
+      {"trace", "transport", "",
+       "write every frame each process sends and receives to FILE.<pid>.pcap (a new file, mode 0600; see "
+       "--overwrite)",
        transport_text("trace")},
   };
   return table;

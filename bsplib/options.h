@@ -21,6 +21,7 @@ struct RunOptions {
   std::string transport = "shm+tcp"; // BSP_TRANSPORT
   bool stats = false;                // BSP_STATS: report counters at the end (bsprun --stats)
   std::string profile;               // BSP_PROFILE: superstep profile to this file ("": off)
+  bool overwrite = false;            // BSP_OVERWRITE: --profile and --trace may replace files
   int spin_us = -1;                  // BSP_SPIN_US: spin before blocking (-1: the default)
   std::size_t buffers = 0;           // BSP_BUFFERS: reliable layer's buffer pool (0: default)
   std::string ack_policy = "buffer"; // BSP_ACK_POLICY: buffer | every | pupa

@@ -277,7 +277,7 @@ void Runtime::begin(int maxprocs) {
     if (!options_.fault.empty()) config.options["fault"] = options_.fault;
     transport = transport::create_transport(options_.transport, config);
     if (auto trace = options_.transport_options.find("trace"); trace != options_.transport_options.end()) {
-      transport = transport::wrap_with_trace(std::move(transport), trace->second, pid);
+      transport = transport::wrap_with_trace(std::move(transport), trace->second, pid, options_.overwrite);
     }
     address = transport->local_address();
   } catch (const std::exception& error) {
@@ -338,7 +338,7 @@ void Runtime::begin(int maxprocs) {
   if (!options_.profile.empty()) {
     try {
       profile_ = std::make_unique<profile::Recorder>(options_.profile, pid, start.nprocs, options_.transport,
-                                                     engine_->channel());
+                                                     engine_->channel(), options_.overwrite);
     } catch (const std::exception& error) {
       abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
     }
@@ -381,6 +381,8 @@ std::string Runtime::statistics_report() const {
     report += fmt::format(" tcp_opened={} tcp_closed={} tcp_peak_open={} tcp_crossed={}", setup.connections_opened,
                           setup.connections_closed, setup.peak_connections, setup.crossed_connections);
   }
+  // Sessions with the coordinator pushed out before they were proven (a flood) and made again.
+  if (control_) report += fmt::format(" control_reconnects={}", control_->reconnects());
   // The process's peak resident memory so far (getrusage: KiB), for memory per process.
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);

@@ -47,10 +47,13 @@ profiles="$results/profiles"
 mkdir -p "$profiles"
 rm -f "$profiles"/*.prof "$profiles"/*.prof.part*
 BSP_PROFILE="$(cd "$profiles" && pwd)/%e-%t.prof"
-export BSP_PROFILE
+# A profile is refused where a file is already there; these are this script's own, and a
+# benchmark run again (another class, a repetition) replaces its profile.
+BSP_OVERWRITE=1
+export BSP_PROFILE BSP_OVERWRITE
 status=0
 python3 nas/compare.py --bin bazel-bin "$@" || status=$?
-unset BSP_PROFILE
+unset BSP_PROFILE BSP_OVERWRITE
 
 # g and l of each profiled transport at this p (bspbench's method; a short run).
 params="$profiles/params.csv"

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,13 +23,12 @@ namespace {
 constexpr std::chrono::milliseconds kHandshakeTimeout{120000};
 constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
 constexpr std::chrono::milliseconds kConnectTimeout{10000};
+constexpr std::chrono::milliseconds kFirstRetry{5};  // session pushed out unproven: again after, doubling
+constexpr std::chrono::milliseconds kMaxRetry{200};
 }  // namespace
 
 ControlClient::ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret)
     : socket_(io_) {
-  // A coordinator that cannot be reached (a firewall, a wrong address) is an error after
-  // a bounded wait, not the kernel's two minutes of SYN retries. Several addresses (a
-  // launcher on another host lists every one it has) are tried in order, each bounded.
   std::vector<std::string> candidates;
   for (std::size_t begin = 0; begin <= hosts.size();) {
     std::size_t comma = std::min(hosts.find(',', begin), hosts.size());
@@ -36,8 +36,40 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
     begin = comma + 1;
   }
   if (candidates.empty()) throw std::runtime_error("no address for the job's coordinator");
+  // A session closed before the coordinator said `proven` was pushed out unproven (a
+  // flood of strangers' connections) or never taken: connect again, backing off, until
+  // the connect timeout. Once proven, a closed session is the coordinator gone.
+  const auto deadline = std::chrono::steady_clock::now() + kConnectTimeout;
+  auto pause = kFirstRetry;
+  for (int attempt = 1;; ++attempt) {
+    std::string host = connect_to(candidates, port);
+    try {
+      if (prove(secret)) return;
+    } catch (const JobAborted&) {
+      // closed before `proven`: retried below
+    } catch (const std::runtime_error& error) {
+      throw std::runtime_error(fmt::format("the job's coordinator at {}:{} {}", host, port, error.what()));
+    }
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    pending_.clear();
+    if (std::chrono::steady_clock::now() + pause >= deadline) {
+      throw std::runtime_error(fmt::format("the job's coordinator at {}:{} closed the session before it was proven, "
+                                           "{} times in {} s (a flood of other connections?)",
+                                           host, port, attempt, kConnectTimeout.count() / 1000));
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(2 * pause, kMaxRetry);
+    ++reconnects_;
+  }
+}
+
+// Connects to the first candidate that answers; returns it.
+std::string ControlClient::connect_to(const std::vector<std::string>& candidates, unsigned short port) {
+  // A coordinator that cannot be reached (a firewall, a wrong address) is an error after
+  // a bounded wait, not the kernel's two minutes of SYN retries. Several addresses (a
+  // launcher on another host lists every one it has) are tried in order, each bounded.
   std::vector<std::string> failures;
-  std::string host;
   for (const std::string& candidate : candidates) {
     boost::system::error_code ec = asio::error::timed_out;
     boost::system::error_code parse_error;
@@ -51,26 +83,39 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
                           [&ec](const boost::system::error_code& result) { ec = result; });
     io_.run_for(candidates.size() > 1 ? kConnectTimeout / 4 : kConnectTimeout);
     if (!ec) {
-      host = candidate;
-      break;
+      io_.restart();
+      socket_.set_option(tcp::no_delay(true));
+      return candidate;
     }
     boost::system::error_code ignored;
     socket_.close(ignored);
     failures.push_back(fmt::format("{}: {}", candidate, ec.message()));
   }
-  if (host.empty()) {
-    throw std::runtime_error(fmt::format("cannot reach the job's coordinator on port {} ({})", port,
-                                         fmt::join(failures, "; ")));
-  }
-  io_.restart();
-  socket_.set_option(tcp::no_delay(true));
+  throw std::runtime_error(fmt::format("cannot reach the job's coordinator on port {} ({})", port,
+                                       fmt::join(failures, "; ")));
+}
+
+// Answers the challenge; true once the coordinator says the proof holds. Throws
+// JobAborted when the session closes first, std::runtime_error when it answers wrongly
+// or not in time.
+bool ControlClient::prove(const auth::Key& secret) {
   std::uint8_t type = 0;
   std::string challenge;
   if (!read_message(kConnectTimeout, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
       challenge.size() != kChallengeSize) {
-    throw std::runtime_error(fmt::format("the job's coordinator at {}:{} did not send its challenge", host, port));
+    throw std::runtime_error("did not send its challenge");
   }
-  asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()));
+  boost::system::error_code ec;
+  asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()), ec);
+  if (ec) throw JobAborted{"closed before the proof", false};
+  std::string body;
+  if (!read_message(kConnectTimeout, type, body)) {
+    throw std::runtime_error(fmt::format("did not answer this process's proof within {} s", kConnectTimeout.count() / 1000));
+  }
+  if (static_cast<MessageType>(type) != MessageType::proven) {
+    throw std::runtime_error("did not accept this process's proof of the job's secret");
+  }
+  return true;
 }
 
 std::string ControlClient::local_address() const {

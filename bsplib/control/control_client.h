@@ -56,17 +56,23 @@ class ControlClient {
   bool finished(std::chrono::milliseconds timeout);
 
   int fd() { return socket_.native_handle(); }
+  // How often the session was closed before it was proven and made again (a flood of
+  // strangers' sessions pushed it out): --stats reports it as control_reconnects.
+  int reconnects() const { return reconnects_; }
   // This host's address on the connection to the coordinator: the interface that reaches
   // the job's other hosts.
   std::string local_address() const;
 
  private:
+  std::string connect_to(const std::vector<std::string>& candidates, unsigned short port);
+  bool prove(const auth::Key& secret);
   // Reads one message if one arrives within timeout; returns false on timeout.
   bool read_message(std::chrono::milliseconds timeout, std::uint8_t& type, std::string& body);
 
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_;
   std::string pending_;  // bytes read but not yet a whole message
+  int reconnects_ = 0;
 };
 
 }  // namespace bsp::control

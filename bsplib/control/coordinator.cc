@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -28,6 +29,10 @@ constexpr auto kReapInterval = 20ms;     // how often launched processes are che
 constexpr auto kLostGrace = 300ms;       // EOF without exit status: wait this long for it
 constexpr auto kRemoteLostGrace = 600ms; // the same for a process whose end its launcher reports
 constexpr auto kKillGrace = 3000ms;      // after an abort, processes get this long to stop
+constexpr auto kAcceptPause = 20ms;      // accept failed (out of descriptors): try again after
+// Unproven sessions held at once: room for every process to connect at the same moment
+// plus this many strangers, within what the descriptor limit leaves (unproven_limits()).
+constexpr std::size_t kStrangerSlots = 64;
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
@@ -44,6 +49,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     Session(tcp::socket s, asio::io_context& io) : socket(std::move(s)), proof_timer(io) {}
     tcp::socket socket;
     asio::steady_timer proof_timer;
+    std::string source;     // the peer's address: unproven sessions are capped per source
     std::string challenge;  // sent on accept; the first message must answer it
     WriteQueue<tcp::socket> writes;
     bool proven = false;
@@ -82,6 +88,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         acceptor(io),
         reap_timer(io),
         kill_timer(io),
+        accept_timer(io),
         processes(config.processes) {
     if (config.listen_fd >= 0) {
       acceptor.assign(tcp::v4(), config.listen_fd);
@@ -97,6 +104,27 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     for (std::size_t i = 0; i < config.hosts.size() && i < processes.size(); ++i) {
       processes[i].remote = !config.hosts[i].empty();
     }
+    unproven_limits();
+  }
+
+  // How many unproven sessions may be open at once, in all and from one source address.
+  // Every process may connect at the same moment, and strangers get kStrangerSlots more;
+  // but the sessions never take more than half of what the descriptor limit leaves once
+  // each process has its session and two output pipes. One source gets at most half the
+  // slots (or p + 8), so a host that floods pushes out its own sessions, not another's.
+  void unproven_limits() {
+    const std::size_t p = static_cast<std::size_t>(std::max(config.processes, 1));
+    std::size_t wanted = 2 * (p + kStrangerSlots);
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      const std::size_t budget = static_cast<std::size_t>(limit.rlim_cur);
+      const std::size_t used = 3 * p + 64;
+      wanted = std::min(wanted, budget > used + 32 ? (budget - used) / 2 : 16);
+    }
+    // Never fewer than the processes (and a few): members connecting at once must fit
+    // even from one address, or they would push each other out.
+    max_unproven = std::max(wanted, p + 16);
+    max_unproven_per_source = std::max(max_unproven / 2, p + 8);
   }
 
   void begin() {
@@ -105,18 +133,77 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   }
 
   // ---- connections ----
+  // The accept loop never ends before the job does: a failed accept (out of descriptors,
+  // a connection reset before it was taken) is retried, after a pause when the process
+  // is out of descriptors, having first closed the oldest unproven session to make room.
   void accept() {
     acceptor.async_accept([self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
-      if (ec) return;
+      if (self->is_over || ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
+      if (ec) return self->accept_failed(ec);
       boost::system::error_code ignored;
       s.set_option(tcp::no_delay(true), ignored);
       auto session = std::make_shared<Session>(std::move(s), self->io);
+      tcp::endpoint peer = session->socket.remote_endpoint(ignored);
+      if (ignored) {  // gone already
+        session->socket.close(ignored);
+        return self->accept();
+      }
+      session->source = peer.address().to_string();
       self->forget_closed_sessions();
+      self->make_room_for(session->source);
       self->sessions.push_back(session);
       self->challenge(session);
       self->read_header(session);
       self->accept();
     });
+  }
+
+  void accept_failed(const boost::system::error_code& ec) {
+    ++accept_failures;
+    const bool out_of_descriptors = ec == asio::error::no_descriptors || ec.value() == ENFILE ||
+                                    ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
+    if (out_of_descriptors) {
+      forget_closed_sessions();
+      if (auto oldest = oldest_unproven(""); oldest) refuse(oldest);
+    }
+    accept_timer.expires_after(out_of_descriptors ? kAcceptPause : kAcceptPause / 10);
+    accept_timer.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
+      if (!wait_ec && !self->is_over) self->accept();
+    });
+  }
+
+  // The oldest unproven open session (from `source`, or from anywhere when it is "").
+  std::shared_ptr<Session> oldest_unproven(const std::string& source) const {
+    for (const auto& session : sessions) {
+      if (!session->proven && session->socket.is_open() && (source.empty() || session->source == source)) {
+        return session;
+      }
+    }
+    return nullptr;
+  }
+
+  // Before a new unproven session from `source` joins: its source, and everyone, stay
+  // within their caps by closing the oldest unproven session (its source's own first;
+  // else one of the source that holds the most).
+  void make_room_for(const std::string& source) {
+    std::size_t total = 0, mine = 0;
+    std::map<std::string, std::size_t> per_source;
+    for (const auto& session : sessions) {
+      if (session->proven || !session->socket.is_open()) continue;
+      ++total;
+      ++per_source[session->source];
+      if (session->source == source) ++mine;
+    }
+    if (mine >= max_unproven_per_source) {
+      ++unproven_pushed_out;
+      return refuse(oldest_unproven(source));
+    }
+    if (total >= max_unproven) {
+      auto busiest = std::max_element(per_source.begin(), per_source.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+      ++unproven_pushed_out;
+      refuse(oldest_unproven(busiest->first));
+    }
   }
 
   // Every session starts unproven: it gets a random challenge, may send only a proof (a
@@ -133,6 +220,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void refuse(const std::shared_ptr<Session>& session) {
+    if (!session) return;
     boost::system::error_code ignored;
     session->socket.close(ignored);
     session->proof_timer.cancel();
@@ -182,7 +270,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         }
         session->proven = true;
         session->proof_timer.cancel();
-        return;
+        // Said so: a process whose session is closed before this was pushed out unproven
+        // (a flood) and connects again; after it, a closed session is a lost process.
+        return send(session, MessageWriter(MessageType::proven).bytes());
       }
       switch (type) {
         case MessageType::hello: return on_hello(session, reader);
@@ -337,6 +427,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void on_closed(const std::shared_ptr<Session>& session) {
+    // An unproven session that ends gives its descriptor back now, not at the proof
+    // deadline: a stranger connecting and closing in a loop holds nothing.
+    if (!session->proven) return refuse(session);
     // (A process on another host: its launcher reports how it ended.)
     int pid = session->pid;
     if (pid < 0 || processes[pid].session != session) return;
@@ -472,6 +565,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     }
     reap_timer.cancel();
     kill_timer.cancel();
+    accept_timer.cancel();
     boost::system::error_code ec;
     acceptor.close(ec);
     for (const auto& session : sessions) session->socket.close(ec);
@@ -497,6 +591,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     std::string line;
     for (const std::string& key : keys) line += fmt::format(" {}={}", key, total[key]);
     fmt::print(stderr, "  total  {}\n", line);
+    // What strangers cost: unproven sessions pushed out by a flood, accepts that failed.
+    fmt::print(stderr, "  coordinator unproven_pushed_out={} accept_failures={}\n", unproven_pushed_out, accept_failures);
     std::fflush(stderr);
   }
 
@@ -505,6 +601,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   tcp::acceptor acceptor;
   asio::steady_timer reap_timer;
   asio::steady_timer kill_timer;
+  asio::steady_timer accept_timer;  // the pause after a failed accept
+  std::size_t max_unproven = 0;             // unproven sessions open at once
+  std::size_t max_unproven_per_source = 0;  // of them, from one address
+  long accept_failures = 0;
+  long unproven_pushed_out = 0;
   std::vector<Process> processes;
   std::vector<std::shared_ptr<Session>> sessions;  // every connection, hello or not
   int job_size = 0;

@@ -31,11 +31,15 @@ enum class MessageType : std::uint8_t {
                // (n = 0: the wait is over)
   challenge = 8,  // coordinator -> process, first on every connection: 16 random bytes
   proof = 9,      // process -> coordinator, its first message: u64 session_proof()
+  proven = 10,    // coordinator -> process: the proof holds (empty); a session closed before
+                  // this came was dropped unproven (a flood pushed it out) and may be retried
 };
 
 // The coordinator trusts a session only once its first message proves knowledge of the
 // job's secret: a MAC over the session's random challenge. Until then it reads at most
-// kMaxUnprovenBody bytes and closes the session after kProofDeadline.
+// kMaxUnprovenBody bytes and closes the session after kProofDeadline, at once when it
+// closes its end, and earlier when a flood of unproven sessions pushes it out (the oldest
+// go first: a member answers within a round trip, so the oldest are the silent ones).
 inline constexpr std::size_t kChallengeSize = 16;
 inline constexpr std::uint32_t kMaxUnprovenBody = 8;
 inline constexpr std::chrono::milliseconds kProofDeadline{2000};

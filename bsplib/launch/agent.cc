@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,8 @@ class Agent {
 
   void start(const AgentSetup& setup) {
     int secret_fd = auth::secret_descriptor(setup.secret);
+    // Closed once the processes are started, or when starting them fails.
+    std::unique_ptr<int, void (*)(int*)> close_secret(&secret_fd, [](int* fd) { ::close(*fd); });
     const std::string control = fmt::format("{}:{}", coordinator_hosts(setup), setup.control_port);
     std::vector<char*> argv;
     for (const std::string& arg : setup.argv) argv.push_back(const_cast<char*>(arg.c_str()));
@@ -151,7 +154,6 @@ class Agent {
       children_.push_back({pid, os_pid, out[0], err[0]});
       send(agent_message(AgentMessage::started).i32(pid).i32(os_pid).bytes());
     }
-    ::close(secret_fd);
   }
 
   // ---- the loop ----

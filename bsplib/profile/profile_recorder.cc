@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auth/private_file.h"
+
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -69,6 +71,26 @@ std::vector<Mapping> executable_mappings() {
   return maps;
 }
 
+// A part as its process wrote it: a regular file of this user, not a link (a name in a
+// directory others can write to may have been swapped since). False when there is none.
+bool read_own_part(const std::string& part, std::string& bytes) {
+  int fd = ::open(part.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info {};
+  bool own = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid();
+  char buffer[1 << 16];
+  for (ssize_t n; own && (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      own = false;
+      break;
+    }
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return own;
+}
+
 }  // namespace
 
 std::uint64_t now_ns() {
@@ -94,15 +116,21 @@ std::string expand_path(const std::string& pattern, const std::string& program, 
 }
 
 Recorder::Recorder(const std::string& path, int pid, int nprocs, const std::string& transport,
-                   const recovery::Channel& channel)
-    : pid_(pid), nprocs_(nprocs), channel_(channel), peers_(static_cast<std::size_t>(nprocs)) {
+                   const recovery::Channel& channel, bool overwrite)
+    : pid_(pid), nprocs_(nprocs), channel_(channel), peers_(static_cast<std::size_t>(nprocs)), overwrite_(overwrite) {
   std::string program = program_path();
   std::string name = program.substr(program.rfind('/') + 1);
   path_ = expand_path(path, name, transport);
+  struct stat there {};
+  if (pid == 0 && !overwrite && ::lstat(path_.c_str(), &there) == 0) {
+    // Said now, not after the whole run when the parts are joined.
+    throw std::runtime_error(fmt::format("--profile: {} exists; refusing to write over it ({})", path_,
+                                         auth::kOverwriteHint));
+  }
   std::string part = part_name(path_, pid);
-  fd_ = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw std::runtime_error(fmt::format("--profile: cannot write {}: {}", part, std::strerror(errno)));
-  ::fchmod(fd_, 0600);  // an older file of the same name keeps its mode otherwise
+  std::string error;
+  fd_ = auth::create_private_file(part, overwrite, error);
+  if (fd_ < 0) throw std::runtime_error(fmt::format("--profile: cannot write {}: {}", part, error));
   touched_.reserve(static_cast<std::size_t>(nprocs));
   buffer_.reserve(kFlushAt + 4096);
   append_magic(buffer_);
@@ -164,18 +192,19 @@ void Recorder::finish() {
 std::string Recorder::join_parts() const {
   std::string problems;
   std::string temporary = path_ + ".joining";
-  int out = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (out < 0) return fmt::format("cannot write {}: {}", temporary, std::strerror(errno));
-  ::fchmod(out, 0600);
+  std::string error;
+  // The temporary is ours to replace (a leftover of a run that died while joining); a
+  // link planted there is removed, never followed.
+  int out = auth::create_private_file(temporary, true, error);
+  if (out < 0) return fmt::format("cannot write {}: {}", temporary, error);
   int missing = 0;
   for (int pid = 0; pid < nprocs_; ++pid) {
     std::string part = part_name(path_, pid);
-    std::ifstream in(part, std::ios::binary);
-    if (!in) {
+    std::string bytes;
+    if (!read_own_part(part, bytes)) {
       ++missing;
       continue;
     }
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!write_all(out, bytes.data(), bytes.size())) {
       problems = fmt::format("writing {} failed: {}", temporary, std::strerror(errno));
       break;
@@ -184,8 +213,9 @@ std::string Recorder::join_parts() const {
   }
   ::close(out);
   if (!problems.empty()) return problems;
-  if (::rename(temporary.c_str(), path_.c_str()) != 0) {
-    return fmt::format("cannot rename {} to {}: {}", temporary, path_, std::strerror(errno));
+  if (!auth::publish_private_file(temporary, path_, overwrite_, error)) {
+    ::unlink(temporary.c_str());
+    return error;
   }
   if (missing > 0) {
     return fmt::format("{} of {} processes' parts ({}.partN) were not found here (written on another host?); {} "

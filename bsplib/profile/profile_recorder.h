@@ -18,10 +18,12 @@ namespace bsp::profile {
 
 class Recorder {
  public:
-  // Opens FILE.part<pid> (mode 0600). `path` may hold %e (the program's name), %t (the
-  // transport) and %% (a percent sign). Throws std::runtime_error if it cannot.
+  // Makes FILE.part<pid> (a new file, mode 0600: auth/private_file.h; an existing one is
+  // refused unless overwrite, and pid 0 refuses an existing FILE too, before the job
+  // runs). `path` may hold %e (the program's name), %t (the transport) and %% (a percent
+  // sign). Throws std::runtime_error if it cannot.
   Recorder(const std::string& path, int pid, int nprocs, const std::string& transport,
-           const recovery::Channel& channel);
+           const recovery::Channel& channel, bool overwrite = false);
   ~Recorder();
 
   void count_put(int pid, long nbytes) {
@@ -65,6 +67,7 @@ class Recorder {
   void flush(bool all);
 
   std::string path_;
+  bool overwrite_ = false;
   int pid_, nprocs_;
   const recovery::Channel& channel_;
   int fd_ = -1;

@@ -13,7 +13,9 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -675,7 +677,8 @@ struct Session {
   std::string error;
 };
 
-int connect_nonblocking(const std::string& host_port) {
+// source: the address to connect from ("": the kernel's choice).
+int connect_nonblocking(const std::string& host_port, const std::string& source = "") {
   auto colon = host_port.rfind(':');
   sockaddr_in to{};
   to.sin_family = AF_INET;
@@ -683,6 +686,15 @@ int connect_nonblocking(const std::string& host_port) {
   if (::inet_pton(AF_INET, host_port.substr(0, colon).c_str(), &to.sin_addr) != 1) return -1;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  if (!source.empty()) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &from.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+      ::close(fd);
+      return -1;
+    }
+  }
   if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 && errno != EINPROGRESS) {
     ::close(fd);
     return -1;
@@ -792,6 +804,138 @@ void run_control(Context& context) {
     if (session.fd >= 0 && session.name.rfind("flood", 0) == 0) ::close(session.fd);
   }
   context.sent["sessions"] = static_cast<long>(sessions.size());
+  while (!g_stop) ::usleep(20000);
+}
+
+// ---- churn and floods (from the moment the job's processes exist)
+
+long number_or(const Report& report, const std::string& key) {
+  auto found = report.find(key);
+  return found == report.end() ? -1 : std::atol(found->second.c_str());
+}
+
+bool job_seen(const JobView& job) { return !job.processes.empty() && !job.control.empty(); }
+
+// Connect and close, as fast as one process can, on `port`s (round robin) until the job
+// ends; the counts go to the report under `prefix`.
+void churn(Context& context, const JobView& job, const std::vector<std::string>& targets, const std::string& prefix) {
+  long connections = 0, failures = 0, resets = 0;
+  std::string last_error;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point checked = start;
+  for (std::size_t i = 0; !g_stop; ++i) {
+    int fd = connect_nonblocking(targets[i % targets.size()]);
+    if (fd < 0) {
+      ++failures;
+      last_error = std::strerror(errno);
+      if (errno == EADDRNOTAVAIL || errno == EMFILE) ::usleep(1000);
+    } else {
+      pollfd waiter{fd, POLLOUT, 0};
+      if (::poll(&waiter, 1, 100) == 1 && !(waiter.revents & (POLLERR | POLLHUP))) {
+        ++connections;
+        // Every other close is a reset: no TIME_WAIT left behind to run out of ports.
+        if (connections % 2 == 0) {
+          linger reset{1, 0};
+          ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+          ++resets;
+        }
+      } else {
+        ++failures;
+      }
+      ::close(fd);
+    }
+    if (Clock::now() - checked > std::chrono::milliseconds(50)) {
+      checked = Clock::now();
+      if (!all_alive(job)) break;  // a process ended: its ports may be someone else's soon
+    }
+  }
+  const double seconds = seconds_since(start);
+  context.report[prefix + "connections"] = std::to_string(connections);
+  context.report[prefix + "failures"] = std::to_string(failures);
+  context.report[prefix + "resets"] = std::to_string(resets);
+  context.report[prefix + "seconds"] = std::to_string(seconds);
+  context.report[prefix + "per_second"] = std::to_string(static_cast<long>(connections / std::max(seconds, 1e-3)));
+  if (!last_error.empty()) context.report[prefix + "last_error"] = last_error;
+  context.sent["connections"] += connections;
+}
+
+// The coordinator's address, from the environment of the job's first process seen.
+bool find_control(Context& context, JobView& job) {
+  if (!find_job(context, job, job_seen)) return false;
+  describe_job(context, job);
+  return true;
+}
+
+void run_control_churn(Context& context) {
+  JobView job;
+  if (!find_control(context, job)) return;
+  context.report["ready_when_attack_began"] = std::to_string(ready_count(context.options.ready_dir, context.options.processes));
+  context.report["uid"] = drop_privileges();
+  churn(context, job, {job.control}, "control_churn.");
+  while (!g_stop) ::usleep(20000);
+}
+
+// Holds as many silent sessions as it can (up to 4000), opening a new one for every one
+// the coordinator closes, until the job ends.
+void run_control_idle_flood(Context& context, const std::string& source) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, 8192);
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+  JobView job;
+  if (!find_control(context, job)) return;
+  context.report["ready_when_attack_began"] = std::to_string(ready_count(context.options.ready_dir, context.options.processes));
+  context.report["uid"] = drop_privileges();
+  constexpr std::size_t kTarget = 4000;
+  std::vector<int> open;
+  long opened = 0, closed_by_victim = 0, failures = 0;
+  std::size_t most = 0;
+  std::string last_error;
+  Clock::time_point checked = Clock::now();
+  while (!g_stop) {
+    for (int burst = 0; open.size() < kTarget && burst < 200; ++burst) {
+      int fd = connect_nonblocking(job.control, source);
+      if (fd < 0) {
+        ++failures;
+        last_error = std::strerror(errno);
+        break;
+      }
+      open.push_back(fd);
+      ++opened;
+    }
+    most = std::max(most, open.size());
+    std::vector<pollfd> waiters;
+    for (int fd : open) waiters.push_back({fd, POLLIN, 0});
+    ::poll(waiters.data(), waiters.size(), 2);
+    std::vector<int> still;
+    for (const pollfd& waiter : waiters) {
+      bool gone = false;
+      if (waiter.revents & (POLLIN | POLLHUP | POLLERR)) {
+        char buffer[256];
+        ssize_t n = ::recv(waiter.fd, buffer, sizeof buffer, MSG_DONTWAIT);
+        gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+      }
+      if (gone) {
+        ++closed_by_victim;
+        ::close(waiter.fd);
+      } else {
+        still.push_back(waiter.fd);
+      }
+    }
+    open.swap(still);
+    if (Clock::now() - checked > std::chrono::milliseconds(50)) {
+      checked = Clock::now();
+      if (!all_alive(job)) break;
+    }
+  }
+  for (int fd : open) ::close(fd);
+  context.report["control_flood.opened"] = std::to_string(opened);
+  context.report["control_flood.most_open"] = std::to_string(most);
+  context.report["control_flood.closed_by_victim"] = std::to_string(closed_by_victim);
+  context.report["control_flood.failures"] = std::to_string(failures);
+  if (!last_error.empty()) context.report["control_flood.last_error"] = last_error;
+  context.sent["connections"] += opened;
   while (!g_stop) ::usleep(20000);
 }
 
@@ -1024,6 +1168,58 @@ void run_tcp_running(Context& context) {
   finish_listener_attacks(context, attacks);
 }
 
+// Every listening data port, churned from the moment it appears (while its process
+// waits for the later ones) until the job ends: the scout (the test's user, reading
+// /proc) sends a churner (nobody) at each port, as run_tcp_setup does.
+void run_tcp_churn(Context& context) {
+  std::vector<ListenerAttack> attacks;
+  std::map<int, int> attacked;  // pid -> processes ready when the churn began
+  const int listeners = context.options.processes - 1;  // the highest pid dials, it accepts nobody
+  JobView job;
+  while (!context.out_of_time() && seconds_since(context.started) < context.options.find_seconds &&
+         static_cast<int>(attacked.size()) < listeners) {
+    job = scan_job(context.options.tag);
+    for (const auto& [pid, process] : job.processes) {
+      if (attacked.count(pid) || process.tcp_listen_ports.empty()) continue;
+      attacked[pid] = ready_count(context.options.ready_dir, context.options.processes);
+      const std::string prefix = "tcp_churn.pid" + std::to_string(pid) + ".";
+      const std::string target = "127.0.0.1:" + std::to_string(process.tcp_listen_ports.front());
+      int fds[2];
+      if (::pipe2(fds, O_CLOEXEC) != 0) continue;
+      pid_t child = ::fork();
+      if (child == 0) {
+        ::close(fds[0]);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        Context mine;
+        mine.options = context.options;
+        mine.report[prefix + "uid"] = drop_privileges();
+        churn(mine, job, {target}, prefix);
+        std::string text;
+        for (const auto& [key, value] : mine.report) text += key + "=" + value + "\n";
+        if (::write(fds[1], text.data(), text.size()) < 0) {
+          // nothing to do: the report is lost
+        }
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      attacks.push_back({child, fds[0]});
+    }
+    ::usleep(5000);
+  }
+  if (!job.processes.empty()) describe_job(context, job);
+  int earliest = context.options.processes;
+  for (const auto& [pid, ready] : attacked) earliest = std::min(earliest, ready);
+  context.report["ready_when_attack_began"] = std::to_string(attacked.empty() ? -1 : earliest);
+  context.report["tcp_churn.ports"] = std::to_string(attacked.size());
+  finish_listener_attacks(context, attacks);
+  long total = 0;
+  for (const auto& [pid, ready] : attacked) {
+    total += static_cast<long>(number(context.report, "tcp_churn.pid" + std::to_string(pid) + ".connections"));
+  }
+  context.report["tcp_churn.connections"] = std::to_string(total);
+  context.sent["connections"] += total;
+}
+
 // ---- observing the secret's descriptor (not an attack)
 
 bool holds_secret(const VictimProcess& process, int* number) {
@@ -1034,6 +1230,32 @@ bool holds_secret(const VictimProcess& process, int* number) {
     }
   }
   return false;
+}
+
+// The parent of a job's process (bsprun), from /proc/<pid>/status.
+pid_t parent_of(pid_t pid) {
+  for (const std::string& line : split(read_file("/proc/" + std::to_string(pid) + "/status"), '\n')) {
+    if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 5));
+  }
+  return -1;
+}
+
+// Whether process os_pid has a descriptor on the secret's memory file (by its name).
+int launcher_holds_secret(pid_t os_pid, std::string& list) {
+  int holds = 0;
+  std::unique_ptr<DIR, void (*)(DIR*)> dir(::opendir(("/proc/" + std::to_string(os_pid) + "/fd").c_str()),
+                                          [](DIR* d) { if (d) ::closedir(d); });
+  if (!dir) return -1;
+  while (dirent* entry = ::readdir(dir.get())) {
+    if (entry->d_name[0] == '.') continue;
+    char target[512];
+    ssize_t n = ::readlink(("/proc/" + std::to_string(os_pid) + "/fd/" + entry->d_name).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    list += std::string(entry->d_name) + ":" + target + " ";
+    if (std::strstr(target, "bsp-job-secret")) holds = 1;
+  }
+  return holds;
 }
 
 void run_observe(Context& context) {
@@ -1054,6 +1276,18 @@ void run_observe(Context& context) {
     const VictimProcess& process = job.processes[holder];
     context.report["before_begin.descriptor"] = std::to_string(number);
     int fd = ::open(("/proc/" + std::to_string(process.os_pid) + "/fd/" + std::to_string(number)).c_str(), O_RDONLY);
+    struct stat info {};
+    if (fd >= 0 && ::fstat(fd, &info) == 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%o", info.st_mode & 07777);
+      context.report["before_begin.mode"] = mode;
+    }
+    // The processes are started (this one holds the descriptor): bsprun has no need of it.
+    const pid_t launcher = parent_of(process.os_pid);
+    std::string list;
+    context.report["launcher_pid"] = std::to_string(launcher);
+    context.report["before_begin.launcher_holds"] = std::to_string(launcher > 0 ? launcher_holds_secret(launcher, list) : -1);
+    context.report["before_begin.launcher_descriptors"] = list;
     auth::Key secret{};
     if (fd >= 0 && ::pread(fd, secret.data(), secret.size(), 0) == static_cast<ssize_t>(secret.size())) {
       context.report["secret"] = hex(secret.data(), secret.size());
@@ -1075,6 +1309,10 @@ void run_observe(Context& context) {
     context.report["after_begin.pid" + std::to_string(pid) + ".descriptors"] = list;
   }
   context.report["after_begin.holders"] = std::to_string(holders);
+  if (pid_t launcher = static_cast<pid_t>(number_or(context.report, "launcher_pid")); launcher > 0) {
+    std::string list;
+    context.report["after_begin.launcher_holds"] = std::to_string(launcher_holds_secret(launcher, list));
+  }
   while (!g_stop) ::usleep(20000);
 }
 
@@ -1102,6 +1340,18 @@ void run_observe(Context& context) {
       break;
     case Plan::observe_secret:
       run_observe(context);
+      break;
+    case Plan::control_churn:
+      run_control_churn(context);
+      break;
+    case Plan::control_idle_flood:
+      run_control_idle_flood(context, "");
+      break;
+    case Plan::control_idle_flood_other_host:
+      run_control_idle_flood(context, "127.0.0.2");
+      break;
+    case Plan::tcp_churn:
+      run_tcp_churn(context);
       break;
     case Plan::udp_replay_captured:
     case Plan::nic_replay_captured:
@@ -1148,6 +1398,10 @@ const char* plan_name(Plan plan) {
     case Plan::tcp_setup_flood: return "tcp_setup_flood";
     case Plan::tcp_running: return "tcp_running";
     case Plan::observe_secret: return "observe_secret";
+    case Plan::control_churn: return "control_churn";
+    case Plan::control_idle_flood: return "control_idle_flood";
+    case Plan::control_idle_flood_other_host: return "control_idle_flood_other_host";
+    case Plan::tcp_churn: return "tcp_churn";
   }
   return "?";
 }

@@ -72,9 +72,19 @@ enum class Plan {
   // listens until it ends): once every process has passed bsp_begin, all five tcp_setup_*
   // attacks at once on every process's listening port.
   tcp_running,
+  // Connection churn and floods, from the moment the job's processes exist (before
+  // bsp_begin: run the victim with --stagger-ms, so later pids connect while it goes on):
+  control_churn,       // connect to the coordinator and close, as fast as one process can
+  control_idle_flood,  // hold as many silent sessions as the attacker's descriptors allow,
+                       // opening a new one whenever the coordinator closes one
+  control_idle_flood_other_host,  // the same from source address 127.0.0.2: another
+                                  // host, as the coordinator sees it
+  tcp_churn,           // connect and close on every process's listening data port, as fast
+                       // as one process can, until the job ends
   // Not an attack: the job's own user looks at the processes' descriptors before and after
   // bsp_begin (run the victim with --stagger-ms), and reads the secret while it is still
-  // in a descriptor, so the test can look for it in files.
+  // in a descriptor, so the test can look for it in files; also the descriptor's mode,
+  // and whether bsprun (the processes' parent) still holds it once they have started.
   observe_secret,
 };
 

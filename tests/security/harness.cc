@@ -48,8 +48,15 @@ AttackedRun run_attacked(const JobSpec& spec) {
     options.hold_seconds = spec.hold_seconds;
     attackers.push_back(std::make_unique<Attacker>(options));
   }
-  std::vector<std::string> argv = {kBsprun, "-n", std::to_string(spec.processes), "--transport=" + spec.transport,
-                                   "--stats"};
+  std::vector<std::string> argv;
+  if (spec.descriptor_limit > 0) {
+    // util-linux's prlimit execs bsprun with the limit: bsprun cannot raise it (it raises
+    // its soft limit to the hard one), and a stranger only has to fill this many.
+    argv = {"prlimit", "--nofile=" + std::to_string(spec.descriptor_limit) + ":" + std::to_string(spec.descriptor_limit),
+            "--"};
+  }
+  argv.insert(argv.end(),
+              {kBsprun, "-n", std::to_string(spec.processes), "--transport=" + spec.transport, "--stats"});
   argv.insert(argv.end(), spec.bsprun_options.begin(), spec.bsprun_options.end());
   argv.insert(argv.end(), {kVictim, "--seconds=" + std::to_string(spec.seconds), "--ready-dir=" + ready_dir,
                            "--stagger-ms=" + std::to_string(spec.stagger_ms)});

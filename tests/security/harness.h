@@ -21,6 +21,7 @@ struct JobSpec {
   std::vector<std::string> bsprun_options;  // e.g. --trace=...
   std::vector<Plan> plans;                  // one attacker each
   double hold_seconds = 15;                 // tcp_setup_*: longest hold of a connection
+  int descriptor_limit = 0;  // > 0: bsprun (and so the job) runs with RLIMIT_NOFILE this, soft and hard
 };
 
 struct AttackedRun {

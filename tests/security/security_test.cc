@@ -17,7 +17,8 @@
 // Every job must exit 0 with its data verified, never print the attacker's text, finish
 // in bounded time, and count what it dropped (foreign / malformed / corrupt; replays of
 // genuine frames: foreign on udp, from a non-member's address; duplicates on nic).
-// Also: the secret's descriptor is gone once bsp_begin returns, and --trace files are
+// Also: the secret's descriptor is gone once bsp_begin returns (its memory file is mode
+// 0600, and bsprun closed its own once the processes were started), and --trace files are
 // private (mode 0600; they were 0644, the umask's, before d824d70) and hold neither the
 // secret nor the keys derived from it.
 #include <gtest/gtest.h>
@@ -198,6 +199,13 @@ TEST(SecretHygiene, DescriptorClosedAfterBeginAndTraceFilesPrivate) {
       << describe(report);
   EXPECT_EQ(number(report, "after_begin.holders"), 0)
       << "a process still holds the secret's descriptor after bsp_begin\n" << describe(report);
+  // Its memory file is the owner's alone (memfd_create makes it 0777), and bsprun closed
+  // its own descriptor once the processes were started (it kept it for the whole job).
+  EXPECT_EQ(report.count("before_begin.mode") ? report.at("before_begin.mode") : "", "600") << describe(report);
+  EXPECT_EQ(number(report, "before_begin.launcher_holds"), 0)
+      << "bsprun still holds the secret's descriptor after starting the processes\n" << describe(report);
+  EXPECT_EQ(number(report, "after_begin.launcher_holds"), 0)
+      << "bsprun still holds the secret's descriptor during the job\n" << describe(report);
   std::vector<std::string> needles;
   for (const char* key : {"secret", "frame_key_header", "frame_key_payload"}) {
     if (report.count(key) && report.at(key).size() == 32) needles.push_back(unhex(report.at(key)));

@@ -267,7 +267,7 @@ class Job {
       config.options["connect_timeout_ms"] = "60000";
       if (composition_.fault) config.options["fault"] = "drop=0.03,dup=0.02,reorder=0.03,corrupt=0.01,seed=5";
       std::unique_ptr<Transport> transport = create_transport(composition_.transport, config);
-      if (composition_.trace) transport = wrap_with_trace(std::move(transport), (trace_dir_ / "job.pcap").string(), pid);
+      if (composition_.trace) transport = wrap_with_trace(std::move(transport), (trace_dir_ / "job.pcap").string(), pid, false);
       if (plan_.inject) {
         int garbage_from = pid == 0 ? plan_.garbage_from : -1;
         transport = decorate(std::move(transport), [&](std::unique_ptr<Transport> path) -> std::unique_ptr<Transport> {

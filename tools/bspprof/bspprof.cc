@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +35,23 @@ constexpr const char* kUsage =
     "                (default results/bench/params.csv, then results/profiles/params.csv)\n"
     "  --top=N       call sites in the table (default 15)\n"
     "  --no-plots    tables and JSON only\n";
+
+// The report's directory: made now, mode 0700, or one already there that is this user's,
+// no link, and writable by nobody else, so no file in it can be a link someone planted
+// (the report is rewritten in place, as gnuplot writes its graphs). "" or the problem.
+std::string private_directory(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) == 0) return {};
+  if (errno != EEXIST) return fmt::format("cannot make the directory {}: {}", dir, std::strerror(errno));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return fmt::format("{} exists and is not a directory (a link is not followed); choose another with --out=DIR", dir);
+  }
+  if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    return fmt::format("{} is {}: others could plant links in it; choose another with --out=DIR", dir,
+                       st.st_uid != ::geteuid() ? fmt::format("user id {}'s", st.st_uid) : "writable by others");
+  }
+  return {};
+}
 
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -122,11 +140,7 @@ int main(int argc, char** argv) {
     Profile profile = analyze(traces, model);
     SiteMap located = locate_all(profile, traces);
     std::vector<SiteCost> costs = site_costs(profile, located);
-    ::mkdir(out_dir.c_str(), 0755);
-    struct stat st{};
-    if (::stat(out_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      throw std::runtime_error(fmt::format("cannot make the directory {}", out_dir));
-    }
+    if (std::string problem = private_directory(out_dir); !problem.empty()) throw std::runtime_error(problem);
     const auto& sums = profile.supersteps;
     const std::size_t n = sums.size();
 

@@ -1,6 +1,8 @@
 // transport/trace/trace_transport.cc: pcap tracing decorator.
 #include "transport/trace/trace_transport.h"
 
+#include "auth/private_file.h"
+
 #include <fmt/format.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
@@ -25,14 +27,16 @@ constexpr std::uint16_t kEtherType = 0x88B5;
 // One process's pcap file, shared by the traced paths of a hybrid.
 class PcapWriter {
  public:
-  explicit PcapWriter(const std::string& file) : dead_(pcap_open_dead(DLT_EN10MB, 1 << 18)) {
-    // Mode 0600: a trace holds the job's data; only its owner may read it.
-    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  PcapWriter(const std::string& file, bool overwrite) : dead_(pcap_open_dead(DLT_EN10MB, 1 << 18)) {
+    // A new file, mode 0600: a trace holds the job's data; only its owner may read it,
+    // and a file or link someone else put at its name is never written through.
+    std::string error;
+    int fd = auth::create_private_file(file, overwrite, error);
     FILE* stream = fd < 0 ? nullptr : ::fdopen(fd, "wb");
-    if (stream) ::fchmod(fd, 0600);  // an existing file keeps its mode otherwise
+    if (fd >= 0 && !stream) error = std::strerror(errno);
     dumper_ = stream ? pcap_dump_fopen(dead_, stream) : nullptr;
     if (!dumper_) {
-      std::string why = stream ? pcap_geterr(dead_) : std::strerror(errno);
+      std::string why = stream ? pcap_geterr(dead_) : error;
       if (stream) std::fclose(stream);
       else if (fd >= 0) ::close(fd);
       pcap_close(dead_);
@@ -125,8 +129,9 @@ std::string trace_file_for(const std::string& path, int pid) {
   return fmt::format("{}.{}{}", path.substr(0, dot), pid, path.substr(dot));
 }
 
-std::unique_ptr<Transport> wrap_with_trace(std::unique_ptr<Transport> inner, const std::string& path, int pid) {
-  auto writer = std::make_shared<PcapWriter>(trace_file_for(path, pid));
+std::unique_ptr<Transport> wrap_with_trace(std::unique_ptr<Transport> inner, const std::string& path, int pid,
+                                           bool overwrite) {
+  auto writer = std::make_shared<PcapWriter>(trace_file_for(path, pid), overwrite);
   return decorate(std::move(inner), [&](std::unique_ptr<Transport> path_transport) -> std::unique_ptr<Transport> {
     return std::make_unique<TraceTransport>(std::move(path_transport), writer, pid);
   });

@@ -16,7 +16,9 @@ namespace bsp::transport {
 // The per-process file name for a trace path: "run.pcap", pid 3 -> "run.3.pcap".
 std::string trace_file_for(const std::string& path, int pid);
 
-// Wraps inner; throws std::runtime_error if the file cannot be written.
-std::unique_ptr<Transport> wrap_with_trace(std::unique_ptr<Transport> inner, const std::string& path, int pid);
+// Wraps inner; the trace is a new file, mode 0600 (auth/private_file.h): an existing one
+// is refused unless overwrite. Throws std::runtime_error if the file cannot be written.
+std::unique_ptr<Transport> wrap_with_trace(std::unique_ptr<Transport> inner, const std::string& path, int pid,
+                                           bool overwrite = false);
 
 }  // namespace bsp::transport
