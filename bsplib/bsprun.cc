@@ -30,6 +30,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "auth/job_secret.h"
@@ -48,7 +49,9 @@ namespace {
   if (!problem.empty()) fmt::print(stderr, "bsprun: {}\n", problem);
   fmt::print(stderr,
              "usage: bsprun -n P [options] program [arguments...]\n"
-             "  -n P, --nprocs=P        number of processes (default: 1; also -np, -npes, -nprocs)\n");
+             "  -n P, --nprocs=P        number of processes (also -np, -npes, -nprocs); default, as mpirun's:\n"
+             "                          the cores this process may run on, or with --hosts/--hostfile the\n"
+             "                          sum of the hosts' slots\n");
   for (const bsp::OptionSpec& option : bsp::option_table()) {
     fmt::print(stderr, "  --{:<22}{} [{}; {}{}]\n", std::string(option.name) + "=...", option.help, option.scope,
                bsp::environment_variable(option), *option.default_value ? fmt::format("; default {}", option.default_value) : "");
@@ -198,12 +201,28 @@ void raise_descriptor_limit() {
   }
 }
 
+// Without -n, as BSPonMPI's launcher (mpirun) and a direct start do: one process per core
+// this process may run on (its CPU affinity, so taskset and cgroups count), or with
+// --hosts/--hostfile one per slot of every host.
+int default_process_count(const std::vector<bsp::launch::Host>& hosts) {
+  long count = 0;
+  if (!hosts.empty()) {
+    for (const bsp::launch::Host& host : hosts) count += host.slots;
+  } else {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    count = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
+    if (count <= 0) count = static_cast<long>(std::thread::hardware_concurrency());
+  }
+  return static_cast<int>(std::clamp(count, 1L, 65535L));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   raise_descriptor_limit();
   if (argc == 2 && std::string(argv[1]) == "--agent") return bsp::launch::run_agent();
-  int processes = 1;
+  int processes = 0;  // 0: not given, default_process_count() after the options
   std::string netns;  // run process i in namespace netns + i
   std::vector<bsp::launch::Host> hosts;
   std::string rsh = "ssh -x -o BatchMode=yes";
@@ -260,6 +279,7 @@ int main(int argc, char** argv) {
     usage(error.what());
   }
   if (first >= argc) usage("no program to run");
+  if (processes == 0) processes = default_process_count(hosts);
   if (!netns.empty() && !hosts.empty()) usage("--netns and --hosts/--hostfile do not mix: choose one way of placing");
   for (const auto& [name, value] : settings) ::setenv(name.c_str(), value.c_str(), 1);
 
