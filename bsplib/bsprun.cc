@@ -384,10 +384,16 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t launcher = ::getpid();
+  // Into a file or a pipe, the processes' stdio writes whatever fills its buffer (4 KiB
+  // pieces cut anywhere), and lines of different processes broke mid-line: bsprun reads
+  // each process's output through a pipe and writes whole lines. To a terminal a process
+  // keeps it (its stdio then flushes line by line, and prompts appear before scanf).
+  const bool pipe_out = tag_output || !::isatty(STDOUT_FILENO);
+  const bool pipe_err = tag_output || !::isatty(STDERR_FILENO);
   for (int pid = 0; pid < processes; ++pid) {
     if (!here[static_cast<std::size_t>(pid)]) continue;
     int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) {
+    if ((pipe_out && ::pipe2(out, O_CLOEXEC) != 0) || (pipe_err && ::pipe2(err, O_CLOEXEC) != 0)) {
       std::perror("bsprun: pipe");
       return 1;
     }
@@ -405,10 +411,8 @@ int main(int argc, char** argv) {
         int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0) ::dup2(null, STDIN_FILENO);
       }
-      if (tag_output) {
-        ::dup2(out[1], STDOUT_FILENO);
-        ::dup2(err[1], STDERR_FILENO);
-      }
+      if (pipe_out) ::dup2(out[1], STDOUT_FILENO);
+      if (pipe_err) ::dup2(err[1], STDERR_FILENO);
       // The program gets stdin, stdout, stderr and the job's secret, nothing of the
       // launcher's (its event loop, timers, the coordinator's listening socket).
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -417,10 +421,12 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
       ::_exit(127);
     }
-    if (tag_output) {
+    if (pipe_out) {
       ::close(out[1]);
-      ::close(err[1]);
       bsp::launch::forward_pipe(io, out[0], pid, 1, output);
+    }
+    if (pipe_err) {
+      ::close(err[1]);
       bsp::launch::forward_pipe(io, err[0], pid, 2, output);
     }
     coordinator->set_os_pid(pid, child);
