@@ -10,7 +10,9 @@
  *               any sync: the job must stop with that one error
  *   bad_first_slow0  the same, with pid 0 slowed down (a SIGALRM after each millisecond
  *               of running sleeps 20 ms) so the last process's error, and its exit,
- *               come while pid 0 still opens the others' shm inboxes */
+ *               come while pid 0 still opens the others' shm inboxes
+ *   killed_first_slow0  the last process kills itself (SIGKILL) right after bsp_begin,
+ *               pid 0 slowed down as above: the job must say that process was killed */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -48,7 +50,8 @@ int main(int argc, char** argv) {
     if (strncmp(argv[i], "--case=", 7) == 0) which = argv[i] + 7;
   }
   const char* launched_pid = getenv("BSP_PID");
-  if (strcmp(which, "bad_first_slow0") == 0 && (!launched_pid || strcmp(launched_pid, "0") == 0)) slow_down();
+  int slowed = strcmp(which, "bad_first_slow0") == 0 || strcmp(which, "killed_first_slow0") == 0;
+  if (slowed && (!launched_pid || strcmp(launched_pid, "0") == 0)) slow_down();
   bsp_begin(bsp_nprocs());
   int p = bsp_nprocs(), me = bsp_pid();
   if (strcmp(which, "nprocs") == 0) {
@@ -73,6 +76,9 @@ int main(int argc, char** argv) {
     double s = bsp_s(), l = bsp_l(), g = bsp_g();
     if (!(s > 0 && l > 0 && g > 0)) bsp_abort("launcher_cases: pid %d: s %g, l %g, g %g\n", me, s, l, g);
     if (me == 0) printf("slg %g %g %g\n", s, l, g);
+  } else if (strcmp(which, "killed_first_slow0") == 0) {
+    if (me == p - 1) raise(SIGKILL);
+    bsp_sync();
   } else if (strcmp(which, "bad_first") == 0 || strcmp(which, "bad_first_slow0") == 0) {
     int x = 0;
     if (me == p - 1) bsp_put(p, &x, &x, 0, sizeof x);
