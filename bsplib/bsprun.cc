@@ -388,14 +388,35 @@ int main(int argc, char** argv) {
   // pieces cut anywhere), and lines of different processes broke mid-line: bsprun reads
   // each process's output through a pipe and writes whole lines. To a terminal a process
   // keeps it (its stdio then flushes line by line, and prompts appear before scanf).
-  const bool pipe_out = tag_output || !::isatty(STDOUT_FILENO);
-  const bool pipe_err = tag_output || !::isatty(STDERR_FILENO);
+  bool pipe_out = tag_output || !::isatty(STDOUT_FILENO);
+  bool pipe_err = tag_output || !::isatty(STDERR_FILENO);
+  // Two pipe descriptors per process stay open here, beside its control connection: under a
+  // descriptor limit without room for them, the control plane comes first.
+  const long local = std::count(here.begin(), here.end(), true);
+  rlimit descriptors{};
+  if (!tag_output && (pipe_out || pipe_err) && ::getrlimit(RLIMIT_NOFILE, &descriptors) == 0 &&
+      descriptors.rlim_cur != RLIM_INFINITY && static_cast<long>(descriptors.rlim_cur) < 3 * local + 256) {
+    fmt::print(stderr, "bsprun: {} descriptors (RLIMIT_NOFILE) leave no room for output pipes for {} processes: "
+               "they write to the output directly (lines may break; raise the limit)\n",
+               descriptors.rlim_cur, local);
+    pipe_out = pipe_err = false;
+  }
   for (int pid = 0; pid < processes; ++pid) {
     if (!here[static_cast<std::size_t>(pid)]) continue;
     int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if ((pipe_out && ::pipe2(out, O_CLOEXEC) != 0) || (pipe_err && ::pipe2(err, O_CLOEXEC) != 0)) {
-      std::perror("bsprun: pipe");
-      return 1;
+    bool piped_out = pipe_out && ::pipe2(out, O_CLOEXEC) == 0;
+    bool piped_err = pipe_err && ::pipe2(err, O_CLOEXEC) == 0;
+    if (piped_out != pipe_out || piped_err != pipe_err) {
+      if (tag_output) {  // tagging needs the pipes
+        std::perror("bsprun: pipe");
+        return 1;
+      }
+      // Out of descriptors (thousands of processes under a low RLIMIT_NOFILE): this
+      // process writes to bsprun's output directly, as without the pipes.
+      static bool said = false;
+      if (!said) fmt::print(stderr, "bsprun: pipe: {}; pid {} on writes to the output directly (lines may break)\n",
+                            std::strerror(errno), pid);
+      said = true;
     }
     pid_t child = ::fork();
     if (child < 0) {
@@ -411,8 +432,8 @@ int main(int argc, char** argv) {
         int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0) ::dup2(null, STDIN_FILENO);
       }
-      if (pipe_out) ::dup2(out[1], STDOUT_FILENO);
-      if (pipe_err) ::dup2(err[1], STDERR_FILENO);
+      if (piped_out) ::dup2(out[1], STDOUT_FILENO);
+      if (piped_err) ::dup2(err[1], STDERR_FILENO);
       // The program gets stdin, stdout, stderr and the job's secret, nothing of the
       // launcher's (its event loop, timers, the coordinator's listening socket).
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -421,11 +442,11 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
       ::_exit(127);
     }
-    if (pipe_out) {
+    if (piped_out) {
       ::close(out[1]);
       bsp::launch::forward_pipe(io, out[0], pid, 1, output);
     }
-    if (pipe_err) {
+    if (piped_err) {
       ::close(err[1]);
       bsp::launch::forward_pipe(io, err[0], pid, 2, output);
     }
