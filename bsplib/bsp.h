@@ -101,6 +101,14 @@ void bsp_set_tag_size(bsp_size_t *tag_nbytes);
 void bsp_bsmp_info(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes);
 double bsp_dtime(void); /* seconds since the previous call of bsp_dtime */
 
+/* The Oxford toolset's BSP parameters of the machine (as bsp_probe prints them): s in flop/s,
+ * l in flops, g in flops per 8-byte word. From BSP_SLG=S,L,G (Mflop/s, flops, flops per
+ * word), else BSP_PARAMS=CSV (bench/bsp_params output; default results/bench/params.csv:
+ * the row of the job's transport nearest its p), else a default with a note on stderr. */
+double bsp_s(void);
+double bsp_l(void);
+double bsp_g(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -25,9 +25,11 @@
  * buffers a process does not use: src away from the root of bsp_bcast and bsp_scatter,
  * dst away from the root of bsp_gather).
  *
- * Not provided: the BSP cost parameters bsp_s, bsp_l, bsp_g and bsp_nhalf (the toolset
- * read them from a per-machine calibration file written by its installer; this library
- * has none — bench/bsp_params measures g and l), and the Fortran 77 bindings
+ * The BSP cost parameters bsp_s, bsp_l and bsp_g are declared in bsp.h (the toolset read
+ * them from a per-machine calibration file written by its installer; here they come from
+ * BSP_SLG, or bench/bsp_params output, or a default: bsp.h says how).
+ *
+ * Not provided: bsp_nhalf (nothing here measures n_half), and the Fortran 77 bindings
  * (bspbcast, bspfold, ... and the bsp*_common helpers).
  */
 #ifndef BSPLIB_BSP_LEVEL1_H

@@ -21,8 +21,9 @@
 #   -bspslotsize N, -bsproundtrip N, -bspsendlatency N, -bspbuffer-stalls N,
 #   -fcontention-resolve N, -fthrottle-procs N, -fcheck-syncs, -fno-check-syncs,
 #   -fprofile, -overridechecks
-#                         accepted with a one-line note: our library packs puts into
-#                         frames always, sizes its buffers itself and checks syncs always
+#                         accepted; one note per compile lists those given (none with
+#                         BSPCC_QUIET=1): our library packs puts into frames always,
+#                         sizes its buffers itself and checks syncs always
 # The defaults set by -flibrary-level, -device, -stat and -prof are compiled into the program (a
 # constructor that sets the BSP_* variable unless the environment already does).
 # Extra: --show prints the command instead of running it.
@@ -50,7 +51,8 @@ level() {
     *) note "-flibrary-level takes 0, 1 or 2 (got '$1')"; exit 2 ;;
   esac
 }
-ignored() { note "$1 is an Oxford toolset option with no effect here ($2); ignored"; }
+ignored_list=""  # "option (why), ...": one note for the whole compile, not one per option
+ignored() { ignored_list="${ignored_list:+$ignored_list, }$1 ($2)"; }
 while [ $# -gt 0 ]; do
   arg=$1
   shift
@@ -86,6 +88,9 @@ if [ -n "$defaults" ] && [ "$linking" = 1 ]; then
 __attribute__((constructor)) static void bspcc_defaults(void) {$defaults }
 C
   extra=" -x none $(quote "$dir/bspcc_defaults.c")"
+fi
+if [ -n "$ignored_list" ] && [ -z "${BSPCC_QUIET:-}" ]; then
+  note "Oxford toolset options with no effect here, ignored: $ignored_list"
 fi
 command="$driver -I'$prefix/include'$args$extra -L'$prefix/lib' -Wl,-rpath,'$prefix/lib' -lbsp"
 if [ "$show" = 1 ]; then echo "$command"; exit 0; fi

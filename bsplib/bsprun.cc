@@ -30,6 +30,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "auth/job_secret.h"
@@ -196,12 +197,28 @@ void raise_descriptor_limit() {
   }
 }
 
+// Without -n, as BSPonMPI's launcher (mpirun) and a direct start do: one process per core
+// this process may run on (its CPU affinity, so taskset and cgroups count), or with
+// --hosts/--hostfile one per slot of every host.
+int default_process_count(const std::vector<bsp::launch::Host>& hosts) {
+  long count = 0;
+  if (!hosts.empty()) {
+    for (const bsp::launch::Host& host : hosts) count += host.slots;
+  } else {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    count = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
+    if (count <= 0) count = static_cast<long>(std::thread::hardware_concurrency());
+  }
+  return static_cast<int>(std::clamp(count, 1L, 65535L));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   raise_descriptor_limit();
   if (argc == 2 && std::string(argv[1]) == "--agent") return bsp::launch::run_agent();
-  int processes = 1;
+  int processes = 0;  // 0: not given, default_process_count() after the options
   std::string netns;  // run process i in namespace netns + i
   std::vector<bsp::launch::Host> hosts;
   std::string rsh = "ssh -x -o BatchMode=yes";
@@ -258,6 +275,7 @@ int main(int argc, char** argv) {
     usage(error.what());
   }
   if (first >= argc) usage("no program to run");
+  if (processes == 0) processes = default_process_count(hosts);
   if (!netns.empty() && !hosts.empty()) usage("--netns and --hosts/--hostfile do not mix: choose one way of placing");
   for (const auto& [name, value] : settings) ::setenv(name.c_str(), value.c_str(), 1);
 
@@ -362,12 +380,39 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t launcher = ::getpid();
+  // Into a file or a pipe, the processes' stdio writes whatever fills its buffer (4 KiB
+  // pieces cut anywhere), and lines of different processes broke mid-line: bsprun reads
+  // each process's output through a pipe and writes whole lines. To a terminal a process
+  // keeps it (its stdio then flushes line by line, and prompts appear before scanf).
+  bool pipe_out = tag_output || !::isatty(STDOUT_FILENO);
+  bool pipe_err = tag_output || !::isatty(STDERR_FILENO);
+  // Two pipe descriptors per process stay open here, beside its control connection: under a
+  // descriptor limit without room for them, the control plane comes first.
+  const long local = std::count(here.begin(), here.end(), true);
+  rlimit descriptors{};
+  if (!tag_output && (pipe_out || pipe_err) && ::getrlimit(RLIMIT_NOFILE, &descriptors) == 0 &&
+      descriptors.rlim_cur != RLIM_INFINITY && static_cast<long>(descriptors.rlim_cur) < 3 * local + 256) {
+    fmt::print(stderr, "bsprun: {} descriptors (RLIMIT_NOFILE) leave no room for output pipes for {} processes: "
+               "they write to the output directly (lines may break; raise the limit)\n",
+               descriptors.rlim_cur, local);
+    pipe_out = pipe_err = false;
+  }
   for (int pid = 0; pid < processes; ++pid) {
     if (!here[static_cast<std::size_t>(pid)]) continue;
     int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) {
-      std::perror("bsprun: pipe");
-      return 1;
+    bool piped_out = pipe_out && ::pipe2(out, O_CLOEXEC) == 0;
+    bool piped_err = pipe_err && ::pipe2(err, O_CLOEXEC) == 0;
+    if (piped_out != pipe_out || piped_err != pipe_err) {
+      if (tag_output) {  // tagging needs the pipes
+        std::perror("bsprun: pipe");
+        return 1;
+      }
+      // Out of descriptors (thousands of processes under a low RLIMIT_NOFILE): this
+      // process writes to bsprun's output directly, as without the pipes.
+      static bool said = false;
+      if (!said) fmt::print(stderr, "bsprun: pipe: {}; pid {} on writes to the output directly (lines may break)\n",
+                            std::strerror(errno), pid);
+      said = true;
     }
     pid_t child = ::fork();
     if (child < 0) {
@@ -383,10 +428,8 @@ int main(int argc, char** argv) {
         int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null >= 0) ::dup2(null, STDIN_FILENO);
       }
-      if (tag_output) {
-        ::dup2(out[1], STDOUT_FILENO);
-        ::dup2(err[1], STDERR_FILENO);
-      }
+      if (piped_out) ::dup2(out[1], STDOUT_FILENO);
+      if (piped_err) ::dup2(err[1], STDERR_FILENO);
       // The program gets stdin, stdout, stderr and the job's secret, nothing of the
       // launcher's (its event loop, timers, the coordinator's listening socket).
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -395,10 +438,12 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
       ::_exit(127);
     }
-    if (tag_output) {
+    if (piped_out) {
       ::close(out[1]);
-      ::close(err[1]);
       bsp::launch::forward_pipe(io, out[0], pid, 1, output);
+    }
+    if (piped_err) {
+      ::close(err[1]);
       bsp::launch::forward_pipe(io, err[0], pid, 2, output);
     }
     coordinator->set_os_pid(pid, child);

@@ -21,7 +21,9 @@ class BodyWriter {
   BodyWriter& u32(std::uint32_t v) { return raw(&v, 4); }
   BodyWriter& i32(std::int32_t v) { return raw(&v, 4); }
   BodyWriter& u64(std::uint64_t v) { return raw(&v, 8); }
-  BodyWriter& calls(const CollectiveCalls& c) { return u8(c.final).u32(c.next_tagsize).u32(c.pushes).u32(c.pops); }
+  BodyWriter& calls(const CollectiveCalls& c) {
+    return u8(static_cast<std::uint8_t>(c.final | (c.tagsize_set ? 2 : 0))).u32(c.next_tagsize).u32(c.pushes).u32(c.pops);
+  }
 
  private:
   BodyWriter& raw(const void* v, std::size_t n) {
@@ -44,7 +46,9 @@ class BodyReader {
   std::uint64_t u64() { return read<std::uint64_t>(); }
   CollectiveCalls calls() {
     CollectiveCalls c;
-    c.final = u8();
+    std::uint8_t flags = u8();
+    c.final = flags & 1;
+    c.tagsize_set = (flags & 2) != 0;
     c.next_tagsize = u32();
     c.pushes = u32();
     c.pops = u32();
@@ -86,9 +90,15 @@ std::string describe_conflict(long superstep, const CallConflict& c) {
                        "(bsp_push_reg/bsp_pop_reg must be called in the same order everywhere)",
                        superstep, pid_and_calls(c.pid_a, c.a), pid_and_calls(c.pid_b, c.b));
   }
-  return fmt::format("bsplib: bsp_set_tagsize differs between processes in superstep {}: pid {} asks for tags of "
-                     "{} bytes, pid {} for {} (every process must set the same size)",
-                     superstep, c.pid_a, c.a.next_tagsize, c.pid_b, c.b.next_tagsize);
+  if (c.a.next_tagsize != c.b.next_tagsize) {
+    return fmt::format("bsplib: bsp_set_tagsize differs between processes in superstep {}: pid {} asks for tags of "
+                       "{} bytes, pid {} for {} (every process must set the same size)",
+                       superstep, c.pid_a, c.a.next_tagsize, c.pid_b, c.b.next_tagsize);
+  }
+  int called = c.a.tagsize_set ? c.pid_a : c.pid_b, not_called = c.a.tagsize_set ? c.pid_b : c.pid_a;
+  return fmt::format("bsplib: bsp_set_tagsize called by some processes only in superstep {}: pid {} called it, pid {} "
+                     "did not (it is collective: every process calls it, with the same size)",
+                     superstep, called, not_called);
 }
 
 DisseminationBarrier::DisseminationBarrier(int pid, int nprocs, int radix)

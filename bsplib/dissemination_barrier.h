@@ -23,7 +23,8 @@
 //   u32 superstep | u8 round | calls | u8 conflict | i32 pid a | calls a | i32 pid b |
 //   calls b | u32 changes | changes × (i32 pid | u32 pushes | pushes × u64 size |
 //   u32 pops | pops × (u32 registration, u8 ambiguous))
-//   calls = u8 final | u32 next tag size | u32 pushes | u32 pops
+//   calls = u8 final (bit 0: in bsp_end, bit 1: bsp_set_tagsize called) | u32 next tag size |
+//           u32 pushes | u32 pops
 // Every field read from a message is checked (superstep, round against its sender, pids,
 // counts against the bytes there) before it is used.
 #pragma once
@@ -44,6 +45,7 @@ struct CollectiveCalls {
   std::uint8_t final = 0;  // 1: in bsp_end
   std::uint32_t next_tagsize = 0;
   std::uint32_t pushes = 0, pops = 0;
+  bool tagsize_set = false;  // bsp_set_tagsize called in the superstep (bit 1 of final's byte)
   bool operator==(const CollectiveCalls&) const = default;
 };
 

@@ -306,6 +306,7 @@ void Engine::set_tagsize(int* tag_nbytes) {
   }
   int previous = next_tagsize_;
   next_tagsize_ = *tag_nbytes;
+  tagsize_set_ = true;
   *tag_nbytes = previous;
 }
 
@@ -741,7 +742,7 @@ namespace {
 // What an `end` record says of its sender's collective calls (as the sparse barrier carries them).
 CollectiveCalls collective_calls(const records::End& end) {
   return {static_cast<std::uint8_t>((end.flags & records::kEndFlagFinal) ? 1 : 0), end.next_tagsize, static_cast<std::uint32_t>(end.pushes.size()),
-          static_cast<std::uint32_t>(end.pops.size())};
+          static_cast<std::uint32_t>(end.pops.size()), (end.flags & records::kEndFlagSetTagsize) != 0};
 }
 
 std::string pid_list(const std::vector<int>& pids) {
@@ -805,6 +806,7 @@ void Engine::superstep(bool final) {
   registrations_.commit(pushes);
   messages_.deliver_arrived();
   tagsize_ = next_tagsize_;
+  tagsize_set_ = false;
   pending_gets_.clear();
   run_ = RunCursor{};  // registrations change: the general path aims it again
   // Only the streams this superstep touched are reset: the others are as they were left.
@@ -858,7 +860,8 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
   // 1. Every stream gets its `end`.
   records::End end;
   end.superstep = static_cast<std::uint32_t>(superstep_);
-  end.flags = final ? records::kEndFlagFinal : 0;
+  end.flags = static_cast<std::uint8_t>((final ? records::kEndFlagFinal : 0) |
+                                        (tagsize_set_ ? records::kEndFlagSetTagsize : 0));
   end.next_tagsize = static_cast<std::uint32_t>(next_tagsize_);
   end.pushes = registrations_.pushes_this_superstep();
   end.pops = registrations_.pops_this_superstep();

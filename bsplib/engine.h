@@ -344,6 +344,7 @@ class Engine : private recovery::PayloadSink {
   MessageQueue messages_;
   int tagsize_ = 0;
   int next_tagsize_ = 0;
+  bool tagsize_set_ = false;  // bsp_set_tagsize was called in this superstep
 
   std::vector<Outgoing> outgoing_;
   // The pids whose outgoing stream was written this superstep (stream_to), and whether

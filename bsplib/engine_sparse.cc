@@ -48,6 +48,7 @@ std::vector<std::vector<std::uint64_t>> Engine::sparse_exchange(bool final) {
   CollectiveCalls calls;
   calls.final = final ? 1 : 0;
   calls.next_tagsize = static_cast<std::uint32_t>(next_tagsize_);
+  calls.tagsize_set = tagsize_set_;
   RegistrationChanges changes;
   changes.pushes = registrations_.pushes_this_superstep();
   changes.pops = registrations_.pops_this_superstep();

@@ -217,7 +217,8 @@ std::string options_markdown() {
 
 const std::vector<LauncherOption>& launcher_option_table() {
   static const std::vector<LauncherOption> table = {
-      {"-n P, --nprocs=P", "number of processes (default: 1; also -np, -npes, -nprocs)"},
+      {"-n P, --nprocs=P", "number of processes (also -np, -npes, -nprocs); default, as mpirun's: the cores this "
+                           "process may run on, or with --hosts/--hostfile the sum of the hosts' slots"},
       {"--hosts=A:4,B:4", "run across hosts: slots per host, filled in order (pids 0-3 on A)"},
       {"--hostfile=FILE", "the hosts as Open MPI's hostfile: lines 'nodeA slots=4 [iface=eth1]', # comments"},
       {"--rsh=CMD", "remote shell that starts bsprun's agent on each host (default 'ssh -x -o BatchMode=yes')"},

@@ -27,11 +27,16 @@ std::vector<std::uint32_t> RegistrationTable::candidates(const void* address, st
 bool RegistrationTable::pop(const void* address) {
   std::vector<std::uint32_t> live = candidates(address, pops_.size());
   if (live.empty()) return false;
-  // Ambiguous also when an earlier pop of the same address was: which registration that
-  // one removes is only a guess until resolve_pops, so this one's choice is too.
-  bool ambiguous = live.size() > 1 || std::any_of(pops_.begin(), pops_.end(), [&](const PendingPop& earlier) {
-                     return earlier.address == address && earlier.ambiguous;
-                   });
+  // A real address names its most recent registration (the Oxford rule): a process on
+  // which it names another registration than elsewhere is an error resolve_pops reports.
+  // NULL is the one address that stands for "nothing here" in several registrations at
+  // once, so a pop of NULL with several live is ambiguous; so is one after an earlier
+  // ambiguous pop of NULL (which registration that one removes is only a guess until
+  // resolve_pops, so this one's choice is too).
+  bool ambiguous = address == nullptr &&
+                   (live.size() > 1 || std::any_of(pops_.begin(), pops_.end(), [&](const PendingPop& earlier) {
+                      return earlier.address == address && earlier.ambiguous;
+                    }));
   pops_.push_back(PendingPop{address, live.back(), ambiguous});
   return true;
 }

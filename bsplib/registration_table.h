@@ -5,10 +5,12 @@
 // superstep see the table as it was when the superstep began.
 //
 // Pops are matched by order too: the k-th bsp_pop_reg of a superstep removes the same
-// registration everywhere. A process names it by address, which is ambiguous when the
-// address has several live registrations (NULL pushed with size 0 more than once, as a
-// process with no local data does): it removes the most recent one unless another
-// process, for which the k-th pop is unambiguous, says which one it is (resolve_pops).
+// registration everywhere. A process names it by address: a real address its most recent
+// live registration (the Oxford rule; a process on which that is another registration
+// than elsewhere stops the job), NULL ambiguously when several are live (NULL pushed with
+// size 0 more than once, as a process with no local data does): it removes the most
+// recent one unless another process, for which the k-th pop is unambiguous, says which
+// one it is (resolve_pops).
 #pragma once
 
 #include <cstddef>

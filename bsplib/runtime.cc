@@ -55,6 +55,9 @@ std::string describe_paths(transport::Transport& transport, int pid, int nprocs)
 // A failed job under a PMIx launcher: processes get this long to stop on the
 // coordinator's word before the launcher is asked to kill what is left.
 constexpr auto kPmixAbortGrace = 500ms;
+// How long a process whose set-up failed waits for the coordinator's verdict on the job
+// before it reports its own failure (75 times the coordinator's 20 ms reaping interval).
+constexpr auto kSetupVerdictWait = 1500ms;
 
 int env_int(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -299,6 +302,11 @@ void Runtime::begin(int maxprocs) {
   try {
     transport->connect(start.addresses);
   } catch (const std::exception& error) {
+    // A peer that died or stopped right after its own set-up leaves an address that leads
+    // nowhere ("opening pid 3's inbox ...: No such file or directory"): that is a
+    // consequence, and the coordinator learns the cause (it reaps the process, or hears
+    // its error) within moments. Its verdict, when it comes, is the job's one message.
+    await_verdict(kSetupVerdictWait);
     abort_job(fmt::format("bsplib: pid {}: {}", pid, error.what()));
   }
   path_report_ = describe_paths(*transport, pid, start.nprocs);
@@ -449,6 +457,18 @@ void Runtime::report_stall(long superstep, double waited_seconds, const std::vec
   std::vector<std::pair<int, double>> pids;
   for (const Awaited& one : awaited) pids.emplace_back(one.pid, one.silent_seconds);
   control_->stall(superstep, waited_seconds, pids);
+}
+
+void Runtime::await_verdict(std::chrono::milliseconds longest) {
+  if (!control_) return;
+  auto until = std::chrono::steady_clock::now() + longest;
+  while (std::chrono::steady_clock::now() < until) {
+    if (auto stopped = control_->poll_abort()) {
+      if (!stopped->printed) std::fprintf(stderr, "bsplib: %s\n", stopped->message.c_str());
+      leave(1);
+    }
+    std::this_thread::sleep_for(10ms);  // a failure path: a coarse look is enough
+  }
 }
 
 void Runtime::check_for_abort() {

@@ -49,6 +49,9 @@ class Runtime final : public JobControl {
   void start_coordinator(int processes, std::uint32_t job_id, const auth::Key& secret, int listen_fd,
                          const std::vector<pid_t>& os_pids);
   [[noreturn]] void leave(int status);
+  // Leaves quietly (status 1) if the coordinator says within `longest` that the job
+  // stops (its message is the one printed); else returns.
+  void await_verdict(std::chrono::milliseconds longest);
   void choose_data_address();
   std::string statistics_report() const;
 

@@ -14,7 +14,8 @@
 //   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
 //   put_pulled   u8 kind, u32 registration, u32 offset, u32 size, u64 token
 //   get_reply_pulled  u8 kind, u32 request id, u32 piece offset, u32 size, u64 token
-//   end          u8 kind, u32 superstep, u8 flags (bit 0: the sender is in bsp_end),
+//   end          u8 kind, u32 superstep, u8 flags (bit 0: the sender is in bsp_end; bit 1: it
+//                called bsp_set_tagsize),
 //                u32 next tag size, u32 get requests sent to this peer,
 //                u32 pushes, pushes x u64 size, u32 pops, pops x (u32 registration, u8 ambiguous)
 //
@@ -86,6 +87,9 @@ inline constexpr std::uint32_t kMaxRegistrationChanges = 1u << 20;
 static_assert(kEndHeader == 1 + 4 + 1 + 4 + 4 + 4);
 
 inline constexpr std::uint8_t kEndFlagFinal = 1;  // the sender is in bsp_end
+// The sender called bsp_set_tagsize in this superstep (every process must, even with the
+// size in force: a call on only some is an error the size alone does not show).
+inline constexpr std::uint8_t kEndFlagSetTagsize = 2;
 
 struct Put {
   std::uint32_t registration, offset, size;

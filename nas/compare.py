@@ -8,7 +8,9 @@ Results also go to RESULTS/nas.csv, RESULTS/nas.json and PNG bar charts (gnuplot
 
   python3 nas/compare.py --class W --procs 4 --benchmarks ep,cg,mg,ft,is --transports all
 
-Across hosts: --hostfile FILE (Open MPI's format; the process count defaults to its slots),
+Across hosts: --hostfile FILE (Open MPI's format; the process count defaults to its slots;
+shm alone is left out, with a note, when the processes span more than one host: shared
+memory reaches one host only; the hybrids shm+tcp, shm+udp, shm+nic take its place),
 --rsh CMD (the remote shell, default ssh), and for the emulated cluster of
 tools/cluster.sh, --in-netns NS runs bsprun inside host namespace NS:
   tools/cluster.sh up 4 --sshd /tmp/cl --slots 2
@@ -40,16 +42,33 @@ FIELDS = {
 }
 
 
-def hostfile_slots(path):
-    """The slots of an Open MPI hostfile (a host without slots= has one)."""
-    slots = 0
+def hostfile_hosts(path):
+    """The hosts of an Open MPI hostfile in order, each with its slots (a host without slots=
+    has one; a host listed again adds its slots to the first mention, as bsprun places)."""
+    hosts = {}
     for line in pathlib.Path(path).read_text().splitlines():
         words = line.split("#")[0].split()
         if not words:
             continue
         found = [w.split("=", 1)[1] for w in words[1:] if w.split("=", 1)[0] in ("slots", "cpu", "count")]
-        slots += int(found[0]) if found else 1
-    return slots
+        hosts[words[0]] = hosts.get(words[0], 0) + (int(found[0]) if found else 1)
+    return list(hosts.items())
+
+
+def hostfile_slots(path):
+    """The slots of an Open MPI hostfile."""
+    return sum(slots for _, slots in hostfile_hosts(path))
+
+
+def hosts_used(path, procs):
+    """How many of the hostfile's hosts get processes when procs fill the slots in order."""
+    used, left = 0, procs
+    for _, slots in hostfile_hosts(path):
+        if left <= 0:
+            break
+        used += 1
+        left -= slots
+    return max(used, 1)
 
 
 def available_transports(bsprun):
@@ -58,10 +77,12 @@ def available_transports(bsprun):
     return [name.strip() for name in match.group(1).split(",")] if match else ["tcp"]
 
 
-def usable(transport):
-    """A transport that can run here, or the reason it cannot."""
+def usable(transport, hosts=1):
+    """None when a transport can run this job (of processes on `hosts` hosts), else why not."""
     if transport.endswith("nic") and os.geteuid() != 0:
         return "raw Ethernet frames need CAP_NET_RAW (run as root)"
+    if transport == "shm" and hosts > 1:
+        return f"shared memory reaches one host only, and the job spans {hosts} (shm+tcp and the like use it within each)"
     return None
 
 
@@ -148,9 +169,10 @@ def main():
     if args.transports == "all" and not args.hostfile:
         # On one host a hybrid (shm+X) is shm alone: its columns would repeat shm's.
         wanted = [t for t in wanted if "+" not in t]
+    hosts = hosts_used(args.hostfile, args.procs) if args.hostfile else 1
     transports = []
     for t in wanted:
-        reason = usable(t)
+        reason = usable(t, hosts)
         if reason:
             print(f"note: transport {t} skipped: {reason}", file=sys.stderr)
         else:

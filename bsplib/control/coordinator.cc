@@ -572,8 +572,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void print_reports() {
-    // Reports are "key=value" pairs; print each process's and the sum of every key.
+    // Reports are "key=value" pairs; print each process's and the sum of every key, with
+    // as many decimals as the processes gave (a sum of doubles prints binary noise:
+    // comm_s=0.004135000000000001).
     std::map<std::string, double> total;
+    std::map<std::string, int> decimals;
     std::vector<std::string> keys;
     fmt::print(stderr, "{}: statistics\n", config.who);
     for (int pid = 0; pid < job_size; ++pid) {
@@ -586,10 +589,13 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         std::string key = word.substr(0, eq);
         if (!total.count(key)) keys.push_back(key);
         total[key] += std::strtod(word.c_str() + eq + 1, nullptr);
+        auto point = word.find('.', eq);
+        int places = point == std::string::npos ? 0 : static_cast<int>(word.size() - point - 1);
+        decimals[key] = std::max(decimals[key], std::min(places, 9));
       }
     }
     std::string line;
-    for (const std::string& key : keys) line += fmt::format(" {}={}", key, total[key]);
+    for (const std::string& key : keys) line += fmt::format(" {}={:.{}f}", key, total[key], decimals[key]);
     fmt::print(stderr, "  total  {}\n", line);
     // What strangers cost: unproven sessions pushed out by a flood, accepts that failed.
     fmt::print(stderr, "  coordinator unproven_pushed_out={} accept_failures={}\n", unproven_pushed_out, accept_failures);

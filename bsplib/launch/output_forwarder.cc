@@ -23,10 +23,9 @@ void OutputForwarder::write_fully(int fd, std::string_view bytes) {
 
 void OutputForwarder::write(int pid, int stream, std::string_view bytes) {
   int fd = stream == 2 ? STDERR_FILENO : STDOUT_FILENO;
-  if (!tag_output_) return write_fully(fd, bytes);
   std::string& partial = partial_lines_[{pid, stream}];
   std::string lines;
-  const std::string prefix = "[" + std::to_string(pid) + "] ";
+  const std::string prefix = tag_output_ ? "[" + std::to_string(pid) + "] " : std::string();
   while (!bytes.empty()) {
     auto newline = bytes.find('\n');
     if (newline == std::string_view::npos) {
@@ -39,6 +38,14 @@ void OutputForwarder::write(int pid, int stream, std::string_view bytes) {
     partial.clear();
     bytes.remove_prefix(newline + 1);
   }
+  // A line without end (a progress bar, binary output) goes out once it is this long, so
+  // memory stays bounded; only such lines can still be cut.
+  if (partial.size() >= kLongestLine) {
+    lines += prefix;
+    lines += partial;
+    if (tag_output_) lines += '\n';
+    partial.clear();
+  }
   write_fully(fd, lines);
 }
 
@@ -46,7 +53,9 @@ void OutputForwarder::flush(int pid) {
   for (int stream : {1, 2}) {
     auto found = partial_lines_.find({pid, stream});
     if (found == partial_lines_.end() || found->second.empty()) continue;
-    write_fully(stream == 2 ? STDERR_FILENO : STDOUT_FILENO, "[" + std::to_string(pid) + "] " + found->second + "\n");
+    // Tagged, the last piece becomes a line of its own; untagged, the bytes go out as written.
+    write_fully(stream == 2 ? STDERR_FILENO : STDOUT_FILENO,
+                tag_output_ ? "[" + std::to_string(pid) + "] " + found->second + "\n" : found->second);
     found->second.clear();
   }
 }

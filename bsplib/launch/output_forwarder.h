@@ -1,6 +1,7 @@
 // bsplib/launch/output_forwarder.h: writes the processes' standard output and error to
-// bsprun's own, whole lines at a time prefixed "[pid] " with --tag-output (so lines of
-// different processes never interleave mid-line), else as they come.
+// bsprun's own, whole lines at a time (so lines of different processes never interleave
+// mid-line), prefixed "[pid] " with --tag-output. A line longer than kLongestLine goes out
+// in pieces of that size; a process's last unfinished line goes out when its pipe ends.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -23,6 +24,7 @@ class OutputForwarder {
   void flush_all();
 
  private:
+  static constexpr std::size_t kLongestLine = 64 * 1024;
   static void write_fully(int fd, std::string_view bytes);
   bool tag_output_;
   std::map<std::pair<int, int>, std::string> partial_lines_;

@@ -253,6 +253,10 @@ const std::vector<Misuse> kMisuses = {
     {"fail_registration", "pop_sequence_differs", "bsp_pop_reg"},
     {"fail_registration", "put_before_effective", "bsp_put"},
     {"fail_registration", "put_after_pop", "bsp_put"},
+    {"fail_collective_args", "pop_names_differ", "bsp_pop_reg"},
+    {"fail_collective_args", "pop_most_recent_differs", "bsp_pop_reg"},
+    {"fail_collective_args", "tagsize_some", "bsp_set_tagsize"},
+    {"fail_collective_args", "tagsize_some_differs", "bsp_set_tagsize"},
 };
 
 using MisuseCase = std::tuple<Misuse, std::string>;  // misuse, transport

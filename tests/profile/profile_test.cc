@@ -308,6 +308,33 @@ TEST_F(KnownSupersteps, BspccProfWritesTheProgramsProfile) {
 INSTANTIATE_TEST_SUITE_P(Transports, KnownSupersteps, ::testing::Values("shm", "tcp", "udp", "nic"),
                          [](const auto& info) { return info.param; });
 
+// A ring of 4-byte puts: no superstep has h >= 8 words, so g over time has no point.
+// bspprof still draws every graph (the empty one saying why) and exits 0.
+TEST(SmallMessages, ProfileOfTinyPutsRenders) {
+  std::string dir = temporary_dir();
+  std::string file = dir + "/ring.prof";
+  ProgramResult run = run_program({kBsprun, "-n", "4", "--transport=shm", "--profile=" + file,
+                                   "tests/profile/ring_small_puts"},
+                                  std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << bsp::testing::describe(run);
+  for (std::string model : {"--slg=100,5000,40", ""}) {  // with a model, and without (no params.csv here)
+    std::string out = dir + "/report" + (model.empty() ? "_none" : "_slg");
+    std::vector<std::string> argv = {kBspprof, file, "--out=" + out};
+    if (!model.empty()) argv.push_back(model);
+    ProgramResult report = run_program(argv, std::chrono::seconds(60));
+    ASSERT_EQ(report.exit_code, 0) << bsp::testing::describe(report);
+    for (const char* kind : {".png", ".svg"}) {
+      struct stat g{};
+      EXPECT_EQ(::stat((out + "/g_over_time" + kind).c_str(), &g), 0) << kind;
+      EXPECT_GT(g.st_size, 1000) << kind;
+    }
+    std::ifstream svg(out + "/g_over_time.svg");
+    std::stringstream text;
+    text << svg.rdbuf();
+    EXPECT_NE(text.str().find("too little traffic for g to mean anything"), std::string::npos) << text.str().substr(0, 2000);
+  }
+}
+
 // The lines of a NAS report that are results, not timings or packet counts.
 std::vector<std::string> result_lines(const std::string& out) {
   std::vector<std::string> lines;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -70,6 +71,20 @@ std::string site_name(const Site& site) {
   std::string location = site.location;
   if (location.rfind("??", 0) == 0) location = fmt::format("{}+{:#x}", site.module.substr(site.module.rfind('/') + 1), site.vaddr);
   return fmt::format("{} {}", site.function, location);
+}
+
+std::uint64_t max_h_bytes(const std::vector<SuperstepSummary>& sums) {
+  std::uint64_t h = 0;
+  for (const SuperstepSummary& s : sums) h = std::max(h, s.h_bytes);
+  return h;
+}
+
+// Why g over time has no point: the label of the empty graph.
+std::string empty_g_reason(std::size_t supersteps, std::uint64_t max_h) {
+  if (supersteps == 0) return "no superstep in this profile: nothing to plot";
+  return fmt::format("no superstep had h >= 8 words (64 bytes), too little traffic for g to mean anything; "
+                     "the largest h was {} bytes",
+                     max_h);
 }
 
 // One graph in both formats.
@@ -282,16 +297,27 @@ int main(int argc, char** argv) {
                         "lc rgb '#d62728' title 'model off by more than 2x'",
                         title, model.s_mflops, model.l_flops, model.g_flops_per_word, model_from));
       }
+      // gnuplot stops ("all points y value undefined") on a plot without one point: a
+      // profile without a superstep of h >= 8 words (a ring of 4-byte puts) gets an empty
+      // graph that says why it is empty.
+      std::size_t g_points = 0;
+      for (std::size_t s = 0; s < n; ++s) g_points += g_observed(sums[s], model) != "NaN" ? 1 : 0;
+      std::string g_plot =
+          g_points > 0
+              ? fmt::format("plot 'supersteps.csv' every ::1 using 2:9 with points pt 7 ps 0.5 lc rgb '#9467bd' "
+                            "title 'g observed (h >= 8 words)'{}",
+                            model.known() ? fmt::format(", {:.6f} with lines lw 2 lc rgb '#ff7f0e' title 'g of the model'",
+                                                        model.g_seconds_per_word() * 1e6)
+                                          : std::string())
+              : fmt::format("unset logscale\nset label 1 \"{}\" at graph 0.5, 0.5 center\n"
+                            "plot [0:{:.9f}] [0:1] -1 notitle",
+                            empty_g_reason(n, sums.empty() ? 0 : max_h_bytes(sums)),
+                            n ? std::max(sums.back().end_s, 1e-6) : 1.0);
       script += both_formats(
           "g_over_time",
           fmt::format("set title \"{}: g observed per superstep, (measured - w - l) / h\"\n"
-                      "set xlabel 'time (s)'\nset ylabel 'microseconds per 8-byte word'\nset key top right\n"
-                      "plot 'supersteps.csv' every ::1 using 2:9 with points pt 7 ps 0.5 lc rgb '#9467bd' "
-                      "title 'g observed (h >= 8 words)'{}",
-                      title,
-                      model.known() ? fmt::format(", {:.6f} with lines lw 2 lc rgb '#ff7f0e' title 'g of the model'",
-                                                  model.g_seconds_per_word() * 1e6)
-                                    : std::string()));
+                      "set xlabel 'time (s)'\nset ylabel 'microseconds per 8-byte word'\nset key top right\n{}",
+                      title, g_plot));
       write_file(out_dir + "/plots.gp", script);
       std::string command = fmt::format("cd '{}' && gnuplot plots.gp 2> gnuplot.log", out_dir);
       if (std::system(command.c_str()) != 0) {
