@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
@@ -25,6 +26,7 @@ namespace {
 
 constexpr const char* kReaperVariable = "BSP_XDP_REAPER";
 constexpr int kReaperFd = 3;
+constexpr const char* kReaperName = "bsp-xdp-reaper";
 constexpr unsigned kRunPriority = 40;
 
 // Same layout as struct steer_config in xdp_steer.bpf.c.
@@ -206,6 +208,8 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   if (mode != "skb") modes.push_back({XDP_MODE_NATIVE, "native"});
   if (mode != "native") modes.push_back({XDP_MODE_SKB, "skb"});
   std::string failures;
+  bool taken = false;      // the interface carries a program that cannot be chained
+  bool no_chaining = false;  // libxdp could not load its dispatcher here
   for (auto [attach_mode, name] : modes) {
     library_messages.clear();
     int error = xdp_program__attach(program_, interface.index, attach_mode, 0);
@@ -214,17 +218,34 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
       attach_mode_ = attach_mode;
       break;
     }
-    failures += fmt::format("{}{} mode: {} ({})", failures.empty() ? "" : "; ", name, xdp_error(error), last_messages());
+    std::string messages = library_messages;
+    taken = taken || error == -EEXIST || error == -EBUSY || messages.find("already loaded") != std::string::npos ||
+            messages.find("not using a dispatcher") != std::string::npos;
+    no_chaining = no_chaining || messages.find("Falling back to loading single prog") != std::string::npos ||
+                  messages.find("not using a dispatcher") != std::string::npos;
+    failures += fmt::format("{}{} mode: {}", failures.empty() ? "" : "; ", name, xdp_error(error));
     if (error == -EPERM || error == -EACCES) break;
   }
   if (mode_.empty()) {
     xdp_program__close(program_);
     program_ = nullptr;
-    throw std::runtime_error(fmt::format(
-        "xdp transport: cannot attach the XDP program to {}: {}. Attaching XDP programs needs root (CAP_NET_ADMIN "
-        "and CAP_BPF/CAP_SYS_ADMIN) and a driver that takes them; use --transport=nic (raw frames through AF_PACKET) "
-        "instead",
-        interface.name, failures));
+    std::string why;
+    if (taken) {
+      why = fmt::format(
+          "{} already carries an XDP program (another xdp process on this host and interface, of this job or "
+          "another){}. The xdp transport runs one process per interface here: use --transport=nic, or shm+xdp "
+          "with one process per host",
+          interface.name,
+          no_chaining ? ", and programs cannot share it: libxdp's dispatcher, which chains them, could not be "
+                        "loaded (it needs freplace programs and a mounted bpffs; BSP_XDP_DEBUG=1 shows libxdp's words)"
+                      : "");
+    } else {
+      why = "attaching XDP programs needs root (CAP_NET_ADMIN and CAP_BPF or CAP_SYS_ADMIN) and a driver that "
+            "takes them (BSP_XDP_DEBUG=1 shows libxdp's words); use --transport=nic (raw frames through AF_PACKET) "
+            "instead";
+    }
+    throw std::runtime_error(
+        fmt::format("xdp transport: cannot attach the XDP program to {}: {}. {}", interface.name, failures, why));
   }
   id_ = xdp_program__id(program_);
   struct bpf_object* loaded = xdp_program__bpf_obj(program_);
@@ -284,7 +305,7 @@ void SteerProgram::start_reaper() {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return;  // the sweep at the next attach remains
   std::string spec = fmt::format("{}={},{},{}", kReaperVariable, interface_.index, id_, attach_mode_);
-  char name[] = "bsp-xdp-reaper";
+  char name[] = "bsp-xdp-reaper";  // kReaperName
   char* argv[] = {name, nullptr};
   char* envp[] = {spec.data(), nullptr};
   pid_t child = ::fork();
@@ -318,6 +339,7 @@ namespace {
   int ifindex = 0, mode = 0;
   unsigned id = 0;
   if (std::sscanf(spec, "%d,%u,%d", &ifindex, &id, &mode) != 3) ::_exit(2);
+  ::prctl(PR_SET_NAME, kReaperName);  // for ps and tests (executed as /proc/self/exe: "exe")
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);

@@ -48,19 +48,12 @@ class XdpTransport final : public Transport {
     if (segment_check_ms_ <= 0) {
       throw std::runtime_error(fmt::format("xdp transport: connect_timeout_ms={} must be positive", segment_check_ms_));
     }
-    xdp::XskOptions socket_options;
-    socket_options.interface = name;
-    socket_options.queue = option("xdp_queue") ? std::stoi(*option("xdp_queue")) : 0;
-    if (option("umem_frames")) socket_options.frames = static_cast<std::uint32_t>(std::stoul(*option("umem_frames")));
-    socket_options.copy = option("xdp_copy").value_or("auto");
-    if (option("busy_poll_us")) socket_options.busy_poll_us = std::stoi(*option("busy_poll_us"));
-    // The program first (it passes everything until steer()), then the socket, which
-    // goes into the program's map before any frame is steered: bound and steering
-    // before our address goes to the peers, as nic's ring.
-    program_ = std::make_unique<xdp::SteerProgram>(interface_, option("xdp_mode").value_or("auto"));
-    socket_ = std::make_unique<xdp::XskSocket>(socket_options);
-    socket_->register_in(program_->socket_map_fd());
-    program_->steer({nic::data_ether_type(loopback_, config.pid), interface_.mac, config.receive_filter});
+    socket_options_.interface = name;
+    socket_options_.queue = option("xdp_queue") ? std::stoi(*option("xdp_queue")) : 0;
+    if (option("umem_frames")) socket_options_.frames = static_cast<std::uint32_t>(std::stoul(*option("umem_frames")));
+    socket_options_.copy = option("xdp_copy").value_or("auto");
+    if (option("busy_poll_us")) socket_options_.busy_poll_us = std::stoi(*option("busy_poll_us"));
+    mode_ = option("xdp_mode").value_or("auto");
   }
 
   std::string_view name() const override { return "xdp"; }
@@ -74,6 +67,7 @@ class XdpTransport final : public Transport {
   }
 
   void connect(const std::vector<std::string>& addresses) override {
+    open();
     headers_ = nic::connect_peers("xdp transport", config_, interface_, addresses,
                                   std::chrono::milliseconds(segment_check_ms_));
   }
@@ -108,6 +102,7 @@ class XdpTransport final : public Transport {
   }
 
   std::size_t receive(FrameSink& sink, std::size_t max_frames) override {
+    if (!socket_) return 0;
     if (unkicked_ > 0 || socket_->has_unsent()) kick();  // never sit on frames while waiting
     if (send_error_ != 0 && permanent_send_error(send_error_) && !reported_down_) {
       reported_down_ = true;
@@ -133,13 +128,15 @@ class XdpTransport final : public Transport {
   }
 
   bool flush() override {
+    if (!socket_) return true;
     kick();
     return !socket_->has_unsent();
   }
 
-  int wait_fd() const override { return socket_->fd(); }
+  int wait_fd() const override { return socket_ ? socket_->fd() : -1; }
 
   bool ready() override {
+    if (!socket_) return false;
     if (socket_->has_received()) return true;
     if (!socket_->busy_polling()) return false;
     socket_->wake_receiver();  // busy-polls the driver's queue where the kernel can
@@ -147,11 +144,25 @@ class XdpTransport final : public Transport {
   }
 
   std::string stats() const {
+    if (!socket_) return {};
     return fmt::format(" xdp:{},{},{},{}", interface_.name, program_->mode(), socket_->zero_copy() ? "zerocopy" : "copy",
                        socket_->busy_polling() ? "busy_poll" : "no_busy_poll");
   }
 
  private:
+  // The program and the socket are set up here, not in the constructor: a hybrid
+  // (shm+xdp) whose peers are all on this host never connects its network part, so its
+  // processes do not contend for the interface's one XDP hook and queue. The program
+  // first (it passes everything until steer()), then the socket, which goes into the
+  // program's map before any frame is steered; all before the segment check, so a peer
+  // that has heard our probe finds our socket bound.
+  void open() {
+    program_ = std::make_unique<xdp::SteerProgram>(interface_, mode_);
+    socket_ = std::make_unique<xdp::XskSocket>(socket_options_);
+    socket_->register_in(program_->socket_map_fd());
+    program_->steer({nic::data_ether_type(loopback_, config_.pid), interface_.mac, config_.receive_filter});
+  }
+
   void kick() {
     unkicked_ = 0;
     if (int error = socket_->kick(); error != 0) send_error_ = error;
@@ -162,6 +173,8 @@ class XdpTransport final : public Transport {
   bool loopback_ = false;
   std::size_t mtu_ = 1500;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
+  xdp::XskOptions socket_options_;
+  std::string mode_;
   std::unique_ptr<xdp::SteerProgram> program_;  // declared before the socket: outlives it
   std::unique_ptr<xdp::XskSocket> socket_;
   std::vector<nic::EthernetHeader> headers_;
