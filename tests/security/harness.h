@@ -2,6 +2,7 @@
 // attackers (attack.h) work on it, and judges whether the job came through unharmed.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct JobSpec {
   std::vector<std::string> bsprun_options;  // e.g. --trace=...
   std::vector<Plan> plans;                  // one attacker each
   double hold_seconds = 15;                 // tcp_setup_*: longest hold of a connection
+  std::string segment_netns;                // nic plans on a cluster's segment (attack.h)
+  std::map<int, SegmentPort> segment;
 };
 
 struct AttackedRun {
