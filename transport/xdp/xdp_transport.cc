@@ -59,6 +59,12 @@ class XdpTransport final : public Transport {
   std::string_view name() const override { return "xdp"; }
   Capabilities capabilities() const override {
     Capabilities capabilities{mtu_, false};
+    // With busy polling, ready() runs the driver's receive queue itself (a non-blocking
+    // recvfrom) instead of waiting for its softirq: worth a few polls without yielding
+    // first, as over shm (the spin policy still spins not at all on crowded cores). On
+    // two emulated hosts this took the 4-byte round trip from 20.0 to 7.5 us; busy
+    // polling alone, or polling without it, left it at 20.
+    capabilities.poll_without_yielding = socket_options_.busy_poll_us > 0;  // asked before connect()
     return capabilities;
   }
 
