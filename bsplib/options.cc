@@ -183,8 +183,9 @@ const std::vector<OptionSpec>& option_table() {
        transport_text("xdp-copy")},
       {"xdp-queue", "transport", "0", "the interface queue xdp's AF_XDP socket binds to (0 to 1023)",
        transport_number("xdp-queue", 0, 1023)},
-      {"umem-frames", "transport", "4096",
-       "4 KiB buffers in xdp's UMEM, half for receiving and half for sending, a power of two (64 to 262144)",
+      {"umem-frames", "transport", "by p",
+       "4 KiB buffers in xdp's UMEM, half for receiving and half for sending, a power of two (64 to 262144; "
+       "default 8192 receiving as nic's 32 MiB ring, less beyond p = 16, and 4096 sending)",
        transport_number("umem-frames", 64, 262144)},
       {"busy-poll-us", "transport", "20",
        "xdp: microseconds the kernel busy-polls the driver's queue per wait (SO_BUSY_POLL with "

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -24,7 +25,11 @@ namespace {
 using nic::kEthernetHeader;
 
 constexpr int kDefaultSegmentCheckMs = 5000;
-constexpr std::size_t kKickBatch = 64;  // frames queued before the kernel is woken anyway
+constexpr std::size_t kKickBatch = 64;
+constexpr std::size_t kHostRxBytes = 512u << 20;
+constexpr std::size_t kMostRxBytes = 32u << 20;
+constexpr std::size_t kLeastRxBytes = 2u << 20;
+constexpr std::uint32_t kTxFrames = 4096;  // frames queued before the kernel is woken anyway
 
 class XdpTransport final : public Transport {
  public:
@@ -50,7 +55,17 @@ class XdpTransport final : public Transport {
     }
     socket_options_.interface = name;
     socket_options_.queue = option("xdp_queue") ? std::stoi(*option("xdp_queue")) : 0;
-    if (option("umem_frames")) socket_options_.frames = static_cast<std::uint32_t>(std::stoul(*option("umem_frames")));
+    // Receive buffers as nic's receive ring: 32 MiB up to p = 16, then 512 MiB per host
+    // shared out, at least 2 MiB (a power of two of 4 KiB buffers); send buffers 16 MiB.
+    // umem_frames sets the whole UMEM instead, half each way.
+    std::size_t rx_bytes = std::clamp(kHostRxBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
+                                      kLeastRxBytes, kMostRxBytes);
+    socket_options_.rx_frames = std::bit_floor(static_cast<std::uint32_t>(rx_bytes / xdp::XskSocket::kFrameSize));
+    socket_options_.tx_frames = kTxFrames;
+    if (option("umem_frames")) {
+      std::uint32_t frames = static_cast<std::uint32_t>(std::stoul(*option("umem_frames")));
+      socket_options_.rx_frames = socket_options_.tx_frames = frames / 2;
+    }
     socket_options_.copy = option("xdp_copy").value_or("auto");
     if (option("busy_poll_us")) socket_options_.busy_poll_us = std::stoi(*option("busy_poll_us"));
     mode_ = option("xdp_mode").value_or("auto");

@@ -18,7 +18,8 @@ namespace bsp::transport {
 // Options: "iface" (as nic: default the interface owning "host", else lo), "mtu" (at most
 // the interface's MTU and what one 4 KiB UMEM buffer holds: 3826 bytes), "xdp_queue"
 // (the interface queue to bind, default 0), "umem_frames" (UMEM buffers, a power of two,
-// default 4096: 16 MiB), "xdp_mode" (auto: native, else generic skb; native; skb),
+// half receiving, half sending; default 8192 receiving (32 MiB, as nic's ring; less beyond
+// p = 16, at least 2 MiB) and 4096 sending), "xdp_mode" (auto: native, else generic skb; native; skb),
 // "xdp_copy" (auto: zero-copy where the driver can; zerocopy; copy), "busy_poll_us"
 // (SO_BUSY_POLL with SO_PREFER_BUSY_POLL; default 20, 0 for none), "connect_timeout_ms"
 // (the segment check's deadline, default 5000).

@@ -39,25 +39,30 @@ std::string bind_advice(int error, const XskOptions& options) {
 }  // namespace
 
 XskSocket::XskSocket(const XskOptions& options) : options_(options) {
-  if (options.frames < 64 || (options.frames & (options.frames - 1)) != 0) {
-    throw std::runtime_error(fmt::format("xdp transport: umem-frames={} must be a power of two, at least 64", options.frames));
+  for (std::uint32_t frames : {options.rx_frames, options.tx_frames}) {
+    if (frames < 32 || (frames & (frames - 1)) != 0) {
+      throw std::runtime_error(fmt::format("xdp transport: {} UMEM buffers for receiving or sending: want a power "
+                                           "of two, at least 32 (umem-frames: at least 64)", frames));
+    }
   }
-  area_size_ = static_cast<std::size_t>(options.frames) * kFrameSize;
-  area_ = ::mmap(nullptr, area_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  const std::uint32_t total = options.rx_frames + options.tx_frames;
+  area_size_ = static_cast<std::size_t>(total) * kFrameSize;
+  // The kernel pins the pages when the UMEM is registered.
+  area_ = ::mmap(nullptr, area_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (area_ == MAP_FAILED) {
     area_ = nullptr;
     throw std::runtime_error(fmt::format("xdp transport: {} bytes of UMEM: {}", area_size_, std::strerror(errno)));
   }
-  std::uint32_t half = options.frames / 2;
+  const std::uint32_t rx = options.rx_frames, tx = options.tx_frames;
   xsk_umem_config umem_config{};
-  umem_config.fill_size = half;
-  umem_config.comp_size = half;
+  umem_config.fill_size = rx;
+  umem_config.comp_size = tx;
   umem_config.frame_size = kFrameSize;
   umem_config.frame_headroom = 0;
   if (int error = xsk_umem__create(&umem_, area_, area_size_, &fill_, &completion_, &umem_config); error != 0) {
     ::munmap(area_, area_size_);
     area_ = nullptr;
-    throw std::runtime_error(fmt::format("xdp transport: AF_XDP UMEM of {} frames on {}: {}; {}", options.frames,
+    throw std::runtime_error(fmt::format("xdp transport: AF_XDP UMEM of {} frames on {}: {}; {}", total,
                                          options.interface, std::strerror(-error), bind_advice(-error, options)));
   }
   std::vector<std::uint16_t> tries;
@@ -69,8 +74,8 @@ XskSocket::XskSocket(const XskOptions& options) : options_(options) {
   int error = 0;
   for (std::uint16_t mode : tries) {
     xsk_socket_config config{};
-    config.rx_size = half;
-    config.tx_size = half;
+    config.rx_size = rx;
+    config.tx_size = tx;
     config.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
     config.bind_flags = static_cast<std::uint16_t>(mode | XDP_USE_NEED_WAKEUP);
     error = xsk_socket__create(&xsk_, options.interface.c_str(), static_cast<std::uint32_t>(options.queue), umem_,
@@ -89,12 +94,12 @@ XskSocket::XskSocket(const XskOptions& options) : options_(options) {
     throw std::runtime_error(fmt::format("xdp transport: AF_XDP socket on {} queue {}: {}; {}", options.interface,
                                          options.queue, std::strerror(-error), bind_advice(-error, options)));
   }
-  // The kernel's receive buffers: the first half of the UMEM.
+  // The kernel's receive buffers: the first rx of the UMEM.
   std::uint32_t index = 0;
-  if (xsk_ring_prod__reserve(&fill_, half, &index) != half) throw std::runtime_error("xdp transport: fill ring");
-  for (std::uint32_t i = 0; i < half; ++i) *xsk_ring_prod__fill_addr(&fill_, index + i) = std::uint64_t{i} * kFrameSize;
-  xsk_ring_prod__submit(&fill_, half);
-  for (std::uint32_t i = half; i < options.frames; ++i) free_tx_.push_back(std::uint64_t{i} * kFrameSize);
+  if (xsk_ring_prod__reserve(&fill_, rx, &index) != rx) throw std::runtime_error("xdp transport: fill ring");
+  for (std::uint32_t i = 0; i < rx; ++i) *xsk_ring_prod__fill_addr(&fill_, index + i) = std::uint64_t{i} * kFrameSize;
+  xsk_ring_prod__submit(&fill_, rx);
+  for (std::uint32_t i = rx; i < total; ++i) free_tx_.push_back(std::uint64_t{i} * kFrameSize);
   if (options.busy_poll_us > 0) {
     int one = 1, budget = 64;
     busy_polling_ = ::setsockopt(fd(), SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof one) == 0 &&
@@ -120,7 +125,7 @@ void XskSocket::register_in(int socket_map_fd) {
 
 void XskSocket::reclaim() {
   std::uint32_t index = 0;
-  std::uint32_t done = xsk_ring_cons__peek(&completion_, options_.frames / 2, &index);
+  std::uint32_t done = xsk_ring_cons__peek(&completion_, options_.tx_frames, &index);
   for (std::uint32_t i = 0; i < done; ++i) free_tx_.push_back(*xsk_ring_cons__comp_addr(&completion_, index + i));
   if (done > 0) xsk_ring_cons__release(&completion_, done);
 }

@@ -1,6 +1,6 @@
 // transport/xdp/xsk_socket.h: one AF_XDP socket and its UMEM: a region of frames shared
-// with the kernel, half of them lent to the kernel for receiving (the fill ring) and
-// half kept for sending. Received frames are read in place and their buffers given back
+// with the kernel, some lent to the kernel for receiving (the fill ring), the others
+// kept for sending. Received frames are read in place and their buffers given back
 // to the fill ring at once; sent frames are copied into a free buffer, queued on the TX
 // ring, and their buffers come back through the completion ring.
 #pragma once
@@ -18,7 +18,8 @@ namespace bsp::transport::xdp {
 struct XskOptions {
   std::string interface;
   int queue = 0;
-  std::uint32_t frames = 4096;  // UMEM buffers (a power of two): half receive, half send
+  std::uint32_t rx_frames = 8192;  // UMEM buffers lent to the kernel for receiving (a power of two)
+  std::uint32_t tx_frames = 4096;  // UMEM buffers for sending (a power of two)
   std::string copy = "auto";    // auto (zero-copy where the driver can), zerocopy, copy
   int busy_poll_us = 20;        // SO_BUSY_POLL; 0: no busy polling
 };
