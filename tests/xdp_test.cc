@@ -185,8 +185,8 @@ TEST_F(XdpTest, SharedInterfacesAndCleanupAfterSigkill) {
   EXPECT_EQ(wait_for_no_programs(10s), "");
 }
 
-// The reaper's processes on a host (named bsp-xdp-reaper), found through its namespace.
-std::vector<pid_t> reapers(int host) {
+// The processes living in a host's namespace (zombies left out) named `name`, or all.
+std::vector<pid_t> processes(int host, const std::string& name = "") {
   ProgramResult pids = run_program({"ip", "netns", "pids", kPrefix + std::to_string(host)}, 10s);
   std::vector<pid_t> found;
   std::size_t at = 0;
@@ -196,11 +196,18 @@ std::vector<pid_t> reapers(int host) {
     std::string line = pids.out.substr(at, end - at);
     at = end + 1;
     if (line.empty()) continue;
-    ProgramResult comm = run_program({"cat", "/proc/" + line + "/comm"}, 10s);
-    if (comm.out.rfind("bsp-xdp-reaper", 0) == 0) found.push_back(static_cast<pid_t>(std::stol(line)));
+    ProgramResult stat = run_program({"cat", "/proc/" + line + "/stat"}, 10s);
+    std::size_t open = stat.out.find('('), close = stat.out.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.out.size()) continue;
+    if (stat.out[close + 2] == 'Z') continue;
+    if (name.empty() || stat.out.substr(open + 1, close - open - 1) == name) {
+      found.push_back(static_cast<pid_t>(std::stol(line)));
+    }
   }
   return found;
 }
+
+std::vector<pid_t> reapers(int host) { return processes(host, "bsp-xdp-reaper"); }
 
 // Should the reaper die with the job (both SIGKILLed), the programs stay until the next
 // xdp process attaches on the interface: it detaches those whose owner is gone, and runs.
@@ -222,6 +229,12 @@ TEST_F(XdpTest, StaleProgramsSweptByTheNextJob) {
   ASSERT_EQ(found.size(), 2u) << "no reaper on hosts 0 and 1";
   for (pid_t reaper : found) ::kill(reaper, SIGKILL);
   running.kill(SIGKILL);
+  // The killed processes may take a moment to run their exit: until then they own their
+  // programs (a new job would rightly be refused).
+  deadline = std::chrono::steady_clock::now() + 10s;
+  while ((!processes(0).empty() || !processes(1).empty()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
   EXPECT_TRUE(carries_program(0) && carries_program(1)) << "with no reaper, the programs should still be there";
   ProgramResult next = run_xdp(2, {}, "put_all_to_all");
   EXPECT_EQ(next.exit_code, 0) << describe(next);

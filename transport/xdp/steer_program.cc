@@ -28,6 +28,7 @@ constexpr const char* kReaperVariable = "BSP_XDP_REAPER";
 constexpr int kReaperFd = 3;
 constexpr const char* kReaperName = "bsp-xdp-reaper";
 constexpr unsigned kRunPriority = 40;
+constexpr unsigned long long kExiting = 0x4;  // PF_EXITING, in /proc/PID/stat's flags
 
 // Same layout as struct steer_config in xdp_steer.bpf.c.
 struct SteerMatch {
@@ -88,7 +89,9 @@ std::string xdp_error(int error) {
 }
 
 // Field 22 of /proc/PID/stat: the process's start time, so a reused pid is not mistaken
-// for the owner. 0 when the process does not exist.
+// for the owner. 0 when the process does not exist or is ending: a zombie not yet reaped,
+// or a process still exiting (PF_EXITING in field 9: a SIGKILLed one unpinning its UMEM),
+// whose program is as good as orphaned.
 std::uint32_t process_start(int pid) {
   std::ifstream stat(fmt::format("/proc/{}/stat", pid));
   std::string text;
@@ -98,6 +101,8 @@ std::uint32_t process_start(int pid) {
   std::istringstream fields(text.substr(close + 2));
   std::string field;
   for (int index = 3; index <= 22 && fields >> field; ++index) {
+    if (index == 3 && (field == "Z" || field == "X")) return 0;
+    if (index == 9 && (std::stoull(field) & kExiting) != 0) return 0;
     if (index == 22) return static_cast<std::uint32_t>(std::stoull(field));
   }
   return 0;
@@ -130,7 +135,7 @@ bool owner_gone(const struct xdp_program* program) {
   std::uint32_t key = 0;
   bool found = bpf_map_lookup_elem(map, &key, &config) == 0;
   ::close(map);
-  if (!found || config.owner_pid == 0) return false;  // being set up right now
+  if (!found || config.owner_pid == 0) return false;  // attached a moment ago: owner not yet written
   return process_start(static_cast<int>(config.owner_pid)) != config.owner_start;
 }
 
@@ -257,6 +262,13 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
     program_ = nullptr;
     throw std::runtime_error("xdp transport: the XDP program's maps are missing");
   }
+  // The owner at once (steering still off), so a sweep can judge this instance even if
+  // this process dies before steer().
+  SteerConfig owner;
+  owner.owner_pid = static_cast<std::uint32_t>(::getpid());
+  owner.owner_start = process_start(::getpid());
+  std::uint32_t key = 0;
+  bpf_map_update_elem(config_map_fd_, &key, &owner, BPF_ANY);
   start_reaper();
 }
 
