@@ -40,16 +40,21 @@ FIELDS = {
 }
 
 
-def hostfile_slots(path):
-    """The slots of an Open MPI hostfile (a host without slots= has one)."""
-    slots = 0
+def hostfile_hosts(path):
+    """(host, slots) of each line of an Open MPI hostfile (a host without slots= has one)."""
+    hosts = []
     for line in pathlib.Path(path).read_text().splitlines():
         words = line.split("#")[0].split()
         if not words:
             continue
         found = [w.split("=", 1)[1] for w in words[1:] if w.split("=", 1)[0] in ("slots", "cpu", "count")]
-        slots += int(found[0]) if found else 1
-    return slots
+        hosts.append((words[0], int(found[0]) if found else 1))
+    return hosts
+
+
+def hostfile_slots(path):
+    """The slots of an Open MPI hostfile."""
+    return sum(slots for _, slots in hostfile_hosts(path))
 
 
 def available_transports(bsprun):
@@ -58,10 +63,20 @@ def available_transports(bsprun):
     return [name.strip() for name in match.group(1).split(",")] if match else ["tcp"]
 
 
-def usable(transport):
+def usable(transport, hostfile=""):
     """A transport that can run here, or the reason it cannot."""
     if transport.endswith("nic") and os.geteuid() != 0:
         return "raw Ethernet frames need CAP_NET_RAW (run as root)"
+    if transport.endswith("xdp"):
+        if os.geteuid() != 0:
+            return "XDP programs and AF_XDP sockets need root"
+        # One process per interface queue: the network part of every process needs an
+        # interface of its own (README, "Raw frames through AF_XDP").
+        if not hostfile:
+            return "xdp takes one process per interface: run across hosts (--hostfile, one slot each)"
+        crowded = [host for host, slots in hostfile_hosts(hostfile) if slots > 1]
+        if crowded:
+            return f"xdp takes one process per interface, and the hostfile gives {crowded[0]} more than one slot"
     return None
 
 
@@ -150,7 +165,7 @@ def main():
         wanted = [t for t in wanted if "+" not in t]
     transports = []
     for t in wanted:
-        reason = usable(t)
+        reason = usable(t, args.hostfile)
         if reason:
             print(f"note: transport {t} skipped: {reason}", file=sys.stderr)
         else:
