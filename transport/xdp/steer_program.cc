@@ -215,6 +215,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   std::string failures;
   bool taken = false;      // the interface carries a program that cannot be chained
   bool no_chaining = false;  // libxdp could not load its dispatcher here
+  bool denied = false;       // no privilege
   for (auto [attach_mode, name] : modes) {
     library_messages.clear();
     int error = xdp_program__attach(program_, interface.index, attach_mode, 0);
@@ -229,7 +230,10 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
     no_chaining = no_chaining || messages.find("Falling back to loading single prog") != std::string::npos ||
                   messages.find("not using a dispatcher") != std::string::npos;
     failures += fmt::format("{}{} mode: {}", failures.empty() ? "" : "; ", name, xdp_error(error));
-    if (error == -EPERM || error == -EACCES) break;
+    if (error == -EPERM || error == -EACCES) {
+      denied = true;
+      break;
+    }
   }
   if (mode_.empty()) {
     xdp_program__close(program_);
@@ -238,16 +242,18 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
     if (taken) {
       why = fmt::format(
           "{} already carries an XDP program (another xdp process on this host and interface, of this job or "
-          "another){}. The xdp transport runs one process per interface here: use --transport=nic, or shm+xdp "
-          "with one process per host",
+          "another){}. The xdp transport runs one process per interface here: use --transport=nic or shm+nic, "
+          "or xdp with one process per host",
           interface.name,
           no_chaining ? ", and programs cannot share it: libxdp's dispatcher, which chains them, could not be "
                         "loaded (it needs freplace programs and a mounted bpffs; BSP_XDP_DEBUG=1 shows libxdp's words)"
                       : "");
+    } else if (denied) {
+      why = "Attaching XDP programs needs root (CAP_NET_ADMIN, and CAP_BPF or CAP_SYS_ADMIN): use --transport=udp, "
+            "which needs no privileges, or --transport=nic (raw frames through AF_PACKET) with CAP_NET_RAW";
     } else {
-      why = "attaching XDP programs needs root (CAP_NET_ADMIN and CAP_BPF or CAP_SYS_ADMIN) and a driver that "
-            "takes them (BSP_XDP_DEBUG=1 shows libxdp's words); use --transport=nic (raw frames through AF_PACKET) "
-            "instead";
+      why = "The driver or the kernel refused the program (BSP_XDP_DEBUG=1 shows libxdp's words): use "
+            "--transport=nic (raw frames through AF_PACKET) instead";
     }
     throw std::runtime_error(
         fmt::format("xdp transport: cannot attach the XDP program to {}: {}. {}", interface.name, failures, why));
