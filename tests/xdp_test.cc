@@ -215,6 +215,21 @@ std::vector<pid_t> processes(int host, const std::string& name = "") {
 
 std::vector<pid_t> reapers(int host) { return processes(host, "bsp-xdp-reaper"); }
 
+// Without privileges (root's capabilities dropped), set-up stops at once naming the
+// interface and the error, and saying what to use instead.
+TEST(XdpPrivilegeTest, RefusedWithoutCapabilitiesSaysWhatToUse) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to drop its capabilities";
+  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv (util-linux) is missing";
+  ProgramResult result = run_program({"/usr/bin/setpriv", "--bounding-set=-all", "--inh-caps=-all", kBsprun, "-n", "1",
+                                      "--transport=xdp", kCases, "--case=enquiry"},
+                                     60s);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("cannot attach the XDP program to lo"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("Operation not permitted"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("--transport=udp"), std::string::npos) << describe(result);
+  EXPECT_FALSE(carries_program_on_lo());
+}
+
 // Should the reaper die with the job (both SIGKILLed), the programs stay until the next
 // xdp process attaches on the interface: it detaches those whose owner is gone, and runs.
 TEST_F(XdpTest, StaleProgramsSweptByTheNextJob) {
