@@ -1,6 +1,6 @@
 // tests/xdp_test.cc: the xdp transport (AF_XDP socket + our XDP program) on an emulated
 // cluster of 4 hosts (tools/cluster.sh: namespaces, veth, a bridge), one process per
-// host: the semantics cases and conformance of results across hosts, loss recovered by
+// host: the semantics cases and the conformance programs across hosts, loss recovered by
 // the reliable layer under injected faults, a nic job sharing the interfaces with a
 // running xdp job (our program passes frames that are not ours), a second xdp job on the
 // same interfaces refused with a message saying what to use, and no program of ours left
@@ -141,6 +141,34 @@ TEST_F(XdpTest, SemanticsAcrossHosts) {
     EXPECT_EQ(bsp::testing::count_occurrences(result.err, "xdp:eth0,native,"), kHosts) << describe(result);
     EXPECT_EQ(programs_left(), "") << "after " << name;
   }
+}
+
+// The BSPlib 1998 conformance programs (tests/conformance) across the 4 hosts, launched
+// by bsprun, and with bsp_begin asking for fewer processes than launched.
+TEST_F(XdpTest, ConformanceAcrossHosts) {
+  const char* programs[] = {
+      "pid_nprocs",          "end_only_pid0",       "time_nondecreasing",  "push_reg_by_order",
+      "pop_reg_most_recent", "null_registration",   "put_copies_source",   "put_lands_at_sync",
+      "put_offsets",         "put_last_wins",       "put_to_self",         "put_many_writers",
+      "hpput",               "get_swap",            "get_then_put",        "get_before_put",
+      "get_from_self",       "get_reads_at_sync",   "hpget",               "bsmp_next_superstep",
+      "bsmp_qsize",          "bsmp_get_tag_empty",  "bsmp_move",           "bsmp_hpmove",
+      "bsmp_unmoved_discarded", "bsmp_send_to_self", "bsmp_tag_size_zero", "bsmp_set_tagsize",
+      "send_copies_payload", "zero_length",         "empty_supersteps",    "large_transfers",
+      "oxford_header"};
+  for (const char* program : programs) {
+    const std::string binary = std::string("tests/conformance/") + program;
+    for (const char* ask : {"", "--ask=2"}) {
+      std::vector<std::string> argv = {kBsprun, "-n", std::to_string(kHosts), "--netns=" + kPrefix, "--transport=xdp",
+                                       binary, "--mode=launched"};
+      if (*ask) argv.push_back(ask);
+      ProgramResult result = run_program(argv, 60s);
+      EXPECT_EQ(result.exit_code, 0) << program << " " << ask << ": " << describe(result);
+      EXPECT_EQ(bsp::testing::count_occurrences(result.out, std::string("conformance ") + program + " passed\n"), 1)
+          << program << " " << ask << ": " << describe(result);
+    }
+  }
+  EXPECT_EQ(programs_left(), "");
 }
 
 // Frames dropped, duplicated, reordered and corrupted on the sending side: the reliable
