@@ -216,6 +216,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   bool taken = false;      // the interface carries a program that cannot be chained
   bool no_chaining = false;  // libxdp could not load its dispatcher here
   bool denied = false;       // no privilege
+  bool unsupported = false;  // the driver has no such mode
   for (auto [attach_mode, name] : modes) {
     library_messages.clear();
     int error = xdp_program__attach(program_, interface.index, attach_mode, 0);
@@ -230,6 +231,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
     no_chaining = no_chaining || messages.find("Falling back to loading single prog") != std::string::npos ||
                   messages.find("not using a dispatcher") != std::string::npos;
     failures += fmt::format("{}{} mode: {}", failures.empty() ? "" : "; ", name, xdp_error(error));
+    unsupported = unsupported || error == -EOPNOTSUPP;
     if (error == -EPERM || error == -EACCES) {
       denied = true;
       break;
@@ -251,6 +253,9 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
     } else if (denied) {
       why = "Attaching XDP programs needs root (CAP_NET_ADMIN, and CAP_BPF or CAP_SYS_ADMIN): use --transport=udp, "
             "which needs no privileges, or --transport=nic (raw frames through AF_PACKET) with CAP_NET_RAW";
+    } else if (mode == "native" && unsupported) {
+      why = fmt::format("The driver of {} cannot run XDP programs itself: use --xdp-mode=auto (or skb, generic XDP)",
+                        interface.name);
     } else {
       why = "The driver or the kernel refused the program (BSP_XDP_DEBUG=1 shows libxdp's words): use "
             "--transport=nic (raw frames through AF_PACKET) instead";

@@ -33,6 +33,9 @@ std::string bind_advice(int error, const XskOptions& options) {
            "or --transport=nic with CAP_NET_RAW";
   }
   if (error == EAFNOSUPPORT) return "this kernel has no AF_XDP sockets (CONFIG_XDP_SOCKETS); use --transport=nic";
+  if (error == EOPNOTSUPP && options.copy == "zerocopy") {
+    return fmt::format("the driver of {} has no zero-copy AF_XDP: use --xdp-copy=auto (or copy)", options.interface);
+  }
   return "use --transport=nic (raw frames through AF_PACKET) instead";
 }
 
