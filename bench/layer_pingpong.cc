@@ -178,7 +178,7 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
   config.receive_filter = bsp::wire::receive_filter(4242, pid);
   if (!options.netns.empty()) config.options["host"] = enter_namespace(options.netns + std::to_string(pid));
   // Transport settings from the environment, as bsprun passes them (BSP_MTU=8192 ...).
-  for (const char* key : {"mtu", "nic_rx", "nic_tx", "rx_ring", "tx_ring"}) {
+  for (const char* key : {"mtu", "nic_rx", "nic_tx", "rx_ring", "tx_ring", "umem_frames", "xdp_mode", "xdp_copy", "busy_poll_us"}) {
     std::string variable = "BSP_";
     for (const char* c = key; *c; ++c) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
     if (const char* value = std::getenv(variable.c_str()); value && *value) config.options[key] = value;

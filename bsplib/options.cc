@@ -73,8 +73,9 @@ const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
       {"transport", "job", "shm+tcp",
        "messaging layer: shm (shared memory; one host), tcp (kernel TCP streams), udp (datagrams with our "
-       "recovery), nic (raw Ethernet frames through AF_PACKET rings; needs CAP_NET_RAW), or a hybrid shm+tcp, "
-       "shm+udp, shm+nic (shared memory between the processes of one host, the network between hosts). The "
+       "recovery), nic (raw Ethernet frames through AF_PACKET rings; needs CAP_NET_RAW), xdp (nic's frames through "
+       "an AF_XDP socket and an XDP program of ours; root; one process per interface queue), or a hybrid shm+tcp, "
+       "shm+udp, shm+nic, shm+xdp (shared memory between the processes of one host, the network between hosts). The "
        "default, shm+tcp, is the fastest correct choice for any placement: shm alone on one host; tcp, udp and "
        "nic alone mean exactly that, for comparisons. `bsprun --help` lists what is built in",
        [](RunOptions& o, const std::string&, const std::string& v) { o.transport = v; }},
@@ -156,9 +157,9 @@ const std::vector<OptionSpec>& option_table() {
        transport_number("rcvbuf", 4096, 1L << 30)},
       {"sndbuf", "transport", "nic 4 MiB", "kernel socket send buffer in bytes (4096 to 1073741824)",
        transport_number("sndbuf", 4096, 1L << 30)},
-      {"mtu", "transport", "by link", "largest frame in bytes for udp and nic (64 to 65535)",
+      {"mtu", "transport", "by link", "largest frame in bytes for udp, nic and xdp (64 to 65535)",
        transport_number("mtu", 64, 65535)},
-      {"iface", "transport", "by host", "network interface for the nic transport", transport_text("iface")},
+      {"iface", "transport", "by host", "network interface for the nic and xdp transports", transport_text("iface")},
       {"host", "transport", "127.0.0.1", "address tcp and udp listen on (and nic finds its interface by)",
        transport_text("host")},
       {"pace", "transport", "", "minimum gap between datagrams udp sends, e.g. 20us", transport_text("pace")},
@@ -178,6 +179,24 @@ const std::vector<OptionSpec>& option_table() {
        "how nic sends: send (sendmmsg straight from the reliable layer's buffers) or ring "
        "(TPACKET_V2 transmit ring, frames copied in and refreshed at the kick; needs nic-rx=v2)",
        transport_text("nic-tx")},
+      {"xdp-mode", "transport", "auto",
+       "where xdp's XDP program runs: native (in the driver), skb (generic, after the kernel built a packet), or "
+       "auto (native where the driver takes it, else skb)",
+       transport_text("xdp-mode")},
+      {"xdp-copy", "transport", "auto",
+       "how xdp's AF_XDP socket shares frames with the driver: zerocopy, copy, or auto (zero-copy where the "
+       "driver can; --stats says which)",
+       transport_text("xdp-copy")},
+      {"xdp-queue", "transport", "0", "the interface queue xdp's AF_XDP socket binds to (0 to 1023)",
+       transport_number("xdp-queue", 0, 1023)},
+      {"umem-frames", "transport", "by p",
+       "4 KiB buffers in xdp's UMEM, half for receiving and half for sending, a power of two (64 to 262144; "
+       "default 8192 receiving as nic's 32 MiB ring, less beyond p = 16, and 4096 sending)",
+       transport_number("umem-frames", 64, 262144)},
+      {"busy-poll-us", "transport", "20",
+       "xdp: microseconds the kernel busy-polls the driver's queue per wait (SO_BUSY_POLL with "
+       "SO_PREFER_BUSY_POLL, where the kernel offers them); 0: no busy polling (0 to 1000)",
+       transport_number("busy-poll-us", 0, 1000)},
       {"shm-ring", "transport", "by p",
        "bytes of each shm ring (one per sender in each process's inbox), a power of two (4096 to 1073741824; "
        "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",

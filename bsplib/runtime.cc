@@ -30,6 +30,7 @@
 #include "transport/registry.h"
 #include "transport/tcp/tcp_transport.h"
 #include "transport/trace/trace_transport.h"
+#include "transport/xdp/xdp_transport.h"
 
 namespace bsp {
 
@@ -362,7 +363,7 @@ void Runtime::choose_data_address() {
   if (transport_options.count("host")) return;
   if (auto iface = transport_options.find("iface"); iface != transport_options.end()) {
     std::string address = launch::interface_address(iface->second);
-    if (address.empty() && options_.transport == "nic") return;  // raw frames need no IP address
+    if (address.empty() && (options_.transport == "nic" || options_.transport == "xdp")) return;  // raw frames need no IP address
     if (address.empty()) {
       abort_job(fmt::format("bsplib: pid {}: interface {} (--iface) has no IPv4 address on this host",
                             env_int("BSP_PID", 0), iface->second));
@@ -391,6 +392,8 @@ std::string Runtime::statistics_report() const {
   }
   // Sessions with the coordinator pushed out before they were proven (a flood) and made again.
   if (control_) report += fmt::format(" control_reconnects={}", control_->reconnects());
+  // Which XDP mode (native or generic), zero-copy or copy, and busy polling xdp got.
+  report += transport::xdp_stats(transport);
   // The process's peak resident memory so far (getrusage: KiB), for memory per process.
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);

@@ -77,12 +77,22 @@ def available_transports(bsprun):
     return [name.strip() for name in match.group(1).split(",")] if match else ["tcp"]
 
 
-def usable(transport, hosts=1):
+def usable(transport, hosts=1, hostfile=""):
     """None when a transport can run this job (of processes on `hosts` hosts), else why not."""
     if transport.endswith("nic") and os.geteuid() != 0:
         return "raw Ethernet frames need CAP_NET_RAW (run as root)"
     if transport == "shm" and hosts > 1:
         return f"shared memory reaches one host only, and the job spans {hosts} (shm+tcp and the like use it within each)"
+    if transport.endswith("xdp"):
+        if os.geteuid() != 0:
+            return "XDP programs and AF_XDP sockets need root"
+        # One process per interface queue: the network part of every process needs an
+        # interface of its own (README, "Raw frames through AF_XDP").
+        if not hostfile:
+            return "xdp takes one process per interface: run across hosts (--hostfile, one slot each)"
+        crowded = [host for host, slots in hostfile_hosts(hostfile) if slots > 1]
+        if crowded:
+            return f"xdp takes one process per interface, and the hostfile gives {crowded[0]} more than one slot"
     return None
 
 
@@ -172,7 +182,7 @@ def main():
     hosts = hosts_used(args.hostfile, args.procs) if args.hostfile else 1
     transports = []
     for t in wanted:
-        reason = usable(t, hosts)
+        reason = usable(t, hosts, args.hostfile)
         if reason:
             print(f"note: transport {t} skipped: {reason}", file=sys.stderr)
         else:

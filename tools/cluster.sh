@@ -10,6 +10,10 @@
 # rate, as by a real NIC, not dropped), and every switch port through one with a short
 # queue (--queue), so many-to-one traffic overflows it and frames are dropped, as at the
 # paper's switch.
+# With --ingress-shaper (and --rate), each host's traffic is also shaped where it enters
+# the switch: its port's ingress is redirected through an IFB device with the same rate
+# and the host's queue, for senders that bypass the host's qdisc (the xdp transport's
+# AF_XDP frames go straight to the driver, so the host's token bucket never sees them).
 # With --sshd DIR, every host also runs an sshd of its own (Debian's openssh-server) with
 # keys and configuration made under DIR (nothing of the machine's own ssh set-up is read
 # or changed; /run/sshd, sshd's privilege-separation directory, is made if missing), in a
@@ -17,7 +21,7 @@
 # and DIR/hostfile lists them (--slots K each), for bsprun run inside host 0:
 #   ip netns exec P0 bsprun -n 8 --hostfile=DIR/hostfile --rsh="ssh -F DIR/ssh_config" prog
 #   tools/cluster.sh up N [--prefix P] [--rate 100mbit] [--queue BYTES] [--host-queue BYTES]
-#                         [--sshd DIR [--slots K]]
+#                         [--ingress-shaper] [--sshd DIR [--slots K]]
 #   tools/cluster.sh down [--prefix P]        (also ends every process left in its hosts)
 #   bsprun -n N --netns=P --transport=udp prog      (process i runs on host P<i>)
 # Needs root (CAP_NET_ADMIN).
@@ -32,6 +36,7 @@ queue=15000
 host_queue=1500000
 sshd_dir=""
 slots=1
+ingress_shaper=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
@@ -40,6 +45,7 @@ while [ $# -gt 0 ]; do
     --host-queue) host_queue=$2; shift 2 ;;
     --sshd) sshd_dir=$2; shift 2 ;;
     --slots) slots=$2; shift 2 ;;
+    --ingress-shaper) ingress_shaper=1; shift ;;
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -137,6 +143,14 @@ case "$command" in
         tc -n "$switch" qdisc add dev "v${i}" root tbf rate "$rate" burst 16kb limit "$queue"
         # The host's NIC: the same rate, and a queue that holds a sender back instead of dropping.
         tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst 16kb limit "$host_queue"
+        if [ "$ingress_shaper" = 1 ]; then
+          # What the host sends, shaped again as it enters its switch port: through ifbI.
+          ip -n "$switch" link add "ifb${i}" type ifb
+          ip -n "$switch" link set "ifb${i}" up
+          tc -n "$switch" qdisc add dev "ifb${i}" root tbf rate "$rate" burst 16kb limit "$host_queue"
+          tc -n "$switch" qdisc add dev "v${i}" handle ffff: ingress
+          tc -n "$switch" filter add dev "v${i}" parent ffff: protocol all u32 match u32 0 0 action mirred egress redirect dev "ifb${i}"
+        fi
       fi
       i=$((i + 1))
     done

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -287,10 +288,23 @@ class UdpWire final : public DataWire {
 
 class NicWire final : public DataWire {
  public:
-  // Opened while still privileged; used after dropping privileges.
-  NicWire() {
+  // Opened while still privileged (and inside the segment's namespace, if any); used
+  // after dropping privileges.
+  explicit NicWire(const std::map<int, SegmentPort>& segment = {}) {
     fd_ = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);  // protocol 0: sends only
     index_ = static_cast<int>(::if_nametoindex("lo"));
+    for (const auto& [pid, where] : segment) {
+      Port port;
+      port.index = static_cast<int>(::if_nametoindex(where.port.c_str()));
+      unsigned mac[6];
+      if (port.index == 0 || std::sscanf(where.mac.c_str(), "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2], &mac[3],
+                                         &mac[4], &mac[5]) != 6) {
+        index_ = 0;  // not usable
+        continue;
+      }
+      for (int i = 0; i < 6; ++i) port.mac[i] = static_cast<std::uint8_t>(mac[i]);
+      ports_[pid] = port;
+    }
   }
   ~NicWire() override {
     if (fd_ >= 0) ::close(fd_);
@@ -298,19 +312,27 @@ class NicWire final : public DataWire {
   bool usable() const { return fd_ >= 0 && index_ > 0; }
   std::string error;
   // The frame as the job's own to dst: on lo with dst's EtherType, so it reaches dst's
-  // socket (and its filter) like a member's frame.
+  // socket (and its filter) like a member's frame; on a segment to dst's MAC, out of the
+  // switch port toward its host.
   bool send(int dst, const Bytes& frame) override {
-    const std::uint16_t type = transport::nic::data_ether_type(true, dst);
+    const bool segment = !ports_.empty();
+    auto port = ports_.find(dst);
+    if (segment && port == ports_.end()) return false;
+    const std::uint16_t type = transport::nic::data_ether_type(!segment, dst);
     Bytes ethernet(14 + frame.size());
     const std::uint8_t source[6] = {0x02, 0xBA, 0xD0, 0x00, 0xBE, 0xEF};
-    std::memset(ethernet.data(), 0, 6);  // lo's address: every process of the job
+    if (segment) {
+      std::memcpy(ethernet.data(), port->second.mac, 6);
+    } else {
+      std::memset(ethernet.data(), 0, 6);  // lo's address: every process of the job
+    }
     std::memcpy(ethernet.data() + 6, source, 6);
     ethernet[12] = static_cast<std::uint8_t>(type >> 8);
     ethernet[13] = static_cast<std::uint8_t>(type & 0xFF);
     if (!frame.empty()) std::memcpy(ethernet.data() + 14, frame.data(), frame.size());
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
-    to.sll_ifindex = index_;
+    to.sll_ifindex = segment ? port->second.index : index_;
     to.sll_halen = 6;
     to.sll_protocol = htons(type);
     return ::sendto(fd_, ethernet.data(), ethernet.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
@@ -318,8 +340,13 @@ class NicWire final : public DataWire {
   }
 
  private:
+  struct Port {
+    int index = 0;
+    std::uint8_t mac[6]{};
+  };
   int fd_ = -1;
   int index_ = 0;
+  std::map<int, Port> ports_;
 };
 
 // ---------------------------------------------------------------- privileges
@@ -491,9 +518,10 @@ void run_data_plane(Context& context, Plan plan) {
   describe_job(context, job);
   std::unique_ptr<DataWire> wire;
   if (nic) {
-    auto raw = std::make_unique<NicWire>();
+    auto raw = std::make_unique<NicWire>(context.options.segment);
     if (!raw->usable()) {
-      context.report["error"] = "cannot open an AF_PACKET socket on lo: " + std::string(std::strerror(errno));
+      context.report["error"] = "cannot open an AF_PACKET socket on lo or the segment's ports: " +
+                                std::string(std::strerror(errno));
       return;
     }
     wire = std::move(raw);
@@ -538,13 +566,15 @@ void run_data_plane(Context& context, Plan plan) {
 
 // A capture socket on lo for every frame (ETH_P_ALL); each frame a process sends shows
 // once as outgoing, which is the copy kept.
-int open_capture() {
+int open_capture(bool segment) {
   int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
   if (fd < 0) return -1;
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
   address.sll_protocol = htons(ETH_P_ALL);
-  address.sll_ifindex = static_cast<int>(::if_nametoindex("lo"));
+  // On a segment: every port of the switch (each frame shows once going out of the
+  // port toward its destination's host).
+  address.sll_ifindex = segment ? 0 : static_cast<int>(::if_nametoindex("lo"));
   int size = 16 << 20;
   ::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
@@ -596,7 +626,7 @@ void run_replay(Context& context, bool nic) {
     return;
   }
   describe_job(context, job);
-  int capture = open_capture();
+  int capture = open_capture(!context.options.segment.empty());
   if (capture < 0) {
     context.report["error"] = "cannot capture on lo: " + std::string(std::strerror(errno));
     return;
@@ -604,9 +634,9 @@ void run_replay(Context& context, bool nic) {
   std::unique_ptr<DataWire> wire;
   std::map<std::uint16_t, int> ports;
   if (nic) {
-    auto raw = std::make_unique<NicWire>();
+    auto raw = std::make_unique<NicWire>(context.options.segment);
     if (!raw->usable()) {
-      context.report["error"] = "cannot open an AF_PACKET socket on lo";
+      context.report["error"] = "cannot open an AF_PACKET socket on lo or the segment's ports";
       return;
     }
     wire = std::move(raw);
@@ -1324,6 +1354,13 @@ void run_observe(Context& context) {
   Context context;
   context.options = options;
   context.report["plan"] = plan_name(options.plan);
+  if (!options.segment_netns.empty()) {  // a host on the cluster's segment (root, before dropping)
+    int fd = ::open(("/var/run/netns/" + options.segment_netns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+      context.report["error"] = "cannot enter network namespace " + options.segment_netns + ": " + std::strerror(errno);
+    }
+    if (fd >= 0) ::close(fd);
+  }
   switch (options.plan) {
     case Plan::control:
       run_control(context);

@@ -94,8 +94,20 @@ const char* plan_name(Plan plan);
 inline constexpr Plan kListenerAttacks[] = {Plan::tcp_setup_junk, Plan::tcp_setup_silent, Plan::tcp_setup_forged_hello,
                                             Plan::tcp_setup_big_header, Plan::tcp_setup_flood};
 
+// The nic plans on a switched segment instead of lo (an emulated cluster's bridge,
+// tools/cluster.sh): the attacker enters the switch's network namespace (as root, before
+// dropping privileges), captures on every port, and sends a frame to pid p out of the
+// port toward p's host, addressed to p's interface MAC with the off-lo EtherType: what a
+// host on the segment can do.
+struct SegmentPort {
+  std::string port;  // the switch's interface toward the process's host, e.g. "v1"
+  std::string mac;   // the process's interface MAC, "aa:bb:cc:dd:ee:ff"
+};
+
 struct AttackOptions {
   Plan plan = Plan::control;
+  std::string segment_netns;              // "" : lo
+  std::map<int, SegmentPort> segment;     // by BSP_PID
   std::string tag;        // NAME=VALUE in the job's environment
   std::string ready_dir;  // where the victim writes ready.<pid>
   int processes = 0;      // the job's size

@@ -46,6 +46,8 @@ AttackedRun run_attacked(const JobSpec& spec) {
     options.ready_dir = ready_dir;
     options.processes = spec.processes;
     options.hold_seconds = spec.hold_seconds;
+    options.segment_netns = spec.segment_netns;
+    options.segment = spec.segment;
     attackers.push_back(std::make_unique<Attacker>(options));
   }
   std::vector<std::string> argv;

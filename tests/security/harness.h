@@ -2,6 +2,7 @@
 // attackers (attack.h) work on it, and judges whether the job came through unharmed.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct JobSpec {
   std::vector<Plan> plans;                  // one attacker each
   double hold_seconds = 15;                 // tcp_setup_*: longest hold of a connection
   int descriptor_limit = 0;  // > 0: bsprun (and so the job) runs with RLIMIT_NOFILE this, soft and hard
+  std::string segment_netns;                // nic plans on a cluster's segment (attack.h)
+  std::map<int, SegmentPort> segment;
 };
 
 struct AttackedRun {

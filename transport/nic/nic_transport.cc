@@ -17,6 +17,7 @@
 #include "transport/nic/nic_address.h"
 #include "transport/nic/packet_ring.h"
 #include "transport/nic/packet_socket.h"
+#include "transport/nic/peer_headers.h"
 #include "transport/nic/ring_geometry.h"
 #include "transport/nic/segment_check.h"
 #include "transport/file_descriptor.h"
@@ -160,25 +161,8 @@ class NicTransport final : public Transport, private TransmitHooks {
   // Reads the peers' addresses, refuses pairs that cannot reach each other judging by
   // the addresses alone, then proves the rest by exchanging probes (nic/segment_check.h).
   void connect(const std::vector<std::string>& addresses) override {
-    // The job may be smaller than the processes launched (bsp_begin asked for fewer),
-    // never larger, and always includes this process.
-    if (addresses.size() > static_cast<std::size_t>(config_.nprocs) ||
-        addresses.size() <= static_cast<std::size_t>(config_.pid)) {
-      throw std::runtime_error(fmt::format("nic transport: {} addresses for a job of {} processes launched (pid {})",
-                                           addresses.size(), config_.nprocs, config_.pid));
-    }
-    std::vector<nic::NicAddress> parsed;
-    for (std::size_t pid = 0; pid < addresses.size(); ++pid) {
-      parsed.push_back(nic::parse_address(addresses[pid], static_cast<int>(pid)));
-    }
-    if (std::string error = nic::static_reachability_error(parsed, config_.pid); !error.empty()) {
-      throw std::runtime_error(error);
-    }
-    nic::check_segment({config_.pid, config_.job_id, config_.secret, interface_, parsed,
-                        std::chrono::milliseconds(segment_check_ms_)});
-    std::vector<nic::MacAddress> macs;
-    for (const nic::NicAddress& address : parsed) macs.push_back(address.mac);
-    headers_ = nic::ethernet_headers(interface_, macs);
+    headers_ = nic::connect_peers("nic transport", config_, interface_, addresses,
+                                  std::chrono::milliseconds(segment_check_ms_));
     if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), headers_);
   }
 
