@@ -203,7 +203,7 @@ TEST_F(SlurmTest, SeveralProcessesPerHost) {
 TEST_F(SlurmTest, NasClassSVerifies) {
   for (const std::string kernel : {"is", "ep"}) {
     for (const std::string transport : {"tcp", "udp"}) {
-      ProgramResult result = srun(spread(4), transport, {absolute("nas/" + kernel), "--class=S"}, "", 120s);
+      ProgramResult result = srun(spread(4), transport, {absolute("nas/" + kernel + "/" + kernel), "--class=S"}, "", 120s);
       ASSERT_EQ(result.exit_code, 0) << kernel << " " << transport << "\n" << describe(result);
       auto field = [&](const std::string& label) {
         std::size_t at = result.out.find("\n " + label);

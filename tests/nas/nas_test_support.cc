@@ -11,7 +11,7 @@ bsp::testing::ProgramResult run_kernel(const std::string& kernel, char problem_c
                                        const std::string& transport, const std::vector<std::string>& extra,
                                        std::chrono::milliseconds deadline) {
   std::vector<std::string> argv = {kBsprun,       "-n", std::to_string(procs), "--transport=" + transport,
-                                   "nas/" + kernel, std::string("--class=") + problem_class};
+                                   "nas/" + kernel + "/" + kernel, std::string("--class=") + problem_class};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return bsp::testing::run_program(argv, deadline);
 }

@@ -20,9 +20,9 @@ for b in $(echo "$benchmarks" | tr , ' '); do
     : > "$tmp/off"; : > "$tmp/on"
     i=0
     while [ $i -lt "$reps" ]; do
-      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" "bazel-bin/nas/$b" --class="$class" > "$tmp/out" 2>&1
+      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" "bazel-bin/nas/$b/$b" --class="$class" > "$tmp/out" 2>&1
       seconds "$tmp/out" >> "$tmp/off"
-      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" --profile="$tmp/p.prof" "bazel-bin/nas/$b" --class="$class" > "$tmp/out" 2>&1
+      bazel-bin/bsplib/bsprun -n "$procs" --transport="$t" --profile="$tmp/p.prof" "bazel-bin/nas/$b/$b" --class="$class" > "$tmp/out" 2>&1
       grep -q SUCCESSFUL "$tmp/out" || { echo "$b over $t failed with --profile" >&2; cat "$tmp/out" >&2; exit 1; }
       seconds "$tmp/out" >> "$tmp/on"
       i=$((i + 1))
