@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/bulk_table.sh: issue 14's table in one run: the bare floors of each transport (a
+# bench/bulk_table.sh: the large-transfer table in one run: the bare floors of each transport (a
 # TCP stream of 64 KiB writes, with and without MSG_ZEROCOPY; the best udp and nic streams
 # of our bare transports, delivered bytes only), next to what BSPlib does with them at
 # p = 2: one 8 MiB bsp_put (and bsp_hpput, bsp_get) per superstep (best / median GB/s) and g by bspbench's method

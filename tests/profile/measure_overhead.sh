@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/profile/measure_overhead.sh: the profiler's cost (issue 16: at most 2% on NAS
-# class W): runs each benchmark REPS times without and with --profile, alternating, and
+# tests/profile/measure_overhead.sh: the profiler's cost (its budget: at most 2% on
+# NAS class W): runs each benchmark REPS times without and with --profile, alternating, and
 # prints the median "Time in seconds" of each and the difference. Run from the workspace
 # root after `bazel build //bsplib:bsprun //nas/...`:
 #   tests/profile/measure_overhead.sh [BENCHMARKS (cg,is,mg)] [TRANSPORTS (shm,tcp)] [REPS (5)] [P (4)] [CLASS (W)]
