@@ -55,7 +55,8 @@ template <typename T>
 template <typename T>
 struct SipState {
   T v0, v1, v2, v3;
-  [[gnu::always_inline]] SipState(const T& k0, const T& k1) : v0(k0 ^ kInit0), v1(k1 ^ kInit1), v2(k0 ^ kInit2), v3(k1 ^ kInit3) {}
+  [[gnu::always_inline]] SipState(const T& k0, const T& k1)
+      : v0(k0 ^ kInit0), v1(k1 ^ kInit1), v2(k0 ^ kInit2), v3(k1 ^ kInit3) {}
   [[gnu::always_inline]] void absorb(const T& m) {
     v3 ^= m;
     sip_round(v0, v1, v2, v3);

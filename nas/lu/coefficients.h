@@ -20,7 +20,7 @@ struct Coefficients {
   double dx1 = 0, dx2 = 0, dx3 = 0, dx4 = 0, dx5 = 0;
   double dy1 = 0, dy2 = 0, dy3 = 0, dy4 = 0, dy5 = 0;
   double dz1 = 0, dz2 = 0, dz3 = 0, dz4 = 0, dz5 = 0;
-  double dssp = 0;       // fourth-difference dissipation
+  double dssp = 0;  // fourth-difference dissipation
 
   // The exact solution's five components at global point (gi, gj, gk), 0-based.
   void exact(int gi, int gj, int gk, double out[5]) const;

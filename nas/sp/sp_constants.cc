@@ -1,4 +1,5 @@
-// nas/sp/sp_constants.cc: SP's class table and constants (see sp_constants.h). Values and formulas follow the NPB specification of SP.
+// nas/sp/sp_constants.cc: SP's class table and constants (see sp_constants.h). Values and
+// formulas follow the NPB specification of SP.
 #include "nas/sp/sp_constants.h"
 
 #include <algorithm>
