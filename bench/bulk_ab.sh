@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/bulk_ab.sh: issue 14's large-transfer figures as an A/B of two builds on a busy
+# bench/bulk_ab.sh: the large-transfer figures as an A/B of two builds on a busy
 # machine: in each of --rounds rounds, the bare TCP floor (tcp_stream_floor) and then, for
 # every transport:call pair (and with a udp pair, the best delivered stream of our bare udp
 # transport, layer_pingpong), one bsp_bandwidth run (one 8 MiB transfer per superstep, 20

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/shm_table.sh: issue 13's table in one run: the bare floors of this machine
+# bench/shm_table.sh: the shm transport's table in one run: the bare floors of this machine
 # (memcpy bandwidth, a shared-memory ping-pong, the cost of waking a process by futex and
 # by pipe; bench/shm_floors) next to what BSPlib over shm does (empty bsp_sync and a
 # 4-byte put superstep at p = 2 and 4, one 8 MiB bsp_put at p = 2), with nic on lo beside

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/sync_model.py: a model of a superstep's cost against p (issue 15).
+"""bench/sync_model.py: a model of a superstep's cost against p.
 
 Two commands:
   calibrate  measures the model's parameters on this machine, per network and transport:

@@ -1,4 +1,4 @@
-// bench/sync_scaling.cc: the cost of a superstep against the process count (issue 15).
+// bench/sync_scaling.cc: the cost of a superstep against the process count.
 // Two kinds of superstep, each timed on pid 0 over a number of supersteps chosen so the
 // kind runs about --budget-ms (at least --min-supersteps, at most --max-supersteps):
 //   empty      bsp_sync with no communication

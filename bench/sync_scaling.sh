@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/sync_scaling.sh: superstep cost against the process count (issue 15). For every
+# bench/sync_scaling.sh: superstep cost against the process count. For every
 # network (lo; with --cluster an emulated cluster of 8 hosts), transport, sync protocol
 # (bsprun --sync=) and p, runs bench/sync_scaling (an empty bsp_sync, and a superstep in
 # which each process puts one word to pid + 1: mean, median per superstep, frames sent

@@ -1,5 +1,5 @@
 // bench/tcp_stream_floor.cc: the bare TCP stream of this machine, the floor a large
-// bsp_put over tcp is compared with (issue 14): one process writes `--total` bytes in
+// bsp_put over tcp is compared with: one process writes `--total` bytes in
 // writes of `--chunk` bytes over a loopback (or --host) connection, the other reads them;
 // GB/s from the first write to the reader's last byte, best and median of --repetitions.
 // `--zerocopy=1` sends with MSG_ZEROCOPY (SO_ZEROCOPY, completions reaped from the error

@@ -1,5 +1,5 @@
-// bench/wake_cost.cc: what scheduling costs when k processes share C cores (issue 15's
-// model, bench/sync_model.py). k processes exchange 16-byte UDP datagrams over 127.0.0.1
+// bench/wake_cost.cc: what scheduling costs when k processes share C cores (an input of
+// the superstep model, bench/sync_model.py). k processes exchange 16-byte UDP datagrams over 127.0.0.1
 // (the kernel path of the udp transport, without BSPlib) in one of two patterns:
 //   rounds  every process, in round j, sends to (i + 2^(j mod ⌈log₂ k⌉)) mod k and waits
 //           for the message of round j from (i − 2^(j mod ⌈log₂ k⌉)): the sparse sync's

@@ -132,8 +132,9 @@ def chart(path, title, ylabel, benchmarks, transports, values):
 
 
 def benchmark_binary(root, name):
-    """The built binary of a benchmark: nas/<name> (kernels) or nas/<name>/<name>
-    (the pseudo-applications, each a package of its own); None when not built."""
+    """The built binary of a benchmark: nas/<name>/<name> (every benchmark is the package
+    //nas/<name>), or nas/<name> in builds copied from before that layout (bench/nas_ab.py's
+    --before); None when not built."""
     for path in (root / "nas" / name / name, root / "nas" / name):
         if path.is_file():
             return path

@@ -25,7 +25,7 @@ class BufferAckPolicy final : public AckPolicy {
     if (static_cast<double>(context.sendable) <= needed) return true;  // the pool runs low
     // The link's window runs low. A small window (2 frames per link at p = 256) is asked
     // to be acknowledged only once at least half of it is taken: with the margin alone
-    // every frame asked for an ack of its own (issue 15); the receiver acknowledges the
+    // every frame asked for an ack of its own; the receiver acknowledges the
     // rest when the link goes quiet (ProtocolCore's idle ack).
     return static_cast<double>(context.link_sendable) <= needed &&
            (context.link_window == SIZE_MAX || 2 * context.link_sendable < context.link_window);

@@ -73,14 +73,14 @@ inline constexpr int kSenderProbeIntervals = 2;
 // A receiver holding frames it has not acknowledged (nobody asked yet) acknowledges them
 // with one explicit ack once the link has been quiet this many retry intervals: before
 // the sender's quiet-link probe (kSenderProbeIntervals) would ask, so an idle link's last
-// frames cost one ack, not a probe and its answer (issue 15). Not while the engine waits
+// frames cost one ack, not a probe and its answer. Not while the engine waits
 // for peers (inside a superstep): then the sender holds its unasked frames, see below.
 inline constexpr int kIdleAckIntervals = 1;
 // While the engine waits for peers, a quiet link whose unacknowledged frames never asked
 // for an ack is probed only after this long: every such frame's receiver is waiting for
 // it (the superstep needs it) and probes the sender if it is lost, and small link windows
 // ask for an ack once half full. Probing after 2 retry intervals instead cost a probe and
-// its answer per barrier link and superstep at p >= 64 on 2 cores (issue 15).
+// its answer per barrier link and superstep at p >= 64 on 2 cores.
 inline constexpr std::chrono::nanoseconds kUnaskedProbeDelay = 250ms;
 
 // Frames handed to the transport per send_batch() call (sendmmsg batch).

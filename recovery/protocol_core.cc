@@ -640,7 +640,7 @@ Time ProtocolCore::sender_probe_due(const SendLink& link) const {
   // Frames nobody was asked to acknowledge yet, sent while the engine waits for peers:
   // their receivers wait for them too and probe us if they are lost, and the half-window
   // request frees the buffers; an early probe here costs a probe and its answer on every
-  // barrier link of a slow superstep (issue 15).
+  // barrier link of a slow superstep.
   if (awaiting_ && link.asked_end <= link.acked && credit_allows(link)) {
     quiet = std::max<Duration>(quiet, tuning::kUnaskedProbeDelay);
   }

@@ -2,7 +2,7 @@
 // before it blocks, from how many of the job's processes share this host's cores.
 // Spinning pays while the peer waited for runs on another core or shares one with few
 // others (a blocked process costs 60-80 us to wake); with many more processes than cores,
-// spinners only yield to other spinners and delay the processes with work (issue 15:
+// spinners only yield to other spinners and delay the processes with work (measured:
 // ~15% of the time at p = 64 on 2 cores). The rule is in docs/tuning.md.
 #pragma once
 

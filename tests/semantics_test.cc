@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/holding_cases.h"
 #include "tests/run_program.h"
 
 namespace {
@@ -50,12 +51,7 @@ TEST_P(SemanticsTest, Holds) {
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
 }
 
-const std::vector<std::string> kHoldingCases = {
-    "put_all_to_all", "get_before_put",    "overlapping_puts",  "put_copies_source",
-    "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
-    "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
-    "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one",
-    "combined_puts",  "strided_puts",      "racing_puts_and_gets", "large_gathered"};
+const std::vector<std::string> kHoldingCases = bsp::testing::kAllHoldingCases;
 
 std::string semantics_name(const ::testing::TestParamInfo<Semantics>& info) {
   const auto& [transport, procs, name, sync] = info.param;

@@ -40,7 +40,7 @@ enum class AgentMessage : std::uint8_t {
 
 inline constexpr std::chrono::milliseconds kHeartbeat{100};
 // bsprun takes a host as unreachable after this long without a word from its agent
-// (the bound is 1 s from the failure to the job's stop).
+// (the required bound is 1 s from the failure to the job's stop).
 inline constexpr std::chrono::milliseconds kAgentSilenceLimit{600};
 // An agent kills its processes after this long without a word from bsprun (bsprun gone,
 // or the host cut off; an ssh session that ends says so at once by end-of-file).

@@ -1,35 +1,20 @@
-// nas/bt/constants.cc: NPB BT's constants (the coefficients of the exact solution, the
-// gas constants, grid spacings and the products of them the solver uses).
+// nas/bt/constants.cc: NPB BT's constants (the gas constants, grid spacings and the
+// products of them the solver uses).
 #include "nas/bt/constants.h"
 
 #include <algorithm>
 
 namespace nas::bt {
 
-namespace {
-
-// Coefficients of the exact solution: ce[term][component].
-constexpr double kCe[5][13] = {
-    {2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3},
-    {1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5},
-    {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4},
-    {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3},
-    {5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2},
-};
-
-}  // namespace
-
 Constants make_constants(int n, double dt) {
   Constants k;
   k.n = n;
   k.dt = dt;
-  for (int m = 0; m < 5; ++m)
-    for (int t = 0; t < 13; ++t) k.ce[t][m] = kCe[m][t];
-  k.c1 = 1.4;
-  k.c2 = 0.4;
-  k.c3 = 0.1;
-  k.c4 = 1.0;
-  k.c5 = 1.4;
+  k.c1 = kGasC1;
+  k.c2 = kGasC2;
+  k.c3 = kGasC3;
+  k.c4 = kGasC4;
+  k.c5 = kGasC5;
   k.c1c2 = k.c1 * k.c2;
   k.c1c5 = k.c1 * k.c5;
   k.c3c4 = k.c3 * k.c4;

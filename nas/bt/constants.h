@@ -1,7 +1,10 @@
 // nas/bt/constants.h: BT's problem parameters per class and the physical and numerical
-// constants NPB derives from them (set_constants), plus the exact solution the forcing
-// term, the initial field and the error norm are built from.
+// constants NPB derives from them (set_constants). The exact solution the forcing term,
+// the initial field and the error norm are built from is NPB's, shared with LU and SP
+// (nas/common/npb_exact_solution.h).
 #pragma once
+
+#include "nas/common/npb_exact_solution.h"
 
 namespace nas::bt {
 
@@ -20,7 +23,6 @@ struct BtClass {
 struct Constants {
   int n = 0;
   double dt = 0;
-  double ce[13][5] = {};
   double c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
   double c1c2 = 0, c1c5 = 0, c3c4 = 0, c1345 = 0, conz1 = 0, con43 = 0, con16 = 0;
   double dnm1[3] = {};       // dnxm1, dnym1, dnzm1
@@ -34,14 +36,5 @@ struct Constants {
 };
 
 Constants make_constants(int n, double dt);
-
-// The exact solution at (xi, eta, zeta) in [0,1]^3, five components.
-inline void exact_solution(const Constants& k, double xi, double eta, double zeta, double out[5]) {
-  for (int m = 0; m < 5; ++m) {
-    out[m] = k.ce[0][m] + xi * (k.ce[1][m] + xi * (k.ce[4][m] + xi * (k.ce[7][m] + xi * k.ce[10][m]))) +
-             eta * (k.ce[2][m] + eta * (k.ce[5][m] + eta * (k.ce[8][m] + eta * k.ce[11][m]))) +
-             zeta * (k.ce[3][m] + zeta * (k.ce[6][m] + zeta * (k.ce[9][m] + zeta * k.ce[12][m])));
-  }
-}
 
 }  // namespace nas::bt

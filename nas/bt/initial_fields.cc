@@ -24,9 +24,9 @@ void initialize(Cell& cell, const Constants& k) {
         double* u = &cell.u[5 * cell.at(i, j, kk)];
         double pface[2][3][5];
         for (int s = 0; s < 2; ++s) {
-          exact_solution(k, double(s), eta, zeta, pface[s][0]);
-          exact_solution(k, xi, double(s), zeta, pface[s][1]);
-          exact_solution(k, xi, eta, double(s), pface[s][2]);
+          npb_exact_solution(double(s), eta, zeta, pface[s][0]);
+          npb_exact_solution(xi, double(s), zeta, pface[s][1]);
+          npb_exact_solution(xi, eta, double(s), pface[s][2]);
         }
         for (int m = 0; m < 5; ++m) {
           const double pxi = xi * pface[1][0][m] + (1.0 - xi) * pface[0][0][m];
@@ -43,7 +43,7 @@ void initialize(Cell& cell, const Constants& k) {
           if (gk == 0 || gk == n - 1) bzeta = gk == 0 ? 0.0 : 1.0;
           else if (gj == 0 || gj == n - 1) beta = gj == 0 ? 0.0 : 1.0;
           else bxi = gi == 0 ? 0.0 : 1.0;
-          exact_solution(k, bxi, beta, bzeta, u);
+          npb_exact_solution(bxi, beta, bzeta, u);
         }
       }
     }
@@ -67,7 +67,7 @@ void forcing_line(const Constants& k, int axis, int lo, int count, double xyz[3]
   for (int g = first; g <= last; ++g) {
     xyz[axis] = double(g) * k.dnm1[axis];
     double dtemp[5];
-    exact_solution(k, xyz[0], xyz[1], xyz[2], dtemp);
+    npb_exact_solution(xyz[0], xyz[1], xyz[2], dtemp);
     for (int m = 0; m < 5; ++m) ue[5 * g + m] = dtemp[m];
     const double dtpp = 1.0 / dtemp[0];
     for (int m = 1; m < 5; ++m) buf[5 * g + m] = dtpp * dtemp[m];

@@ -1,12 +1,14 @@
 // nas/lu/coefficients.h: LU's constants: the gas constants c1..c5, the SSOR relaxation
 // factor, the grid metrics (tx1..tz3), the artificial-dissipation coefficients, and the
-// coefficients of the prescribed exact solution (a quartic polynomial in xi, eta, zeta per
-// equation), with the function that evaluates it at a global grid point.
+// function that evaluates NPB's exact solution (nas/common/npb_exact_solution.h, shared
+// with BT and SP) at a global grid point.
 #pragma once
+
+#include "nas/common/npb_exact_solution.h"
 
 namespace nas::lu {
 
-inline constexpr double kC1 = 1.40, kC2 = 0.40, kC3 = 1.00e-01, kC4 = 1.00, kC5 = 1.40;
+inline constexpr double kC1 = kGasC1, kC2 = kGasC2, kC3 = kGasC3, kC4 = kGasC4, kC5 = kGasC5;
 inline constexpr double kOmega = 1.2;  // SSOR over-relaxation factor
 inline constexpr double kResidualTolerance = 1.0e-08;  // per equation, stops SSOR early
 
@@ -18,8 +20,7 @@ struct Coefficients {
   double dx1 = 0, dx2 = 0, dx3 = 0, dx4 = 0, dx5 = 0;
   double dy1 = 0, dy2 = 0, dy3 = 0, dy4 = 0, dy5 = 0;
   double dz1 = 0, dz2 = 0, dz3 = 0, dz4 = 0, dz5 = 0;
-  double dssp = 0;       // fourth-difference dissipation
-  double ce[13][5] = {};  // ce[term][equation] of the exact solution
+  double dssp = 0;  // fourth-difference dissipation
 
   // The exact solution's five components at global point (gi, gj, gk), 0-based.
   void exact(int gi, int gj, int gk, double out[5]) const;

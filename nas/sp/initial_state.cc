@@ -28,13 +28,13 @@ void initialize_solution(const SpConstants& k, CellFields& f) {
         if (face_axis >= 0) {
           double y[3] = {x[0], x[1], x[2]};
           y[face_axis] = face_side ? 1.0 : 0.0;
-          exact_solution(k, y[0], y[1], y[2], value);
+          npb_exact_solution(y[0], y[1], y[2], value);
         } else {
           double face[2][3][5];
           for (int side = 0; side < 2; ++side) {
-            exact_solution(k, double(side), x[1], x[2], face[side][0]);
-            exact_solution(k, x[0], double(side), x[2], face[side][1]);
-            exact_solution(k, x[0], x[1], double(side), face[side][2]);
+            npb_exact_solution(double(side), x[1], x[2], face[side][0]);
+            npb_exact_solution(x[0], double(side), x[2], face[side][1]);
+            npb_exact_solution(x[0], x[1], double(side), face[side][2]);
           }
           for (int m = 0; m < 5; ++m) {
             const double pxi = x[0] * face[1][0][m] + (1.0 - x[0]) * face[0][0][m];
@@ -113,7 +113,7 @@ void compute_forcing(const SpConstants& k, CellFields& f) {
         for (int g = from; g <= to; ++g) {
           x[axis] = double(g) * dn[axis];
           double e[5];
-          exact_solution(k, x[0], x[1], x[2], e);
+          npb_exact_solution(x[0], x[1], x[2], e);
           for (int m = 0; m < 5; ++m) ue[m][g] = e[m];
           const double dtpp = 1.0 / e[0];
           for (int m = 1; m < 5; ++m) buf[m][g] = dtpp * e[m];

@@ -28,8 +28,8 @@ std::array<double, 5> error_norm(const SpConstants& k, const std::vector<CellFie
       for (int lj = 0; lj < c.size[1]; ++lj)
         for (int li = 0; li < c.size[0]; ++li) {
           double exact[5];
-          exact_solution(k, double(c.low[0] + li) * k.dnxm1, double(c.low[1] + lj) * k.dnym1,
-                         double(c.low[2] + lk) * k.dnzm1, exact);
+          npb_exact_solution(double(c.low[0] + li) * k.dnxm1, double(c.low[1] + lj) * k.dnym1,
+                             double(c.low[2] + lk) * k.dnzm1, exact);
           const double* u = &f.u[5 * f.at(li, lj, lk)];
           for (int m = 0; m < 5; ++m) {
             const double add = u[m] - exact[m];

@@ -1,5 +1,5 @@
-// nas/sp/sp_constants.cc: SP's class table, constants and exact solution (see
-// sp_constants.h). Values and formulas follow the NPB specification of SP.
+// nas/sp/sp_constants.cc: SP's class table and constants (see sp_constants.h). Values and
+// formulas follow the NPB specification of SP.
 #include "nas/sp/sp_constants.h"
 
 #include <algorithm>
@@ -47,21 +47,11 @@ SpConstants make_constants(int n, double dt) {
   SpConstants k{};
   k.n = n;
   k.dt = dt;
-  static const double ce[5][13] = {
-      {2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3},
-      {1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5},
-      {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4},
-      {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3},
-      {5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2},
-  };
-  for (int m = 0; m < 5; ++m)
-    for (int t = 0; t < 13; ++t) k.ce[t][m] = ce[m][t];
-
-  k.c1 = 1.4;
-  k.c2 = 0.4;
-  k.c3 = 0.1;
-  k.c4 = 1.0;
-  k.c5 = 1.4;
+  k.c1 = kGasC1;
+  k.c2 = kGasC2;
+  k.c3 = kGasC3;
+  k.c4 = kGasC4;
+  k.c5 = kGasC5;
   k.bt = std::sqrt(0.5);
   k.dnxm1 = 1.0 / double(n - 1);
   k.dnym1 = 1.0 / double(n - 1);
@@ -140,15 +130,6 @@ SpConstants make_constants(int n, double dt) {
   k.zzcon4 = k.c3c4tz3 * k.con16 * k.tz3;
   k.zzcon5 = k.c3c4tz3 * k.c1c5 * k.tz3;
   return k;
-}
-
-void exact_solution(const SpConstants& k, double xi, double eta, double zeta, double out[5]) {
-  const auto& ce = k.ce;
-  for (int m = 0; m < 5; ++m) {
-    out[m] = ce[0][m] + xi * (ce[1][m] + xi * (ce[4][m] + xi * (ce[7][m] + xi * ce[10][m]))) +
-             eta * (ce[2][m] + eta * (ce[5][m] + eta * (ce[8][m] + eta * ce[11][m]))) +
-             zeta * (ce[3][m] + zeta * (ce[6][m] + zeta * (ce[9][m] + zeta * ce[12][m])));
-  }
 }
 
 }  // namespace nas::sp

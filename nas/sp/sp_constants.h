@@ -1,11 +1,13 @@
 // nas/sp/sp_constants.h: the SP problem definition: the class table (grid size, time steps,
-// dt, official verification norms), the flow and discretisation constants NPB derives from
-// dt and the grid (set_constants), and the exact solution used for the initial state, the
-// forcing term and the error norm.
+// dt, official verification norms) and the flow and discretisation constants NPB derives
+// from dt and the grid (set_constants). The exact solution used for the initial state, the
+// forcing term and the error norm is NPB's, shared with BT and LU
+// (nas/common/npb_exact_solution.h).
 #pragma once
 
 #include <array>
 
+#include "nas/common/npb_exact_solution.h"
 #include "nas/common/problem_class.h"
 
 namespace nas::sp {
@@ -25,7 +27,6 @@ const nas::ClassTable<SpClass>& sp_classes();
 struct SpConstants {
   int n = 0;  // grid points per direction (the same in x, y, z)
   double dt = 0;
-  double ce[13][5];  // exact-solution coefficients, ce[term][component]
   double c1, c2, c3, c4, c5, bt, c1c2, c1c5, c3c4, c1345, conz1;
   double dnxm1, dnym1, dnzm1;
   double tx1, tx2, tx3, ty1, ty2, ty3, tz1, tz2, tz3;
@@ -44,8 +45,5 @@ struct SpConstants {
 };
 
 SpConstants make_constants(int n, double dt);
-
-// The exact solution (a polynomial in xi, eta, zeta) at one point: out[0..4].
-void exact_solution(const SpConstants& k, double xi, double eta, double zeta, double out[5]);
 
 }  // namespace nas::sp

@@ -200,7 +200,7 @@ TEST_P(SshClusterTransports, SemanticsHoldOverFourHostsTimesTwo) {
 }
 
 TEST_P(SshClusterTransports, NasCgClassSVerifies) {
-  ProgramResult result = run_program(bsprun(GetParam(), {"nas/cg", "--class=S"}), 300s);
+  ProgramResult result = run_program(bsprun(GetParam(), {"nas/cg/cg", "--class=S"}), 300s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("SUCCESSFUL"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("Total processes"), std::string::npos) << result.out;

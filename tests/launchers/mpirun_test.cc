@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/holding_cases.h"
 #include "tests/run_program.h"
 
 namespace {
@@ -69,11 +70,7 @@ TEST_P(MpirunSemantics, Holds) {
   EXPECT_EQ(bsp::testing::count_occurrences(result.out, "case " + name + " passed"), 1) << describe(result);
 }
 
-const std::vector<std::string> kHoldingCases = {
-    "put_all_to_all", "get_before_put",    "overlapping_puts",  "put_copies_source",
-    "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
-    "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
-    "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one"};
+using bsp::testing::kHoldingCases;
 
 INSTANTIATE_TEST_SUITE_P(TcpAndUdp, MpirunSemantics,
                          ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::ValuesIn(kHoldingCases)),

@@ -24,6 +24,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/holding_cases.h"
 #include "tests/run_program.h"
 
 namespace {
@@ -165,11 +166,7 @@ TEST_P(SrunSemantics, Holds) {
   EXPECT_EQ(bsp::testing::count_occurrences(result.out, "case " + name + " passed"), 1) << describe(result);
 }
 
-const std::vector<std::string> kHoldingCases = {
-    "put_all_to_all", "get_before_put",    "overlapping_puts",  "put_copies_source",
-    "hp_variants",    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all",
-    "many_supersteps", "empty_supersteps", "large_transfers",  "many_small_puts",
-    "zero_length",    "enquiry",           "stdin_to_pid0",     "many_to_one"};
+using bsp::testing::kHoldingCases;
 
 INSTANTIATE_TEST_SUITE_P(TcpAndUdp, SrunSemantics,
                          ::testing::Combine(::testing::Values("tcp", "udp"), ::testing::ValuesIn(kHoldingCases)),
@@ -203,7 +200,8 @@ TEST_F(SlurmTest, SeveralProcessesPerHost) {
 TEST_F(SlurmTest, NasClassSVerifies) {
   for (const std::string kernel : {"is", "ep"}) {
     for (const std::string transport : {"tcp", "udp"}) {
-      ProgramResult result = srun(spread(4), transport, {absolute("nas/" + kernel), "--class=S"}, "", 120s);
+      ProgramResult result = srun(spread(4), transport, {absolute("nas/" + kernel + "/" + kernel), "--class=S"}, "",
+                                  120s);
       ASSERT_EQ(result.exit_code, 0) << kernel << " " << transport << "\n" << describe(result);
       auto field = [&](const std::string& label) {
         std::size_t at = result.out.find("\n " + label);

@@ -15,7 +15,8 @@ inline const std::string kBsprun = "bsplib/bsprun";
 // True when this build's bsprun offers the transport (listed by `bsprun --help`).
 bool transport_built_in(const std::string& transport);
 
-// `bsprun -n procs --transport=transport nas/<kernel> --class=<problem_class> extra...`.
+// `bsprun -n procs --transport=transport nas/<kernel>/<kernel> --class=<problem_class> extra...`;
+// kernel is the benchmark's name ("cg", "bt"), each built as //nas/<kernel>:<kernel>.
 bsp::testing::ProgramResult run_kernel(const std::string& kernel, char problem_class, int procs,
                                        const std::string& transport, const std::vector<std::string>& extra = {},
                                        std::chrono::milliseconds deadline = std::chrono::seconds(120));

@@ -357,7 +357,7 @@ TEST(NasClassS, ProfilingChangesNoResult) {
     std::string file = temporary_dir() + "/nas.prof";
     profiled.push_back("--profile=" + file);
     for (auto* argv : {&plain, &profiled}) {
-      argv->push_back(std::string("nas/") + kernel);
+      argv->push_back(std::string("nas/") + kernel + "/" + kernel);
       argv->push_back("--class=S");
     }
     ProgramResult a = run_program(plain, std::chrono::seconds(120));

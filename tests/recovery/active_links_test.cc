@@ -1,5 +1,5 @@
 // tests/recovery/active_links_test.cc: the protocol core's per-link sweeps visit only the
-// links with work (issue 15): two cores of a 256-process job exchange frames on one link,
+// links with work (so their cost does not grow with p): two cores of a 256-process job exchange frames on one link,
 // and every progress step (service, next_deadline, output_pending, all_acknowledged)
 // looks at a handful of links, not 255; a link whose work is done leaves the active set,
 // and an awaited silent peer stays in it and is probed. Also the acks of such a link: with

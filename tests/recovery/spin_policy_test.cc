@@ -1,4 +1,4 @@
-// tests/recovery/spin_policy_test.cc: the default spin before blocking (issue 15): full
+// tests/recovery/spin_policy_test.cc: the default spin before blocking: full
 // while at most 4 of the job's processes share each core, none beyond; and how the
 // processes on one host are counted from the addresses each transport publishes, and
 // those sharing this machine's cores from the boot ids they report.

@@ -1,4 +1,4 @@
-// tests/recovery/udp_placement_test.cc: datagram placement (transport.h, issue 14): the
+// tests/recovery/udp_placement_test.cc: datagram placement (transport.h): the
 // reliable channel lets udp read a bulk transfer's payloads straight to the end of the
 // receiver's stream, and keeps only frames that verified, in order. First over a scripted
 // transport that places hostile datagrams exactly as udp does (forged, damaged, reordered,

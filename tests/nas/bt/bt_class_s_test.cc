@@ -23,7 +23,7 @@ TEST_P(BtClassS, Verifies) {
   const auto& [transport, procs] = GetParam();
   if (!nas::testing::transport_built_in(transport))
     GTEST_SKIP() << "transport " << transport << " is not usable by bsprun here";
-  const auto result = run_kernel("bt/bt", 'S', procs, transport, {}, 120s);
+  const auto result = run_kernel("bt", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);
@@ -35,20 +35,20 @@ INSTANTIATE_TEST_SUITE_P(Transports, BtClassS,
                          ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 4)));
 
 TEST(BtClassSNine, VerifiesOnNineProcesses) {
-  const auto result = run_kernel("bt/bt", 'S', 9, "tcp", {}, 120s);
+  const auto result = run_kernel("bt", 'S', 9, "tcp", {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
 }
 
 TEST(BtReport, WrongReferenceIsUnsuccessful) {
-  const auto result = run_kernel("bt/bt", 'S', 4, "tcp", {"--wrong-verification"}, 120s);
+  const auto result = run_kernel("bt", 'S', 4, "tcp", {"--wrong-verification"}, 120s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "UNSUCCESSFUL") << describe(result);
 }
 
 TEST(BtDecomposition, RefusesNonSquareProcessCount) {
   for (int procs : {2, 3}) {
-    const auto result = run_kernel("bt/bt", 'S', procs, "tcp", {}, 60s);
+    const auto result = run_kernel("bt", 'S', procs, "tcp", {}, 60s);
     EXPECT_NE(result.exit_code, 0) << describe(result);
     EXPECT_NE(result.err.find("square number of processes"), std::string::npos) << describe(result);
   }

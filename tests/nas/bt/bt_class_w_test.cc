@@ -21,7 +21,7 @@ TEST_P(BtClassW, Verifies) {
   const auto& [transport, procs] = GetParam();
   if (!nas::testing::transport_built_in(transport))
     GTEST_SKIP() << "transport " << transport << " is not usable by bsprun here";
-  const auto result = run_kernel("bt/bt", 'W', procs, transport, {}, 300s);
+  const auto result = run_kernel("bt", 'W', procs, transport, {}, 300s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
 }

@@ -19,7 +19,7 @@ using nas::testing::report_field;
 using nas::testing::run_kernel;
 
 void expect_verified(const std::string& transport, int procs) {
-  const auto result = run_kernel("lu/lu", 'S', procs, transport, {}, 120s);
+  const auto result = run_kernel("lu", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
@@ -45,8 +45,8 @@ TEST(LuClassSEight, VerifiesOverTcp) { expect_verified("tcp", 8); }
 // The k-block size only regroups the wavefront's supersteps: every point is solved from
 // the same values, so the printed results must be the same digits.
 TEST(LuPipeline, BlockSizeDoesNotChangeResults) {
-  const auto one = run_kernel("lu/lu", 'S', 4, "tcp", {"--kblock=1"}, 120s);
-  const auto all = run_kernel("lu/lu", 'S', 4, "tcp", {"--kblock=10"}, 120s);
+  const auto one = run_kernel("lu", 'S', 4, "tcp", {"--kblock=1"}, 120s);
+  const auto all = run_kernel("lu", 'S', 4, "tcp", {"--kblock=10"}, 120s);
   ASSERT_EQ(one.exit_code, 0) << describe(one);
   ASSERT_EQ(all.exit_code, 0) << describe(all);
   for (const char* line : {"residual 1", "residual 5", "error 3", "surface"}) {
@@ -56,13 +56,13 @@ TEST(LuPipeline, BlockSizeDoesNotChangeResults) {
 }
 
 TEST(LuReport, WrongReferenceIsUnsuccessful) {
-  const auto result = run_kernel("lu/lu", 'S', 2, "tcp", {"--wrong-verification"}, 120s);
+  const auto result = run_kernel("lu", 'S', 2, "tcp", {"--wrong-verification"}, 120s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "UNSUCCESSFUL") << describe(result);
 }
 
 TEST(LuDecomposition, RefusesThreeProcesses) {
-  const auto result = run_kernel("lu/lu", 'S', 3, "tcp", {}, 60s);
+  const auto result = run_kernel("lu", 'S', 3, "tcp", {}, 60s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.err.find("power-of-two number of processes"), std::string::npos)
       << describe(result);

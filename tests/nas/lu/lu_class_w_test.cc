@@ -17,7 +17,7 @@ class LuClassW : public ::testing::TestWithParam<int> {};
 
 TEST_P(LuClassW, VerifiesOverTcp) {
   const int procs = GetParam();
-  const auto result = run_kernel("lu/lu", 'W', procs, "tcp", {}, 600s);
+  const auto result = run_kernel("lu", 'W', procs, "tcp", {}, 600s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))

@@ -17,7 +17,7 @@ class SpClassW : public ::testing::TestWithParam<int> {};
 
 TEST_P(SpClassW, Verifies) {
   const int procs = GetParam();
-  const auto result = run_kernel("sp/sp", 'W', procs, "tcp", {}, 600s);
+  const auto result = run_kernel("sp", 'W', procs, "tcp", {}, 600s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);

@@ -23,7 +23,7 @@ TEST_P(SpClassS, Verifies) {
   const auto& [transport, procs] = GetParam();
   if (!nas::testing::transport_built_in(transport))
     GTEST_SKIP() << "transport " << transport << " is not usable here (not built in, or nic without root)";
-  const auto result = run_kernel("sp/sp", 'S', procs, transport, {}, 120s);
+  const auto result = run_kernel("sp", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);
@@ -36,13 +36,13 @@ INSTANTIATE_TEST_SUITE_P(Transports, SpClassS,
                                             ::testing::Values(1, 4)));
 
 TEST(SpReport, WrongReferenceIsUnsuccessful) {
-  const auto result = run_kernel("sp/sp", 'S', 4, "tcp", {"--wrong-verification"}, 120s);
+  const auto result = run_kernel("sp", 'S', 4, "tcp", {"--wrong-verification"}, 120s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "UNSUCCESSFUL") << describe(result);
 }
 
 TEST(SpDecomposition, RefusesNonSquareProcessCount) {
-  const auto result = run_kernel("sp/sp", 'S', 2, "tcp", {}, 60s);
+  const auto result = run_kernel("sp", 'S', 2, "tcp", {}, 60s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.err.find("square number of processes"), std::string::npos) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "") << describe(result);
