@@ -29,6 +29,11 @@ class MessageQueue {
   // The first message not yet moved; valid while size() > 0.
   Message front() const;
   void pop_front();
+  // Every message delivered at the last sync, moved or not (the C++ queues read them by
+  // index, as often as they like, until the next sync).
+  std::size_t delivered() const { return entries_.size(); }
+  Message at(std::size_t index) const;
+  bool arriving_empty() const { return arriving_.entries.empty(); }
 
  private:
   struct Entry {
