@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/install.sh: installs bsprun, bspcc, bspprof, bsp.h, the library and a pkg-config file under
+# tools/install.sh: installs bsprun, bspcc, bspprof, bsp.h, bsp/bsp.hpp (C++), the library and a pkg-config file under
 # PREFIX. Run through Bazel, which builds what it copies: `bazel run //:install -- PREFIX`.
 set -e
 if [ $# -ne 1 ]; then echo "usage: bazel run //:install -- PREFIX (got $# arguments: $*)" >&2; exit 2; fi
@@ -14,6 +14,9 @@ copy 755 "$here/bsplib/bspcc.sh" "$prefix/bin/bspcc"
 copy 755 "$here/tools/bspprof/bspprof" "$prefix/bin/bspprof"
 copy 644 "$here/bsplib/bsp.h" "$prefix/include/bsp.h"
 copy 644 "$here/bsplib/bsp_level1.h" "$prefix/include/bsp_level1.h"
+# The C++ interface: #include <bsp/bsp.hpp> (bspcc compiles C++ as C++20).
+mkdir -p "$prefix/include/bsp"
+for header in "$here"/bsplib/cpp/bsp/*; do copy 644 "$header" "$prefix/include/bsp/$(basename "$header")"; done
 copy 755 "$here/bsplib/libbsplib.so" "$prefix/lib/libbsp.so"
 cat > "$prefix/lib/pkgconfig/bsp.pc" <<PC
 prefix=$prefix
@@ -26,4 +29,4 @@ Version: 0.1
 Cflags: -I\${includedir}
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lbsp
 PC
-echo "installed bsprun, bspcc, bspprof, bsp.h, libbsp.so and bsp.pc under $prefix"
+echo "installed bsprun, bspcc, bspprof, bsp.h, bsp/bsp.hpp, libbsp.so and bsp.pc under $prefix"
