@@ -9,6 +9,9 @@
 
 namespace {
 bsp::Engine& engine(const char* call) { return bsp::Runtime::instance().engine(call); }
+static_assert(sizeof(bsp_cpp_message_entry) == sizeof(bsp::MessageQueue::Entry) &&
+              offsetof(bsp_cpp_message_entry, payload_at) == offsetof(bsp::MessageQueue::Entry, payload_at) &&
+              offsetof(bsp_cpp_message_entry, payload_size) == offsetof(bsp::MessageQueue::Entry, payload_size));
 static_assert(sizeof(bsp_cpp_piece) == sizeof(bsp::records::Piece) &&
               offsetof(bsp_cpp_piece, size) == offsetof(bsp::records::Piece, size));
 }  // namespace
@@ -25,6 +28,18 @@ void bsp_cpp_queue_send(int pid, unsigned queue, const bsp_cpp_piece* pieces, si
 }
 
 size_t bsp_cpp_queue_size(unsigned queue) { return engine("bsp::queue").queue_size(queue); }
+
+const bsp_cpp_message_entry* bsp_cpp_queue_view(unsigned queue, const char** bytes, size_t* count) {
+  const bsp::MessageQueue* inbox = engine("bsp::queue").queue_inbox(queue);
+  if (!inbox || inbox->entries().empty()) {
+    *bytes = nullptr;
+    *count = 0;
+    return nullptr;
+  }
+  *bytes = reinterpret_cast<const char*>(inbox->storage());
+  *count = inbox->entries().size();
+  return reinterpret_cast<const bsp_cpp_message_entry*>(inbox->entries().data());
+}
 
 const void* bsp_cpp_queue_message(unsigned queue, size_t index, size_t* size) {
   bsp::Engine& e = engine("bsp::queue");

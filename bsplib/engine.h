@@ -129,6 +129,10 @@ class Engine : private recovery::PayloadSink {
   std::size_t queue_size(std::uint32_t queue) const {
     return queue < queues_.size() ? queues_[queue].delivered() : 0;
   }
+  // The whole inbox of queue (empty: no queue of that number has had messages).
+  const MessageQueue* queue_inbox(std::uint32_t queue) const {
+    return queue < queues_.size() ? &queues_[queue] : nullptr;
+  }
   // Message index of queue's inbox (index < queue_size(queue)): its payload.
   std::span<const std::byte> queue_message(std::uint32_t queue, std::size_t index) const {
     MessageQueue::Message m = queues_[queue].at(index);

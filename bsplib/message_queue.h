@@ -33,12 +33,15 @@ class MessageQueue {
   // index, as often as they like, until the next sync).
   std::size_t delivered() const { return entries_.size(); }
   Message at(std::size_t index) const;
-  bool arriving_empty() const { return arriving_.entries.empty(); }
-
- private:
+  // Where each delivered message lies in storage().
   struct Entry {
     std::size_t tag_at, tag_size, payload_at, payload_size;
   };
+  std::span<const Entry> entries() const { return entries_; }
+  const std::byte* storage() const { return bytes_.data(); }
+  bool arriving_empty() const { return arriving_.entries.empty(); }
+
+ private:
   struct Store {
     std::vector<std::byte> bytes;
     std::vector<Entry> entries;

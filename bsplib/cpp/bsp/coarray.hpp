@@ -76,6 +76,9 @@ class coarray {
                     "bsp::coarray<T>: the element put must be of the coarray's element type T (or convert to it)");
     }
     future<T> get() const { return future<T>(t_, owner_->data_.get(), i_ * sizeof(T)); }
+    // Gets the element into `into` at the end of the superstep, without a future: the
+    // caller keeps `into` alive and reads it after the sync.
+    void get_into(T& into) const { bsp_get(t_, owner_->data_.get(), static_cast<int>(i_ * sizeof(T)), &into, sizeof(T)); }
 
    private:
     friend class coarray;
@@ -110,6 +113,19 @@ class coarray {
     // Gets the range's elements at the end of the superstep.
     future<std::vector<T>> get() const {
       return future<std::vector<T>>(t_, owner_->data_.get(), r_.first * sizeof(T), r_.last - r_.first);
+    }
+
+    // Gets the range into `into` (of the range's length) at the end of the superstep.
+    void get_into(std::span<T> into) const {
+      if constexpr (checks) {
+        if (into.size() != r_.last - r_.first) [[unlikely]] {
+          detail::fail("bsp::coarray::operator[{a, b}].get_into by rank %d: %zu elements of room for the %zu elements "
+                       "[%zu, %zu) of rank %d",
+                       bsp_pid(), into.size(), r_.last - r_.first, r_.first, r_.last, t_);
+        }
+      }
+      bsp_get(t_, owner_->data_.get(), static_cast<int>(r_.first * sizeof(T)), into.data(),
+              static_cast<int>(into.size() * sizeof(T)));
     }
 
    private:

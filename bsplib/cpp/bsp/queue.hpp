@@ -130,20 +130,68 @@ class queue {
   sender operator()(int t) const { return sender(t, number_); }
 
   // The messages the last sync delivered (valid until the next one), in no set order
-  // between senders, in sending order from each.
+  // between senders, in sending order from each. Read them as often as you like.
   std::size_t size() const { return bsp_cpp_queue_size(number_); }
   bool empty() const { return size() == 0; }
   message operator[](std::size_t i) const {
     std::size_t n = 0;
     const char* at = static_cast<const char*>(bsp_cpp_queue_message(number_, i, &n));
+    return decode(at, n, i);
+  }
+
+  // Iterates over the inbox as it is when begin() is called (one library call; then
+  // every message is decoded inline from where it lies).
+  class iterator {
+   public:
+    using value_type = message;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    message operator*() const {
+      return decode(bytes_ + entry_->payload_at, entry_->payload_size, static_cast<std::size_t>(entry_ - first_));
+    }
+    iterator& operator++() {
+      ++entry_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator before = *this;
+      ++entry_;
+      return before;
+    }
+    bool operator==(const iterator& other) const { return entry_ == other.entry_; }
+
+   private:
+    friend class queue;
+    iterator(const char* bytes, const bsp_cpp_message_entry* first, const bsp_cpp_message_entry* entry)
+        : bytes_(bytes), first_(first), entry_(entry) {}
+    const char* bytes_ = nullptr;
+    const bsp_cpp_message_entry* first_ = nullptr;
+    const bsp_cpp_message_entry* entry_ = nullptr;
+  };
+  iterator begin() const {
+    const char* bytes = nullptr;
+    std::size_t count = 0;
+    const bsp_cpp_message_entry* first = bsp_cpp_queue_view(number_, &bytes, &count);
+    return iterator(bytes, first, first);
+  }
+  iterator end() const {
+    const char* bytes = nullptr;
+    std::size_t count = 0;
+    const bsp_cpp_message_entry* first = bsp_cpp_queue_view(number_, &bytes, &count);
+    return iterator(bytes, first, first + count);
+  }
+
+  bsp::world& world() const { return *world_; }
+
+ private:
+  static message decode(const char* at, std::size_t n, std::size_t index) {
     const char* end = at + n;
     std::tuple<Ts...> values;
-    bool complete = std::apply(
-        [&](Ts&... v) { return (detail::read_component<Ts>(at, end, v) && ...); }, values);
+    bool complete = std::apply([&](Ts&... v) { return (detail::read_component<Ts>(at, end, v) && ...); }, values);
     if (!complete || at != end) [[unlikely]] {
-      detail::fail("bsp::queue by rank %d: message %zu of queue #%u has %zu bytes, which do not hold its types "
-                   "(every process must make its queues in the same order)",
-                   bsp_pid(), i, number_, n);
+      detail::fail("bsp::queue by rank %d: message %zu has %zu bytes, which do not hold the queue's types (every "
+                   "process must make its queues in the same order)",
+                   bsp_pid(), index, n);
     }
     if constexpr (sizeof...(Ts) == 1) {
       return std::move(std::get<0>(values));
@@ -152,35 +200,6 @@ class queue {
     }
   }
 
-  class iterator {
-   public:
-    using value_type = message;
-    using difference_type = std::ptrdiff_t;
-    iterator() = default;
-    message operator*() const { return (*q_)[i_]; }
-    iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    iterator operator++(int) {
-      iterator before = *this;
-      ++i_;
-      return before;
-    }
-    bool operator==(const iterator& other) const { return i_ == other.i_; }
-
-   private:
-    friend class queue;
-    iterator(const queue* q, std::size_t i) : q_(q), i_(i) {}
-    const queue* q_ = nullptr;
-    std::size_t i_ = 0;
-  };
-  iterator begin() const { return iterator(this, 0); }
-  iterator end() const { return iterator(this, size()); }
-
-  bsp::world& world() const { return *world_; }
-
- private:
   bsp::world* world_;
   unsigned number_;
 };
