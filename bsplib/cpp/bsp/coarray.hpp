@@ -103,6 +103,19 @@ class coarray {
       bsp_put(t_, values.data(), owner_->data_.get(), static_cast<int>(r_.first * sizeof(T)),
               static_cast<int>(values.size() * sizeof(T)));
     }
+    // As operator=, unbuffered (bsp_hpput): the values are read during the sync, so they
+    // must stay unchanged until it ends; large ones are sent from where they lie.
+    void put_unbuffered(std::span<const T> values) const {
+      if constexpr (checks) {
+        if (values.size() != r_.last - r_.first) [[unlikely]] {
+          detail::fail("bsp::coarray::operator[{a, b}].put_unbuffered by rank %d: %zu values put into the %zu elements "
+                       "[%zu, %zu) of rank %d",
+                       bsp_pid(), values.size(), r_.last - r_.first, r_.first, r_.last, t_);
+        }
+      }
+      bsp_hpput(t_, values.data(), owner_->data_.get(), static_cast<int>(r_.first * sizeof(T)),
+                static_cast<int>(values.size() * sizeof(T)));
+    }
     template <class R>
       requires(!std::convertible_to<const R&, std::span<const T>>)
     void operator=(const R&) const {
