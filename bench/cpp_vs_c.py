@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """bench/cpp_vs_c.py: the C++ interface against the C calls, in one run: bench/cpp_vs_c
 (put, get, send and empty supersteps, g and l, each written both ways and alternated
-superstep by superstep) at p = 2 and 4 over shm and udp, then NAS IS in C (nas/is) and on
-the C++ interface (nas/is_cpp) in interleaved pairs, classes S, W and A, medians. Prints
+superstep by superstep; with the C++ interface's checks and without them) at p = 2 and 4 over shm and udp, then NAS IS in C (nas/is) and on
+the C++ interface (nas/is_cpp) in interleaved pairs, classes S, W and A at p = 4 over shm
+and udp. Ratios of medians and of minima (the latter: the cost without interference from
+other jobs on a shared machine). Prints
 markdown tables (bench/README.md has one run's).
 
-Usage (from the workspace root, after `bazel build -c opt //bench:cpp_vs_c //nas:is
-//nas:is_cpp //bsplib:bsprun`):
+Usage (from the workspace root, after `bazel build -c opt //bench:cpp_vs_c
+//bench:cpp_vs_c_unchecked //nas:is //nas:is_cpp //bsplib:bsprun`):
   python3 bench/cpp_vs_c.py [--procs=2,4] [--transports=shm,udp] [--rounds=15]
-                            [--pairs=7] [--classes=S,W,A] [--nas-procs=4] [--nas-transport=shm]
+                            [--pairs=11] [--classes=S,W,A] [--nas-procs=4] [--nas-transports=shm,udp]
 """
 import argparse
 import re
@@ -26,12 +28,13 @@ def run(argv, timeout=600):
     return done.stdout
 
 
-def micro(procs, transports, rounds):
-    print("| p | transport | kernel | h | C µs | C++ µs | C++/C |")
-    print("|---|---|---|---|---|---|---|")
+def micro(procs, transports, rounds, binary, title):
+    print(f"\n{title}\n")
+    print("| p | transport | kernel | h | C µs | C++ µs | C++/C (medians) | C++/C (minima) |")
+    print("|---|---|---|---|---|---|---|---|")
     for p in procs:
         for transport in transports:
-            out = run([BSPRUN, "-n", str(p), f"--transport={transport}", "bazel-bin/bench/cpp_vs_c", f"--rounds={rounds}"])
+            out = run([BSPRUN, "-n", str(p), f"--transport={transport}", binary, f"--rounds={rounds}"])
             for line in out.splitlines():
                 if line.startswith("#") or line.startswith("kernel"):
                     continue
@@ -39,10 +42,10 @@ def micro(procs, transports, rounds):
                 if fields[0] in ("g", "l"):  # "g (us/word)" / "l (us)": no h column
                     name = " ".join(fields[:2])
                     c, cpp, ratio = fields[2:5]
-                    h = ""
+                    h, low = "", ""
                 else:
-                    name, h, c, cpp, ratio = fields[:5]
-                print(f"| {p} | {transport} | {name} | {h} | {c} | {cpp} | {ratio} |")
+                    name, h, c, cpp, ratio, low = fields[:6]
+                print(f"| {p} | {transport} | {name} | {h} | {c} | {cpp} | {ratio} | {low} |")
             sys.stdout.flush()
 
 
@@ -57,10 +60,10 @@ def nas_time(binary, klass, procs, transport):
     return 10 * keys / (mops * 1e6)
 
 
-def nas(classes, pairs, procs, transport):
-    print(f"\n| IS class | p | transport | C s (median of {pairs}) | C++ s | C++/C |")
-    print("|---|---|---|---|---|---|")
-    for klass in classes:
+def nas(classes, pairs, procs, transports):
+    print(f"\n| IS class | p | transport | C s (median of {pairs}) | C++ s | C++/C (medians) | C++/C (minima) |")
+    print("|---|---|---|---|---|---|---|")
+    for transport, klass in [(t, k) for t in transports for k in classes]:
         c, cpp = [], []
         for i in range(pairs):
             order = [("nas/is", c), ("nas/is_cpp", cpp)]
@@ -69,7 +72,7 @@ def nas(classes, pairs, procs, transport):
             for binary, times in order:
                 times.append(nas_time("bazel-bin/" + binary, klass, procs, transport))
         mc, mcpp = statistics.median(c), statistics.median(cpp)
-        print(f"| {klass} | {procs} | {transport} | {mc:.4f} | {mcpp:.4f} | {mcpp / mc:.3f} |")
+        print(f"| {klass} | {procs} | {transport} | {mc:.4f} | {mcpp:.4f} | {mcpp / mc:.3f} | {min(cpp) / min(c):.3f} |")
         sys.stdout.flush()
 
 
@@ -78,13 +81,15 @@ def main():
     parser.add_argument("--procs", default="2,4")
     parser.add_argument("--transports", default="shm,udp")
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--pairs", type=int, default=7)
+    parser.add_argument("--pairs", type=int, default=11)
     parser.add_argument("--classes", default="S,W,A")
     parser.add_argument("--nas-procs", type=int, default=4)
-    parser.add_argument("--nas-transport", default="shm")
+    parser.add_argument("--nas-transports", default="shm,udp")
     args = parser.parse_args()
-    micro([int(p) for p in args.procs.split(",")], args.transports.split(","), args.rounds)
-    nas(args.classes.split(","), args.pairs, args.nas_procs, args.nas_transport)
+    procs, transports = [int(p) for p in args.procs.split(",")], args.transports.split(",")
+    micro(procs, transports, args.rounds, "bazel-bin/bench/cpp_vs_c", "C++ interface with its checks (the default):")
+    micro(procs, transports, args.rounds, "bazel-bin/bench/cpp_vs_c_unchecked", "With -DBSP_CPP_CHECKS=0:")
+    nas(args.classes.split(","), args.pairs, args.nas_procs, args.nas_transports.split(","))
 
 
 if __name__ == "__main__":

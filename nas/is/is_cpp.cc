@@ -71,9 +71,11 @@ class Ranking {
     int* counts = exchange_.data();
     for (int key : keys) ++counts[key >> shift];
     std::copy(shared.begin(), shared.end(), exchange_.begin() + buckets_);
-    // Superstep 1: the counts to everyone.
+    // Superstep 1: the counts to everyone (from the next rank on, so that no rank is
+    // everyone's first destination; its own slot is a local copy).
     const std::size_t at = static_cast<std::size_t>(me) * stride_;
-    for (int q = 0; q < p; ++q) gathered_(q)[{at, at + stride_}] = std::span<const int>(exchange_);
+    for (int k = 1; k < p; ++k) gathered_((me + k) % p)[{at, at + stride_}] = std::span<const int>(exchange_);
+    std::copy(exchange_.begin(), exchange_.end(), gathered_.begin() + at);
     world_.sync();
     const int* all = gathered_.data();
 
