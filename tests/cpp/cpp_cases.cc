@@ -91,6 +91,17 @@ void coarrays(bsp::world& world) {
     for (int i = 5; i < 10 + s - 1; ++i) rest += i;
     return rest;
   }());
+  // Gets into the caller's memory, and an unbuffered slice put (read during the sync).
+  int into = 0;
+  std::vector<int> room(3);
+  xs(t)[last].get_into(into);
+  xs(t)[{2, 5}].get_into(room);
+  std::vector<int> unbuffered = {40 + s, 50 + s};
+  xs(t)[{5, 7}].put_unbuffered(unbuffered);
+  world.sync();
+  EXPECT(into == 1000 + s);
+  EXPECT((room == std::vector<int>{7, 8, 9}));
+  EXPECT(xs[5] == 40 + world.prev_rank() && xs[6] == 50 + world.prev_rank());
   (void)p;
 }
 
