@@ -2,15 +2,16 @@
 """bench/cpp_vs_c.py: the C++ interface against the C calls, in one run: bench/cpp_vs_c
 (put, get, send and empty supersteps, g and l, each written both ways and alternated
 superstep by superstep; with the C++ interface's checks and without them) at p = 2 and 4 over shm and udp, then NAS IS in C (nas/is) and on
-the C++ interface (nas/is_cpp) in interleaved pairs, classes S, W and A at p = 4 over shm
-and udp. Ratios of medians and of minima (the latter: the cost without interference from
-other jobs on a shared machine). Prints
+the C++ interface (nas/is_cpp) in interleaved pairs, classes S, W and A at p = 2 and 4 over
+shm and udp. Micro-benchmarks: ratios of means of the lowest 90% of samples and of minima;
+NAS: ratios of medians, the median of each adjacent pair's ratio, and of minima (the cost
+without interference from other jobs on a shared machine). Prints
 markdown tables (bench/README.md has one run's).
 
 Usage (from the workspace root, after `bazel build -c opt //bench:cpp_vs_c
 //bench:cpp_vs_c_unchecked //nas:is //nas:is_cpp //bsplib:bsprun`):
   python3 bench/cpp_vs_c.py [--procs=2,4] [--transports=shm,udp] [--rounds=15]
-                            [--pairs=11] [--classes=S,W,A] [--nas-procs=4] [--nas-transports=shm,udp]
+                            [--pairs=11] [--classes=S,W,A] [--nas-procs=2,4] [--nas-transports=shm,udp]
 """
 import argparse
 import re
@@ -30,7 +31,7 @@ def run(argv, timeout=600):
 
 def micro(procs, transports, rounds, binary, title):
     print(f"\n{title}\n")
-    print("| p | transport | kernel | h | C µs | C++ µs | C++/C (medians) | C++/C (minima) |")
+    print("| p | transport | kernel | h | C µs | C++ µs | C++/C (means) | C++/C (minima) |")
     print("|---|---|---|---|---|---|---|---|")
     for p in procs:
         for transport in transports:
@@ -60,10 +61,11 @@ def nas_time(binary, klass, procs, transport):
     return 10 * keys / (mops * 1e6)
 
 
-def nas(classes, pairs, procs, transports):
-    print(f"\n| IS class | p | transport | C s (median of {pairs}) | C++ s | C++/C (medians) | C++/C (minima) |")
-    print("|---|---|---|---|---|---|---|")
-    for transport, klass in [(t, k) for t in transports for k in classes]:
+def nas(classes, pairs, procs_list, transports):
+    print(f"\n| IS class | p | transport | C s (median of {pairs}) | C++ s | C++/C (medians) | C++/C (median of"
+          " pairs) | C++/C (minima) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for procs, transport, klass in [(p, t, k) for p in procs_list for t in transports for k in classes]:
         c, cpp = [], []
         for i in range(pairs):
             order = [("nas/is", c), ("nas/is_cpp", cpp)]
@@ -72,7 +74,9 @@ def nas(classes, pairs, procs, transports):
             for binary, times in order:
                 times.append(nas_time("bazel-bin/" + binary, klass, procs, transport))
         mc, mcpp = statistics.median(c), statistics.median(cpp)
-        print(f"| {klass} | {procs} | {transport} | {mc:.4f} | {mcpp:.4f} | {mcpp / mc:.3f} | {min(cpp) / min(c):.3f} |")
+        paired = statistics.median(b / a for a, b in zip(c, cpp))
+        print(f"| {klass} | {procs} | {transport} | {mc:.4f} | {mcpp:.4f} | {mcpp / mc:.3f} | {paired:.3f} |"
+              f" {min(cpp) / min(c):.3f} |")
         sys.stdout.flush()
 
 
@@ -83,13 +87,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--pairs", type=int, default=11)
     parser.add_argument("--classes", default="S,W,A")
-    parser.add_argument("--nas-procs", type=int, default=4)
+    parser.add_argument("--nas-procs", default="2,4")
     parser.add_argument("--nas-transports", default="shm,udp")
     args = parser.parse_args()
     procs, transports = [int(p) for p in args.procs.split(",")], args.transports.split(",")
     micro(procs, transports, args.rounds, "bazel-bin/bench/cpp_vs_c", "C++ interface with its checks (the default):")
     micro(procs, transports, args.rounds, "bazel-bin/bench/cpp_vs_c_unchecked", "With -DBSP_CPP_CHECKS=0:")
-    nas(args.classes.split(","), args.pairs, args.nas_procs, args.nas_transports.split(","))
+    nas(args.classes.split(","), args.pairs, [int(p) for p in args.nas_procs.split(",")], args.nas_transports.split(","))
 
 
 if __name__ == "__main__":

@@ -11,18 +11,18 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  std::size_t n = argc > 1 ? static_cast<std::size_t>(std::atol(argv[1])) : 96;
+  std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 96;
   return bsp::run(argc, argv, [n](bsp::world& world) {
-    int q = static_cast<int>(std::lround(std::sqrt(world.size())));
-    if (q * q != world.size() || n % static_cast<std::size_t>(q) != 0) {
+    int q = std::lround(std::sqrt(world.size()));
+    if (q * q != world.size() || n % q != 0) {
       world.abort("cannon: p = %d must be a square and n = %zu a multiple of its root", world.size(), n);
     }
     bsp::cartesian_partitioning grid(n, n, q, q);
     auto [row, col] = grid.coordinates(world.rank());
-    std::size_t b = n / static_cast<std::size_t>(q), bb = b * b;
+    std::size_t b = n / q, bb = b * b;
     // A(i, j) = i + j, B(i, j) = i - j (global indices), so C(i, j) has a closed form.
-    auto a_of = [](std::size_t i, std::size_t j) { return static_cast<double>(i + j); };
-    auto b_of = [](std::size_t i, std::size_t j) { return static_cast<double>(i) - static_cast<double>(j); };
+    auto a_of = [](std::size_t i, std::size_t j) -> double { return i + j; };
+    auto b_of = [](std::size_t i, std::size_t j) { return 1.0 * i - 1.0 * j; };
     bsp::coarray<double> a(world, bb), bm(world, bb);
     std::vector<double> c(bb, 0.0);
     // Skew while filling: the block (row, col) of A goes to (row, col - row), of B to

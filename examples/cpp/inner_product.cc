@@ -8,20 +8,20 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  long n = argc > 1 ? std::atol(argv[1]) : 100000;
+  std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 100000;
   return bsp::run(argc, argv, [n](bsp::world& world) {
-    bsp::cyclic_partitioning part(static_cast<std::size_t>(n), world.size());
+    bsp::cyclic_partitioning part(n, world.size());
     std::vector<double> x(part.local_size(world.rank())), y(x.size());
     for (std::size_t l = 0; l < x.size(); ++l) {
-      x[l] = y[l] = static_cast<double>(part.global(world.rank(), l) + 1);  // x = y = 1..n
+      x[l] = y[l] = part.global(world.rank(), l) + 1.0;  // x = y = 1..n
     }
     double mine = 0;
     for (std::size_t l = 0; l < x.size(); ++l) mine += x[l] * y[l];
     double total = bsp::sum(world, mine);
-    double expected = static_cast<double>(n) * (n + 1) * (2 * n + 1) / 6.0;
+    double m = n, expected = m * (m + 1) * (2 * m + 1) / 6;
     if (total != expected) world.abort("inner product on rank %d: %.0f, expected %.0f", world.rank(), total, expected);
     if (world.rank() == 0) {
-      std::printf("inner product of 1..%ld with itself on %d processes = %.0f (correct)\n", n, world.size(), total);
+      std::printf("inner product of 1..%zu with itself on %d processes = %.0f (correct)\n", n, world.size(), total);
     }
   });
 }

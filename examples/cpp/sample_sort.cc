@@ -11,7 +11,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  std::size_t n = argc > 1 ? static_cast<std::size_t>(std::atol(argv[1])) : 1000000;
+  std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1000000;
   return bsp::run(argc, argv, [n](bsp::world& world) {
     bsp::block_partitioning part(n, world.size());
     std::vector<std::uint64_t> data(part.local_size(world.rank()));
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     std::size_t most = bsp::max(world, sorted.size());
     if (world.rank() == 0) {
       std::printf("sorted %zu numbers on %d processes in %.3f s (largest part %zu, %.2f x the mean) (correct)\n", n,
-                  world.size(), seconds, most, static_cast<double>(most) * world.size() / static_cast<double>(n));
+                  world.size(), seconds, most, 1.0 * most * world.size() / n);
     }
   });
 }

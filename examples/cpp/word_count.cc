@@ -6,7 +6,6 @@
 #include <bsp/bsp.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -26,8 +25,9 @@ std::vector<std::string> words_of(const std::string& text) {
   std::vector<std::string> words;
   std::string word;
   for (char c : text + " ") {
-    if (std::isalpha(static_cast<unsigned char>(c))) {
-      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
+    if (c >= 'a' && c <= 'z') {
+      word += c;
     } else if (!word.empty()) {
       words.push_back(word);
       word.clear();
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
 
     bsp::queue<std::string, int> to_owner(world);
     for (const auto& [word, count] : mine) {
-      int owner = static_cast<int>(std::hash<std::string>()(word) % static_cast<std::size_t>(world.size()));
+      int owner = std::hash<std::string>()(word) % world.size();
       to_owner(owner).send(word, count);
     }
     world.sync();
