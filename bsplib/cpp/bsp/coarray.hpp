@@ -176,7 +176,7 @@ class coarray {
   };
   image operator()(int t) {
     if constexpr (checks) {
-      if (t < 0 || t >= world_->size()) [[unlikely]] {
+      if (static_cast<unsigned>(t) >= sizes_.size()) [[unlikely]] {
         detail::fail("bsp::coarray::operator() by rank %d: rank %d is out of range 0..%d", bsp_pid(), t,
                      world_->size() - 1);
       }
