@@ -39,7 +39,6 @@ class MessageQueue {
   };
   std::span<const Entry> entries() const { return entries_; }
   const std::byte* storage() const { return bytes_.data(); }
-  bool arriving_empty() const { return arriving_.entries.empty(); }
 
  private:
   struct Store {

@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -29,7 +30,7 @@ class coarray {
  public:
   // Collective: registers n elements here (value-initialized) and ends the superstep, so
   // that the array may be used at once and every process knows every length.
-  coarray(bsp::world& w, std::size_t n) : world_(&w), data_(new T[n]()), size_(n) {
+  coarray(bsp::world& w, std::size_t n) : world_(&w), data_(allocate(n)), size_(n) {
     bsp_push_reg(data_.get(), static_cast<int>(n * sizeof(T)));
     w.sync();
     if constexpr (checks) {
@@ -185,7 +186,16 @@ class coarray {
   }
 
  private:
-  std::size_t remote_size(int t) const { return sizes_[static_cast<std::size_t>(t)]; }
+  // n value-initialized elements; BSPlib sizes are ints, so a registration holds at most
+  // 2^31 - 1 bytes.
+  static T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(INT32_MAX) / sizeof(T)) {
+      detail::fail("bsp::coarray by rank %d: %zu elements of %zu bytes exceed a registration's 2^31 - 1 bytes",
+                   bsp_pid(), n, sizeof(T));
+    }
+    return new T[n]();
+  }
+    std::size_t remote_size(int t) const { return sizes_[static_cast<std::size_t>(t)]; }
   void check(std::size_t i, int t, std::size_t n, const char* call) const {
     if constexpr (checks) {
       if (i >= n) [[unlikely]] {
