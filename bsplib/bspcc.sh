@@ -1,7 +1,9 @@
 #!/bin/sh
 # bspcc: compiles and links C or C++ BSPlib programs against this installation, like the
 # Oxford BSP toolset's bspcc: `bspcc -O2 prog.c -o prog`, then `bsprun -n 4 ./prog`.
-# C++ sources (.cc .cpp .cxx .C) use $BSP_CXX (default g++), others $BSP_CC (default gcc).
+# C++ sources (.cc .cpp .cxx .C) use $BSP_CXX (default g++), others $BSP_CC (default gcc);
+# C++ is compiled as C++20 unless a -std= option says otherwise (the C++ interface,
+# #include <bsp/bsp.hpp>, needs it).
 #
 # The Oxford toolset's own options are understood and never passed to the compiler
 # (Makefiles written for it, e.g. BSPedupack's `-flibrary-level 2 -bspfifo 10000
@@ -32,6 +34,8 @@ prefix=$(cd "$(dirname "$0")/.." && pwd)
 driver=${BSP_CC:-gcc}
 show=0
 linking=1
+cxx=0
+std_given=0
 defaults=""   # lines of C: setenv calls for the program's defaults
 args=""
 quote() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
@@ -74,7 +78,8 @@ while [ $# -gt 0 ]; do
     -prof|-cgprof) default BSP_PROFILE "%e.prof"; continue ;;
     -fprofile) ignored "$arg" "use -prof (superstep profile) or bsprun --stats for counters"; continue ;;
     -c|-S|-E|-M|-MM) linking=0 ;;
-    *.cc|*.cpp|*.cxx|*.C|*.c++) driver=${BSP_CXX:-g++} ;;
+    *.cc|*.cpp|*.cxx|*.C|*.c++) driver=${BSP_CXX:-g++}; cxx=1 ;;
+    -std=*) std_given=1 ;;
   esac
   args="$args $(quote "$arg")"
 done
@@ -92,6 +97,8 @@ fi
 if [ -n "$ignored_list" ] && [ -z "${BSPCC_QUIET:-}" ]; then
   note "Oxford toolset options with no effect here, ignored: $ignored_list"
 fi
-command="$driver -I'$prefix/include'$args$extra -L'$prefix/lib' -Wl,-rpath,'$prefix/lib' -lbsp"
+std=""
+if [ "$cxx" = 1 ] && [ "$std_given" = 0 ]; then std=" -std=c++20"; fi
+command="$driver$std -I'$prefix/include'$args$extra -L'$prefix/lib' -Wl,-rpath,'$prefix/lib' -lbsp"
 if [ "$show" = 1 ]; then echo "$command"; exit 0; fi
 eval "$command"

@@ -319,6 +319,20 @@ void Engine::send(int pid, const void* tag, const void* payload, long nbytes) {
       .message(tag, static_cast<std::uint32_t>(tagsize_), payload, static_cast<std::uint32_t>(nbytes));
 }
 
+void Engine::queue_send(int pid, std::uint32_t queue, const records::Piece* pieces, std::size_t count) {
+  check_pid("bsp::queue::send", pid);
+  if (queue >= records::kMaxQueues) {
+    usage_error("bsp::queue::send", fmt::format("queue number {} is out of range 0..{}", queue, records::kMaxQueues - 1));
+  }
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    check_pointer("bsp::queue::send", "a payload piece", pieces[i].data, static_cast<long>(pieces[i].size));
+    total += pieces[i].size;
+  }
+  if (total > INT32_MAX) usage_error("bsp::queue::send", fmt::format("a message of {} bytes (at most 2^31 - 1)", total));
+  records::Writer(records_to(pid).stream).queue_message(queue, pieces, count, static_cast<std::uint32_t>(total));
+}
+
 // accum_nbytes may be NULL (a caller that only counts messages); nmessages may not.
 void Engine::qsize(int* nmessages, int* accum_nbytes) {
   if (nmessages == nullptr) usage_error("bsp_qsize", "nmessages is NULL");
@@ -422,6 +436,7 @@ void Engine::parse(int src) {
         case records::Kind::put_pulled:
         case records::Kind::get_request:
         case records::Kind::message:
+        case records::Kind::queue_message:
           take_record(src, kind, at, in);
           break;
         case records::Kind::end:
@@ -487,6 +502,13 @@ void Engine::take_record(int src, records::Kind kind, const std::byte* at, Incom
       check_tag_size(src, m);
       const std::byte* tag = in.stream.data() + m.tag_at;
       messages_.add_arriving({tag, m.tag_size}, {tag + m.tag_size, m.payload_size});
+      break;
+    }
+    case records::Kind::queue_message: {
+      // record_size has checked the queue number against kMaxQueues.
+      records::QueueMessage m = records::read_queue_message(at, in.parsed);
+      if (m.queue >= queues_.size()) queues_.resize(std::size_t{m.queue} + 1);
+      queues_[m.queue].add_arriving({}, {in.stream.data() + m.payload_at, m.payload_size});
       break;
     }
     default:
@@ -805,6 +827,7 @@ void Engine::superstep(bool final) {
   // 5. The next superstep begins.
   registrations_.commit(pushes);
   messages_.deliver_arrived();
+  for (MessageQueue& queue : queues_) queue.deliver_arrived();
   tagsize_ = next_tagsize_;
   tagsize_set_ = false;
   pending_gets_.clear();

@@ -121,6 +121,31 @@ class Engine : private recovery::PayloadSink {
   void move(void* payload, long reception_nbytes);
   int hpmove(void** tag_ptr, void** payload_ptr);
 
+  // The C++ interface's typed queues (bsplib/cpp/bsp/bsp.hpp): a message to queue number
+  // `queue` on pid whose payload is the pieces in order; each queue has its own inbox,
+  // filled at the sync and read by index until the next one (apart from bsp_move's queue
+  // and its tag size).
+  void queue_send(int pid, std::uint32_t queue, const records::Piece* pieces, std::size_t count);
+  std::size_t queue_size(std::uint32_t queue) const {
+    return queue < queues_.size() ? queues_[queue].delivered() : 0;
+  }
+  // The whole inbox of queue (empty: no queue of that number has had messages).
+  const MessageQueue* queue_inbox(std::uint32_t queue) const {
+    return queue < queues_.size() ? &queues_[queue] : nullptr;
+  }
+  // Message index of queue's inbox (index < queue_size(queue)): its payload.
+  std::span<const std::byte> queue_message(std::uint32_t queue, std::size_t index) const {
+    MessageQueue::Message m = queues_[queue].at(index);
+    return {m.payload, m.payload_size};
+  }
+  // The size in bytes of pid's registration named here by address (after the sync that
+  // made it), if known.
+  std::optional<std::uint64_t> remote_size(int pid, const void* address) const {
+    std::optional<std::uint32_t> index = registrations_.find(address);
+    if (!index) return std::nullopt;
+    return registrations_.remote_size(pid, *index);
+  }
+
   void sync() { superstep(false); }
   // bsp_end: a last superstep, then waits (bounded) until the channel has delivered all.
   void finish();
@@ -342,6 +367,7 @@ class Engine : private recovery::PayloadSink {
 
   RegistrationTable registrations_;
   MessageQueue messages_;
+  std::vector<MessageQueue> queues_;  // the C++ typed queues' inboxes, by queue number
   int tagsize_ = 0;
   int next_tagsize_ = 0;
   bool tagsize_set_ = false;  // bsp_set_tagsize was called in this superstep

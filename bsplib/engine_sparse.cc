@@ -173,6 +173,7 @@ void Engine::parse_sparse(int src) {
       case records::Kind::put_pulled:
       case records::Kind::get_request:
       case records::Kind::message:
+      case records::Kind::queue_message:
         if (!in.in_records) fail("a record outside open and close");
         take_record(src, kind, at, in);
         break;

@@ -20,8 +20,10 @@ void MessageQueue::deliver_arrived() {
   for (const Entry& entry : entries_) payload_bytes_ += entry.payload_size;
 }
 
-MessageQueue::Message MessageQueue::front() const {
-  const Entry& entry = entries_[next_];
+MessageQueue::Message MessageQueue::front() const { return at(next_); }
+
+MessageQueue::Message MessageQueue::at(std::size_t index) const {
+  const Entry& entry = entries_[index];
   return Message{bytes_.data() + entry.tag_at, entry.tag_size, bytes_.data() + entry.payload_at,
                  entry.payload_size};
 }

@@ -29,11 +29,18 @@ class MessageQueue {
   // The first message not yet moved; valid while size() > 0.
   Message front() const;
   void pop_front();
-
- private:
+  // Every message delivered at the last sync, moved or not (the C++ queues read them by
+  // index, as often as they like, until the next sync).
+  std::size_t delivered() const { return entries_.size(); }
+  Message at(std::size_t index) const;
+  // Where each delivered message lies in storage().
   struct Entry {
     std::size_t tag_at, tag_size, payload_at, payload_size;
   };
+  std::span<const Entry> entries() const { return entries_; }
+  const std::byte* storage() const { return bytes_.data(); }
+
+ private:
   struct Store {
     std::vector<std::byte> bytes;
     std::vector<Entry> entries;

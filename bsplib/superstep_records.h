@@ -12,6 +12,9 @@
 //   get_request  u8 kind, u32 registration, u32 offset, u32 size, u32 request id
 //   get_reply    u8 kind, u32 request id, u32 piece offset, u32 size, size bytes
 //   message      u8 kind, u32 tag size, u32 payload size, tag bytes, payload bytes
+//   queue_message  u8 kind, u32 queue, u32 payload size, payload bytes: a message of the
+//                C++ interface's typed queue number `queue` (bsp::queue, bsplib/cpp/),
+//                delivered to that queue's inbox, never to the bsp_move queue; no tag
 //   put_pulled   u8 kind, u32 registration, u32 offset, u32 size, u64 token
 //   get_reply_pulled  u8 kind, u32 request id, u32 piece offset, u32 size, u64 token
 //   end          u8 kind, u32 superstep, u8 flags (bit 0: the sender is in bsp_end; bit 1: it
@@ -58,7 +61,8 @@ enum class Kind : std::uint8_t {
   close = 9,
   ack = 10,
   barrier = 11,
-  put_strided = 12
+  put_strided = 12,
+  queue_message = 13
 };
 
 inline constexpr std::size_t kPutHeader = 13;
@@ -69,6 +73,10 @@ inline constexpr std::uint64_t kMaxStridedData = 1u << 30;
 inline constexpr std::size_t kGetRequestSize = 17;
 inline constexpr std::size_t kGetReplyHeader = 13;
 inline constexpr std::size_t kMessageHeader = 9;
+inline constexpr std::size_t kQueueMessageHeader = 9;
+// Queue numbers of the C++ interface are below this (more queues alive at once than any
+// program makes): a record naming another is damage.
+inline constexpr std::uint32_t kMaxQueues = 1u << 16;
 inline constexpr std::size_t kEndHeader = 18;  // up to the push sizes
 inline constexpr std::size_t kEndPush = 8;
 inline constexpr std::size_t kEndPop = 5;
@@ -117,6 +125,16 @@ struct GetReply {
 struct Message {
   std::uint32_t tag_size, payload_size;
   std::size_t tag_at;  // payload follows the tag
+};
+// One piece of a queue message's payload (the C++ interface sends a tuple's components
+// and its vectors' elements from where they lie).
+struct Piece {
+  const void* data;
+  std::size_t size;
+};
+struct QueueMessage {
+  std::uint32_t queue, payload_size;
+  std::size_t payload_at;
 };
 // One bsp_pop_reg as its caller resolved it: the registration it removes, and whether
 // the address had several live registrations (NULL registered twice, say), so that
@@ -169,6 +187,11 @@ class Writer {
   }
   void message(const void* tag, std::uint32_t tag_size, const void* payload, std::uint32_t payload_size) {
     head(Kind::message).u32(tag_size).u32(payload_size).bytes(tag, tag_size).bytes(payload, payload_size);
+  }
+  // A queue message whose payload is the pieces, one after another (total: their sizes' sum).
+  void queue_message(std::uint32_t queue, const Piece* pieces, std::size_t count, std::uint32_t total) {
+    head(Kind::queue_message).u32(queue).u32(total);
+    for (std::size_t i = 0; i < count; ++i) bytes(pieces[i].data, pieces[i].size);
   }
   void open(std::uint32_t superstep) { head(Kind::open).u32(superstep); }
   void close(std::uint32_t superstep, std::uint32_t get_requests) { head(Kind::close).u32(superstep).u32(get_requests); }
@@ -301,6 +324,12 @@ inline std::size_t record_size(std::span<const std::byte> stream, std::size_t po
       std::size_t total = kMessageHeader + std::size_t{read_u32(at + 1)} + read_u32(at + 5);
       return available < total ? 0 : total;
     }
+    case Kind::queue_message: {
+      if (available < kQueueMessageHeader) return 0;
+      if (read_u32(at + 1) >= kMaxQueues) break;
+      std::size_t total = kQueueMessageHeader + std::size_t{read_u32(at + 5)};
+      return available < total ? 0 : total;
+    }
     case Kind::end: {
       if (available < kEndHeader) return 0;
       std::uint32_t pushes = read_u32(at + 14);
@@ -350,6 +379,9 @@ inline GetReply read_get_reply(const std::byte* at, std::size_t pos) {
 }
 inline Message read_message(const std::byte* at, std::size_t pos) {
   return Message{read_u32(at + 1), read_u32(at + 5), pos + kMessageHeader};
+}
+inline QueueMessage read_queue_message(const std::byte* at, std::size_t pos) {
+  return QueueMessage{read_u32(at + 1), read_u32(at + 5), pos + kQueueMessageHeader};
 }
 inline End read_end(const std::byte* at) {
   End end;

@@ -1,6 +1,7 @@
 // tests/examples_test.cc: end to end as a user works: install the toolchain with
-// tools/install.sh, compile the C examples with the installed bspcc, run them with the
-// installed bsprun (and directly), and check what they print and their exit status.
+// tools/install.sh, compile the C examples (and the C++ ones of examples/cpp/, on
+// <bsp/bsp.hpp>) with the installed bspcc, run them with the installed bsprun (and
+// directly), and check what they print and their exit status.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -34,8 +35,22 @@ class ExamplesTest : public ::testing::Test {
     return binary;
   }
 
-  static ProgramResult run(int procs, const std::string& binary, const std::string& input = "") {
-    return run_program({prefix_ + "/bin/bsprun", "-n", std::to_string(procs), "--transport=tcp", binary}, 60s, input);
+  // A C++ example: bspcc compiles it as C++20 against the installed include/bsp/bsp.hpp.
+  static std::string compile_cpp(const std::string& example) {
+    std::string binary = prefix_ + "/cpp_" + example;
+    ProgramResult built = run_program({prefix_ + "/bin/bspcc", "-O2", "-Wall", "-Wextra", "-Werror",
+                                       "examples/cpp/" + example + ".cc", "-o", binary},
+                                      180s);
+    EXPECT_EQ(built.exit_code, 0) << built.err;
+    return binary;
+  }
+
+  static ProgramResult run(int procs, const std::string& binary, const std::string& input = "",
+                           const std::string& transport = "tcp", const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {prefix_ + "/bin/bsprun", "-n", std::to_string(procs),
+                                     "--transport=" + transport, binary};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(argv, 60s, input);
   }
 
   static std::string prefix_;
@@ -44,7 +59,8 @@ class ExamplesTest : public ::testing::Test {
 std::string ExamplesTest::prefix_;
 
 TEST_F(ExamplesTest, InstallLaysOutTheToolchain) {
-  for (const char* file : {"/bin/bspcc", "/bin/bsprun", "/include/bsp.h", "/lib/libbsp.so", "/lib/pkgconfig/bsp.pc"}) {
+  for (const char* file : {"/bin/bspcc", "/bin/bsprun", "/include/bsp.h", "/include/bsp/bsp.hpp", "/include/bsp/entry.h",
+                           "/lib/libbsp.so", "/lib/pkgconfig/bsp.pc"}) {
     ProgramResult listed = run_program({"test", "-e", prefix_ + file}, 10s);
     EXPECT_EQ(listed.exit_code, 0) << file;
   }
@@ -136,6 +152,63 @@ TEST_F(ExamplesTest, OxfordCompilerOptions) {
   ProgramResult unknown = run_program({prefix_ + "/bin/bspcc", "-device", "carrier-pigeon", source}, 30s);
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.err.find("unknown -device carrier-pigeon"), std::string::npos) << unknown.err;
+}
+
+// ---- the C++ interface's examples (examples/cpp/) ----
+
+TEST_F(ExamplesTest, CppHello) {
+  std::string binary = compile_cpp("hello");
+  ProgramResult result = run(3, binary, "", "udp");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("hello from rank 0 of 3\nhello from rank 1 of 3\nhello from rank 2 of 3\n"
+                            "rank 0 heard from rank 2\nrank 1 heard from rank 0\nrank 2 heard from rank 1\n"),
+            std::string::npos)
+      << result.out;
+  ProgramResult direct = run_program({binary}, 60s, "", {{"BSP_PROCESSES", "2"}});
+  EXPECT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_NE(direct.out.find("rank 1 heard from rank 0"), std::string::npos) << direct.out;
+}
+
+TEST_F(ExamplesTest, CppInnerProduct) {
+  std::string binary = compile_cpp("inner_product");
+  for (int procs : {1, 3, 4}) {
+    ProgramResult result = run(procs, binary, "", "shm");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("= 333338333350000 (correct)"), std::string::npos) << result.out;
+  }
+}
+
+TEST_F(ExamplesTest, CppWordCount) {
+  std::string binary = compile_cpp("word_count");
+  for (int procs : {1, 4}) {
+    ProgramResult result = run(procs, binary);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("42 words, 27 distinct, on " + std::to_string(procs) + " processes\n     6 the\n     4 a\n"),
+              std::string::npos)
+        << result.out;
+  }
+}
+
+TEST_F(ExamplesTest, CppCannon) {
+  std::string binary = compile_cpp("cannon");
+  for (int procs : {1, 4, 9}) {
+    ProgramResult result = run(procs, binary, "", "udp", {"36"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("(correct)"), std::string::npos) << result.out;
+  }
+  ProgramResult not_square = run(3, binary);
+  EXPECT_NE(not_square.exit_code, 0);
+  EXPECT_NE(not_square.err.find("cannon: p = 3 must be a square"), std::string::npos) << not_square.err;
+}
+
+TEST_F(ExamplesTest, CppSampleSort) {
+  std::string binary = compile_cpp("sample_sort");
+  for (int procs : {2, 5}) {
+    ProgramResult result = run(procs, binary, "", "shm", {"200000"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("sorted 200000 numbers on " + std::to_string(procs) + " processes"), std::string::npos)
+        << result.out;
+  }
 }
 
 }  // namespace

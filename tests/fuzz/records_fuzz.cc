@@ -99,6 +99,14 @@ std::vector<Parsed> walk(std::span<const std::byte> stream, bool& stopped_bad) {
         g_sink = touch(stream.data() + reply.data_at, reply.size);
         break;
       }
+      case Kind::queue_message: {
+        QueueMessage message = read_queue_message(at, pos);
+        FUZZ_CHECK(message.queue < kMaxQueues);
+        FUZZ_CHECK(size == kQueueMessageHeader + std::size_t{message.payload_size});
+        FUZZ_CHECK(message.payload_at + message.payload_size <= stream.size());
+        g_sink = touch(stream.data() + message.payload_at, message.payload_size);
+        break;
+      }
       case Kind::message: {
         Message message = read_message(at, pos);
         FUZZ_CHECK(size == kMessageHeader + std::size_t{message.tag_size} + message.payload_size);
@@ -196,7 +204,8 @@ void round_trip(Input input) {
     Expected e;
     std::uint8_t choice = input.u8();
     // Every kind: the dense protocol's, the sparse one's (open, close, ack, barrier) and runs.
-    e.kind = choice % 12 == 11 ? Kind::put_strided : static_cast<Kind>(1 + choice % 12);
+    unsigned pick = choice % 13u;
+    e.kind = pick == 11 ? Kind::put_strided : pick == 12 ? Kind::queue_message : static_cast<Kind>(1 + pick);
     switch (e.kind) {
       case Kind::put_strided: {
         // A put record turned into a run by a second put one stride further, then grown
@@ -242,6 +251,15 @@ void round_trip(Input input) {
         e.data = input.take(input.u8());
         writer.get_reply(e.a, e.b, e.data.data(), static_cast<std::uint32_t>(e.data.size()));
         break;
+      case Kind::queue_message: {
+        // A C++ queue message written in two pieces, as bsp::queue sends a tuple.
+        e.a = input.u32() % kMaxQueues;
+        e.data = input.take(input.u8());
+        std::size_t half = e.data.size() / 2;
+        Piece pieces[2] = {{e.data.data(), half}, {e.data.data() + half, e.data.size() - half}};
+        writer.queue_message(e.a, pieces, 2, static_cast<std::uint32_t>(e.data.size()));
+        break;
+      }
       case Kind::message:
         e.data = input.take(input.u8() % 16);
         e.data2 = input.take(input.u8());
@@ -326,6 +344,12 @@ void round_trip(Input input) {
         GetReply reply = read_get_reply(at, records[i].pos);
         FUZZ_CHECK(reply.request_id == e.a && reply.piece_offset == e.b && reply.size == e.data.size());
         FUZZ_CHECK(same(reply.data_at, e.data));
+        break;
+      }
+      case Kind::queue_message: {
+        QueueMessage message = read_queue_message(at, records[i].pos);
+        FUZZ_CHECK(message.queue == e.a && message.payload_size == e.data.size());
+        FUZZ_CHECK(same(message.payload_at, e.data));
         break;
       }
       case Kind::message: {

@@ -1,4 +1,4 @@
-// tests/nas/nas_class_s_test.cc: EP, CG and IS class S verify with the official NPB
+// tests/nas/nas_class_s_test.cc: EP, CG and IS (and IS on the C++ interface) class S verify with the official NPB
 // values on 1, 2 and 4 processes over every transport in the list (tcp, udp, nic: a transport
 // this build's bsprun does not offer is skipped with a message), and each prints the
 // whole report: time, Mop/s, the comm/compute split and the packet statistics.
@@ -39,7 +39,8 @@ std::string name_of(const ::testing::TestParamInfo<Params>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, NasClassS,
-                         ::testing::Combine(::testing::Values("ep", "cg", "is"), ::testing::Values("tcp", "udp", "nic", "shm"),
+                         ::testing::Combine(::testing::Values("ep", "cg", "is", "is_cpp"),
+                                            ::testing::Values("tcp", "udp", "nic", "shm"),
                                             ::testing::Values(1, 2, 4)),
                          name_of);
 

@@ -10,7 +10,9 @@ bool transport_built_in(const std::string& transport) { return bsp::testing::tra
 bsp::testing::ProgramResult run_kernel(const std::string& kernel, char problem_class, int procs,
                                        const std::string& transport, const std::vector<std::string>& extra,
                                        std::chrono::milliseconds deadline) {
-  const std::string binary = "nas/" + kernel + "/" + kernel;  // //nas/<kernel>:<kernel>
+  // //nas/<kernel>:<kernel>; a variant of a kernel (is_cpp) lives in the kernel's package.
+  const std::string package = kernel.substr(0, kernel.find('_'));
+  const std::string binary = "nas/" + package + "/" + kernel;
   std::vector<std::string> argv = {kBsprun, "-n", std::to_string(procs), "--transport=" + transport, binary};
   argv.push_back(std::string("--class=") + problem_class);
   argv.insert(argv.end(), extra.begin(), extra.end());
