@@ -39,6 +39,7 @@
 #include "bsplib/launch/host_list.h"
 #include "bsplib/launch/output_forwarder.h"
 #include "bsplib/launch/remote_hosts.h"
+#include "bsplib/launch/start_report.h"
 #include "bsplib/options.h"
 #include "transport/registry.h"
 
@@ -364,8 +365,24 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t launcher = ::getpid();
+  // Each child's start pipe (start_report.h): read when it ended without joining, so the
+  // coordinator can tell "could not start" and "failed in set-up" from a plain program.
+  std::vector<int> start_reads(static_cast<std::size_t>(processes), -1);
+  coordinator->set_start_report([&start_reads](int pid) {
+    int& fd = start_reads.at(static_cast<std::size_t>(pid));
+    bsp::launch::StartReport said = bsp::launch::read_start_report(fd);
+    fd = -1;
+    return bsp::control::StartReport{said.began, said.exec_error};
+  });
   for (int pid = 0; pid < processes; ++pid) {
     if (!here[static_cast<std::size_t>(pid)]) continue;
+    bsp::launch::StartPipe start_pipe;
+    try {
+      start_pipe = bsp::launch::make_start_pipe();
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "bsprun: {}\n", error.what());
+      return 1;
+    }
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     if (tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) {
       std::perror("bsprun: pipe");
@@ -393,10 +410,15 @@ int main(int argc, char** argv) {
       // launcher's (its event loop, timers, the coordinator's listening socket).
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
       ::fcntl(secret_fd, F_SETFD, 0);
+      bsp::launch::inherit_start_pipe(start_pipe.write_fd);
       ::execvp(argv[first], argv + first);
-      fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
+      // Said once by the coordinator, naming the pid (not once per process here).
+      std::string why = fmt::format("cannot run {}: {}", argv[first], std::strerror(errno));
+      bsp::launch::report_exec_failure(start_pipe.write_fd, why.c_str());
       ::_exit(127);
     }
+    ::close(start_pipe.write_fd);
+    start_reads[static_cast<std::size_t>(pid)] = start_pipe.read_fd;
     if (tag_output) {
       ::close(out[1]);
       ::close(err[1]);

@@ -21,6 +21,7 @@
 #include "bsplib/control/coordinator.h"
 #include "bsplib/launch/host_addresses.h"
 #include "bsplib/launch/pmix_launch.h"
+#include "bsplib/launch/start_report.h"
 #include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
@@ -195,6 +196,7 @@ void Runtime::begin(int maxprocs) {
     std::exit(1);
   }
   begun_ = true;
+  launch::announce_begin();  // the launcher now knows a failure from here on is ours
   try {
     options_ = options_from_environment();
   } catch (const std::exception& error) {

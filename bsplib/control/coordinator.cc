@@ -28,6 +28,7 @@ constexpr auto kReapInterval = 20ms;     // how often launched processes are che
 constexpr auto kLostGrace = 300ms;       // EOF without exit status: wait this long for it
 constexpr auto kRemoteLostGrace = 600ms; // the same for a process whose end its launcher reports
 constexpr auto kKillGrace = 3000ms;      // after an abort, processes get this long to stop
+constexpr int kCannotStartStatus = 127;  // as a shell's for a command it could not run
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
@@ -424,9 +425,19 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       p.wait_status = status;
       bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
       if (!clean) worst_status = std::max(worst_status, 1);
+      StartReport said;
+      if (!p.hello && start_report) said = start_report(pid);
       if (!aborted && !p.done && !p.excess) {
         if (p.hello) {
           fail(pid, describe_exit(p.wait_status) + " before bsp_end");
+        } else if (!said.exec_error.empty()) {
+          // Not the program's doing: it never ran (a wrong path, no permission).
+          could_not_start = true;
+          stop_failed(fmt::format("{}: pid {}{} could not start: {}\n", config.who, pid, where(pid), said.exec_error));
+        } else if (said.began) {
+          // It called bsp_begin and ended before joining: its own message says why.
+          fail(pid, fmt::format("failed during set-up ({}, in bsp_begin before joining the job): see its message above",
+                                describe_exit(p.wait_status)));
         } else {
           // Not a member yet: if nobody ever joins, this is a plain program, not a failure.
           p.never_joined = true;
@@ -514,6 +525,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   bool plain_program = false;  // no process ever called bsp_begin
   int plain_status = 0;        // then: the first non-zero exit status of its copies
   int worst_status = 0;
+  bool could_not_start = false;  // the job stopped because a process could not be started
+  std::function<StartReport(int)> start_report;
   std::string abort_message;
 };
 
@@ -525,6 +538,10 @@ Coordinator::Coordinator(asio::io_context& io, CoordinatorConfig config)
 Coordinator::~Coordinator() = default;
 
 unsigned short Coordinator::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void Coordinator::set_start_report(std::function<StartReport(int pid)> report) {
+  impl_->start_report = std::move(report);
+}
 
 void Coordinator::set_os_pid(int pid, pid_t os_pid) { impl_->processes.at(pid).os_pid = os_pid; }
 
@@ -563,6 +580,7 @@ void Coordinator::run(asio::io_context& io, const std::string& who) {
 }
 
 int Coordinator::exit_status() const {
+  if (impl_->could_not_start) return kCannotStartStatus;
   if (impl_->aborted) return 1;
   if (impl_->plain_program) return impl_->plain_status;
   return impl_->worst_status;

@@ -22,6 +22,12 @@
 
 namespace bsp::control {
 
+// What a launcher learned of how far a process's start got (launch/start_report.h).
+struct StartReport {
+  bool began = false;       // it entered bsp_begin
+  std::string exec_error;   // non-empty: it could not be started
+};
+
 struct CoordinatorConfig {
   int processes = 1;              // processes launched (pids 0 .. processes-1)
   std::uint32_t job_id = 0;
@@ -48,6 +54,10 @@ class Coordinator {
 
   // The TCP port processes connect to (on config.listen_address).
   unsigned short port() const;
+
+  // How the coordinator learns, once a process ended without saying hello, whether it
+  // could not start or failed in bsp_begin's set-up (instead of being a plain program).
+  void set_start_report(std::function<StartReport(int pid)> report);
 
   // Late registration of a launched process's OS pid (for reaping and killing).
   void set_os_pid(int pid, pid_t os_pid);
