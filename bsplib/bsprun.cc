@@ -308,6 +308,7 @@ int main(int argc, char** argv) {
   config.who = "bsprun";
   config.print_stats = options.stats;
   config.link_timeout_seconds = options.link_timeout_seconds;
+  config.start_timeout_seconds = options.start_timeout_seconds;
   std::string control_address = config.listen_address;
   if (!remote.empty()) {
     // Processes on other hosts connect back: listen on every interface (a session must

@@ -169,6 +169,7 @@ void Runtime::start_coordinator(int processes, std::uint32_t job_id, const auth:
   config.who = "bsplib";
   config.print_stats = options_.stats;
   config.link_timeout_seconds = options_.link_timeout_seconds;
+  config.start_timeout_seconds = options_.start_timeout_seconds;
   config.os_pids = os_pids;
   config.listen_fd = listen_fd;
   const bool pmix = launch::pmix::started_by_pmix();
@@ -265,7 +266,7 @@ void Runtime::begin(int maxprocs) {
   started_ = std::chrono::steady_clock::now();
 
   try {
-    control_ = std::make_unique<control::ControlClient>(host, port, secret);
+    control_ = std::make_unique<control::ControlClient>(host, port, secret, processes);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
     std::exit(1);

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -19,13 +20,20 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 namespace {
-constexpr std::chrono::milliseconds kHandshakeTimeout{120000};
+// Waiting for `start` after hello has no bound of its own: the coordinator watches the
+// start (CoordinatorConfig::start_timeout_seconds) and says who is missing; this only
+// guards against a coordinator that is alive but never answers.
+constexpr std::chrono::milliseconds kHandshakeTimeout{std::chrono::hours(24)};
 constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
+// Reaching the coordinator and its challenge: 10 s, and 100 ms more per process (its
+// event loop accepts them all at once on a machine that may be busy).
 constexpr std::chrono::milliseconds kConnectTimeout{10000};
+constexpr std::chrono::milliseconds kConnectPerProcess{100};
 }  // namespace
 
-ControlClient::ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret)
+ControlClient::ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret, int processes)
     : socket_(io_) {
+  const auto connect_timeout = kConnectTimeout + kConnectPerProcess * std::clamp(processes, 1, 100000);
   // A coordinator that cannot be reached (a firewall, a wrong address) is an error after
   // a bounded wait, not the kernel's two minutes of SYN retries. Several addresses (a
   // launcher on another host lists every one it has) are tried in order, each bounded.
@@ -49,7 +57,7 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
     io_.restart();
     socket_.async_connect(tcp::endpoint(address, port),
                           [&ec](const boost::system::error_code& result) { ec = result; });
-    io_.run_for(candidates.size() > 1 ? kConnectTimeout / 4 : kConnectTimeout);
+    io_.run_for(candidates.size() > 1 ? connect_timeout / 4 : connect_timeout);
     if (!ec) {
       host = candidate;
       break;
@@ -66,9 +74,10 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
   socket_.set_option(tcp::no_delay(true));
   std::uint8_t type = 0;
   std::string challenge;
-  if (!read_message(kConnectTimeout, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
+  if (!read_message(connect_timeout, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
       challenge.size() != kChallengeSize) {
-    throw std::runtime_error(fmt::format("the job's coordinator at {}:{} did not send its challenge", host, port));
+    throw std::runtime_error(fmt::format("the job's coordinator at {}:{} did not send its challenge within {} ms", host,
+                                         port, connect_timeout.count()));
   }
   asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()));
 }
@@ -118,7 +127,7 @@ JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::stri
   std::uint8_t type;
   std::string body;
   if (!read_message(kHandshakeTimeout, type, body)) {
-    throw std::runtime_error("timed out waiting for the other processes to start");
+    throw std::runtime_error("the job's coordinator said nothing for a day after this process's hello");
   }
   MessageReader reader(body);
   JobStart start;

@@ -83,6 +83,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         acceptor(io),
         reap_timer(io),
         kill_timer(io),
+        start_timer(io),
         processes(config.processes) {
     if (config.listen_fd >= 0) {
       acceptor.assign(tcp::v4(), config.listen_fd);
@@ -216,6 +217,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     process.address = std::move(address);
     process.machine = std::move(machine);
     process.reported_os_pid = os_pid;  // for messages only: never waited for or killed
+    joined();
     if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
     for (int other = 0; other < config.processes; ++other) {
       if (processes[other].never_joined) return fail_unjoined(other);
@@ -223,6 +225,62 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     if (std::all_of(processes.begin(), processes.end(), [](const Process& p) { return p.hello; })) {
       start_job();
     }
+  }
+
+  // ---- start-up's deadline ----
+  // How long the start may go without a join: the configured time, or a budget that
+  // grows with the processes and hosts (a loaded or large machine starts slower).
+  double start_budget_seconds() const {
+    if (config.start_timeout_seconds > 0) return config.start_timeout_seconds;
+    std::vector<std::string> others;
+    for (const std::string& host : config.hosts) {
+      if (!host.empty() && std::find(others.begin(), others.end(), host) == others.end()) others.push_back(host);
+    }
+    return 120 + 0.5 * config.processes + 10.0 * static_cast<double>(others.size());
+  }
+
+  // A process joined: progress, so the deadline moves; the first join arms the watchdog
+  // (before it, the program may be one that never calls bsp_begin: nothing to wait for).
+  void joined() {
+    last_join = std::chrono::steady_clock::now();
+    if (start_watch) return;
+    start_watch = true;
+    first_join = last_join;
+    watch_start();
+  }
+
+  void watch_start() {
+    auto budget = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(start_budget_seconds()));
+    start_timer.expires_at(last_join + budget);
+    start_timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->aborted || self->is_over || self->job_size > 0) return;
+      if (std::chrono::steady_clock::now() < self->last_join +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(self->start_budget_seconds()))) {
+        return self->watch_start();  // a join came meanwhile
+      }
+      self->start_timed_out();
+    });
+  }
+
+  // Nobody joined for the budget: name the phase and the pids still missing.
+  void start_timed_out() {
+    std::vector<std::string> missing;
+    int count = 0;
+    for (int pid = 0; pid < config.processes; ++pid) {
+      if (processes[pid].hello) continue;
+      if (++count <= 16) missing.push_back(std::to_string(pid) + where(pid));
+    }
+    if (count > 16) missing.push_back(fmt::format("and {} more", count - 16));
+    auto seconds = [](auto span) { return std::chrono::duration<double>(span).count(); };
+    auto now = std::chrono::steady_clock::now();
+    stop_failed(fmt::format(
+        "{}: the job's start timed out waiting for processes to join (bsp_begin's hello): {} of {} joined, "
+        "pid{} {} did not; the last joined {:.1f} s ago, the first {:.1f} s ago (--start-timeout={:g}); stopping "
+        "the job\n",
+        config.who, config.processes - count, config.processes, count == 1 ? "" : "s", fmt::join(missing, ", "),
+        seconds(now - last_join), seconds(now - first_join), start_budget_seconds()));
   }
 
   // The job's size is what pid 0's bsp_begin asked for: with bsp_init, the others run
@@ -483,6 +541,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     }
     reap_timer.cancel();
     kill_timer.cancel();
+    start_timer.cancel();
     boost::system::error_code ec;
     acceptor.close(ec);
     for (const auto& session : sessions) session->socket.close(ec);
@@ -516,6 +575,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   tcp::acceptor acceptor;
   asio::steady_timer reap_timer;
   asio::steady_timer kill_timer;
+  asio::steady_timer start_timer;  // start-up's watchdog, from the first hello to start
+  bool start_watch = false;
+  std::chrono::steady_clock::time_point first_join{}, last_join{};
   std::vector<Process> processes;
   std::vector<std::shared_ptr<Session>> sessions;  // every connection, hello or not
   int job_size = 0;

@@ -35,6 +35,10 @@ struct CoordinatorConfig {
   std::string who = "bsprun";     // prefix of the coordinator's own messages
   bool print_stats = false;       // print the processes' statistics reports at the end
   double link_timeout_seconds = 30;  // two processes stalled waiting for each other this long: stop
+  // Start-up: once a process has joined, the job stops naming the pids not joined when
+  // this long passes without another join (0: 120 s + 0.5 s per process + 10 s per
+  // other host: a loaded machine or a large job gets longer, and every join restarts it).
+  double start_timeout_seconds = 0;
   std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
   int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
   std::string listen_address = "127.0.0.1";  // where to open it

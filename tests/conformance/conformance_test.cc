@@ -251,6 +251,17 @@ TEST(StartFailures, SetUpFailureIsNamed) {
   EXPECT_EQ(result.err.find("without calling bsp_begin"), std::string::npos) << describe(result);
 }
 
+// A process that never reaches bsp_begin while the others wait: the start's watchdog
+// (here --start-timeout=1) stops the job naming the phase and the pid missing.
+TEST(StartFailures, StartTimeoutNamesThePidsNotJoined) {
+  ProgramResult result = run_program(
+      {kBsprun, "-n", "3", "--start-timeout=1", "sh", "-c",
+       "if [ \"$BSP_PID\" = 2 ]; then exec sleep 60; fi; exec \"$0\"", bsp::testing::absolute(kDir + "pid_nprocs")},
+      40s);
+  expect_clean_failure(result);
+  expect_in_stderr(result, {"start timed out", "hello", "2 of 3 joined, pid 2 did not", "--start-timeout=1"});
+}
+
 struct Misuse {
   std::string program, name, call;  // the program, its --case, the call the message must name
 };
