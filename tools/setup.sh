@@ -5,7 +5,7 @@
 # themselves (sshd, Slurm with munge, Open MPI; PMIx). Installs only what is missing, so it is quick
 # on every run after the first.
 set -e
-packages="bazel-bootstrap g++ libboost-dev libfmt-dev libpcap-dev libsodium-dev libgtest-dev libbenchmark-dev python3 gnuplot-nox iproute2 openssh-server openssh-client slurmd slurmctld slurm-client munge openmpi-bin libpmix-dev"
+packages="bazel-bootstrap g++ libboost-dev libfmt-dev libpcap-dev libsodium-dev libgtest-dev libbenchmark-dev python3 gnuplot-nox iproute2 openssh-server openssh-client slurmd slurmctld slurm-client munge openmpi-bin libpmix-dev stress-ng"
 missing=""
 for package in $packages; do
   dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
