@@ -65,6 +65,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     bool done = false;
     bool lost = false;  // control connection closed
     bool never_joined = false;  // exited without calling bsp_begin
+    StartReport start_said;     // how far its start got, when its launcher reported its end
     // The progress watchdog: the process's last report of a long wait in bsp_sync.
     bool stalled = false;
     bool stall_announced = false;
@@ -483,8 +484,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       p.wait_status = status;
       bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
       if (!clean) worst_status = std::max(worst_status, 1);
-      StartReport said;
-      if (!p.hello && start_report) said = start_report(pid);
+      StartReport said = p.start_said;  // reported with its end (another host's)
+      if (!p.hello && !p.remote && start_report) said = start_report(pid);
       if (!aborted && !p.done && !p.excess) {
         if (p.hello) {
           fail(pid, describe_exit(p.wait_status) + " before bsp_end");
@@ -609,9 +610,10 @@ void Coordinator::set_os_pid(int pid, pid_t os_pid) { impl_->processes.at(pid).o
 
 bool Coordinator::over() const { return impl_->is_over; }
 
-void Coordinator::process_exited(int pid, pid_t os_pid, int wait_status) {
+void Coordinator::process_exited(int pid, pid_t os_pid, int wait_status, const StartReport& said) {
   if (pid < 0 || pid >= impl_->config.processes || impl_->processes[pid].reaped) return;
   if (os_pid > 0) impl_->processes[pid].os_pid = os_pid;
+  impl_->processes[pid].start_said = said;
   impl_->ended(pid, wait_status);
   impl_->check_over();
 }

@@ -67,7 +67,8 @@ class Coordinator {
   void set_os_pid(int pid, pid_t os_pid);
 
   // A process on another host ended (its launcher's report): wait_status as waitpid's.
-  void process_exited(int pid, pid_t os_pid, int wait_status);
+  // `said`: how far its start got, as its launcher learned it (launch/start_report.h).
+  void process_exited(int pid, pid_t os_pid, int wait_status, const StartReport& said = {});
   // Processes that can no longer be reached (their host or its remote shell is gone):
   // the job stops with `why`, and they count as ended.
   void processes_lost(const std::vector<int>& pids, const std::string& why);

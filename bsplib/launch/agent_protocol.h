@@ -7,7 +7,8 @@
 //                    heartbeat  (empty), every kHeartbeat             kill       (empty)
 //  agent -> bsprun   started    i32 pid, i32 OS pid
 //                    output     i32 pid, u32 stream (1 stdout, 2 stderr), bytes
-//                    exited     i32 pid, i32 wait status
+//                    exited     i32 pid, i32 wait status, u32 began bsp_begin (0/1),
+//                               str why it could not start ("" if it did; start_report.h)
 //                    heartbeat  (empty), every kHeartbeat             failed  str message
 //
 // Either side that hears nothing for its silence limit takes the other as gone: bsprun

@@ -157,12 +157,17 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
       case AgentMessage::exited: {
         int pid = reader.i32();
         int status = reader.i32();
+        control::StartReport said;
+        if (body.size() > 8) {  // how far its start got (an older agent does not say)
+          said.began = reader.u32() != 0;
+          said.exec_error = reader.str();
+        }
         auto found = session->running.find(pid);
         if (found == session->running.end()) break;
         pid_t os_pid = found->second;
         session->running.erase(found);
         output.flush(pid);
-        if (coordinator) coordinator->process_exited(pid, os_pid, status);
+        if (coordinator) coordinator->process_exited(pid, os_pid, status, said);
         break;
       }
       case AgentMessage::failed:

@@ -274,6 +274,23 @@ TEST_F(SshCluster, KilledRemoteProcessStopsTheJobNamingPidAndHost) {
   EXPECT_LT(result.seconds, calibrated_bound(5.0, reference, 4)) << describe(result);
 }
 
+// A process on another host that fails in bsp_begin's set-up (here a bad setting only
+// it sees) is named with its host, as failing in set-up, not as a program that never
+// called bsp_begin: its agent relays the start pipe with the exit.
+TEST_F(SshCluster, RemoteSetUpFailureIsNamedWithItsHost) {
+  ProgramResult result = run_program(
+      bsprun("udp", {"sh", "-c", "if [ \"$BSP_PID\" = 5 ]; then exec env BSP_SPIN_US=bogus \"$0\" \"$1\"; fi; "
+                                 "exec \"$0\" \"$1\"",
+                     kCases, "--case=put_all_to_all"}),
+      60s);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("BSP_SPIN_US=bogus"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("pid 5 on host 10.77.0.3"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("failed during set-up (exited with status 1"), std::string::npos) << describe(result);
+  EXPECT_EQ(result.err.find("without calling bsp_begin"), std::string::npos) << describe(result);
+}
+
 // Under mpirun the job ends non-zero within seconds, the killed pid named.
 TEST_F(SshCluster, MpirunKilledRemoteProcessEndsTheJob) {
   if (!mpirun_installed()) GTEST_SKIP() << "mpirun (Open MPI) is not installed";
