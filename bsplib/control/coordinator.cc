@@ -485,7 +485,10 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
       if (!clean) worst_status = std::max(worst_status, 1);
       StartReport said = p.start_said;  // reported with its end (another host's)
-      if (!p.hello && !p.remote && start_report) said = start_report(pid);
+      if (!p.remote && start_report) {
+        StartReport local = start_report(pid);  // read (and closed) for every local process
+        if (!p.hello) said = local;
+      }
       if (!aborted && !p.done && !p.excess) {
         if (p.hello) {
           fail(pid, describe_exit(p.wait_status) + " before bsp_end");

@@ -5,7 +5,8 @@ that aborts, a stranger process sending forged datagrams and connections to the 
 ports) and checks each: a job ends correctly (exit 0, its case's "passed" line) or stops
 with the right message (the killed pid, the abort's text), within a bound; afterwards no
 process of the job is left, no memfd of it is held, nothing new is in /dev/shm, the soak's
-own descriptors are as before, and bsprun's peak memory stays flat across the run.
+own descriptors are as before, bsprun's descriptors stay within a few per process, and
+bsprun's peak memory stays flat across the run.
 Prints the figures (jobs, faults, kills, leaks) and exits non-zero on any failure.
 
 Usage: soak.py --bsprun PATH --cases PATH [--minutes N] [--seed S]
@@ -151,6 +152,13 @@ def peak_rss_kib(pid):
     return 0
 
 
+def descriptor_count(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
+
+
 def run_job(args, rng, names, number):
     transport = rng.choice(names)
     p = rng.randint(1, 16)
@@ -184,10 +192,12 @@ def run_job(args, rng, names, number):
         attacker.start()
     victim = None
     peak = 0
+    most_fds = 0  # bsprun's descriptors, sampled while the job runs
     kill_at = started + rng.uniform(0.05, 1.0)
     while job.poll() is None:
         now = time.monotonic()
         peak = max(peak, peak_rss_kib(job.pid))
+        most_fds = max(most_fds, descriptor_count(job.pid))
         if kind == "kill" and victim is None and now >= kill_at:
             procs = tagged_processes(tag)
             members = {bsp_pid: pid for pid, bsp_pid in procs.items() if bsp_pid >= 0}
@@ -235,11 +245,15 @@ def run_job(args, rng, names, number):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+    # bsprun holds a few descriptors per process (start pipe, control session, output)
+    # and a fixed few of its own: more means something leaks within the job.
+    if most_fds > 4 * p + 32:
+        problems.append(f"bsprun held {most_fds} descriptors for {p} processes")
     memfds = job_memfds(tag)
     if memfds:
         problems.append(f"leaked memfds {memfds[:3]}")
     return {"transport": transport, "p": p, "kind": kind, "case": case, "exit": job.returncode,
-            "seconds": seconds, "peak_kib": peak, "victim": victim, "forged": sent[0], "problems": problems,
+            "seconds": seconds, "peak_kib": peak, "fds": most_fds, "victim": victim, "forged": sent[0], "problems": problems,
             "leaks": (1 if leftover else 0) + (1 if memfds else 0), "err": err_text[-600:], "argv": argv}
 
 
@@ -292,6 +306,8 @@ def main():
     print(f"soak: bsprun peak RSS median first quarter {first} KiB, last quarter {last} KiB "
           f"({'flat' if memory_flat else 'GROWING'}); soak descriptors {fds_before} -> {fds_after}; "
           f"new /dev/shm entries {shm_new}")
+    print(f"soak: bsprun descriptors at most {max(r['fds'] for r in results)} "
+          f"(most per process {max((r['fds'] - 32) / r['p'] for r in results):.1f} beyond 32)")
     ok = failures == 0 and leaks == 0 and memory_flat
     print(f"{len(results) - failures} passed, {failures} failed")
     return 0 if ok else 1
