@@ -187,6 +187,10 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
+  std::chrono::milliseconds start_limit() const {
+    return kAgentStartLimit + kAgentStartPerHost * static_cast<long>(sessions.size());
+  }
+
   // Beats, notices silent agents and ended shells; false once every shell has ended.
   bool check_sessions() {
     auto now = Clock::now();
@@ -214,9 +218,10 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
                                     "(host down, or its link cut)",
                                     session->placement.host.name,
                                     std::chrono::duration<double>(now - session->last_heard).count()));
-        } else if (!session->heard && now - session->started > kAgentStartLimit) {
-          lose(session, fmt::format("the agent on host {} did not answer within {} s of starting the remote shell",
-                                    session->placement.host.name, kAgentStartLimit.count() / 1000));
+        } else if (!session->heard && now - session->started > start_limit()) {
+          lose(session, fmt::format("the job's launch timed out: the agent on host {} did not answer within {:g} s "
+                                    "of starting the remote shell",
+                                    session->placement.host.name, start_limit().count() / 1000.0));
         }
       }
       if (job_over && now - over_since > kShellCloseGrace) terminate_shell(*session);
