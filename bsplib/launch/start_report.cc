@@ -58,7 +58,10 @@ StartReport read_start_report(int read_fd) {
   // from a program misusing the descriptor and is ignored).
   if (!said.empty() && said[0] == kBegan) report.began = true;
   if (!said.empty() && said[0] == kExecFailed) {
-    report.exec_error = said.substr(1, kMostError);
+    // Printed by the coordinator: whatever came through the pipe, only printable text.
+    for (char c : said.substr(1, kMostError)) {
+      report.exec_error += (c >= 0x20 && c < 0x7f) ? c : '?';
+    }
     if (report.exec_error.empty()) report.exec_error = "exec failed";
   }
   return report;
