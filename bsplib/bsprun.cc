@@ -40,6 +40,7 @@
 #include "bsplib/launch/host_list.h"
 #include "bsplib/launch/output_forwarder.h"
 #include "bsplib/launch/remote_hosts.h"
+#include "bsplib/launch/start_report.h"
 #include "bsplib/options.h"
 #include "transport/registry.h"
 
@@ -323,6 +324,7 @@ int main(int argc, char** argv) {
   config.who = "bsprun";
   config.print_stats = options.stats;
   config.link_timeout_seconds = options.link_timeout_seconds;
+  config.start_timeout_seconds = options.start_timeout_seconds;
   std::string control_address = config.listen_address;
   if (!remote.empty()) {
     // Processes on other hosts connect back: listen on every interface (a session must
@@ -386,19 +388,35 @@ int main(int argc, char** argv) {
   // keeps it (its stdio then flushes line by line, and prompts appear before scanf).
   bool pipe_out = tag_output || !::isatty(STDOUT_FILENO);
   bool pipe_err = tag_output || !::isatty(STDERR_FILENO);
-  // Two pipe descriptors per process stay open here, beside its control connection: under a
-  // descriptor limit without room for them, the control plane comes first.
+  // Two pipe descriptors per process stay open here, beside its control connection and its
+  // start pipe: under a descriptor limit without room for them, the control plane comes first.
   const long local = std::count(here.begin(), here.end(), true);
   rlimit descriptors{};
   if (!tag_output && (pipe_out || pipe_err) && ::getrlimit(RLIMIT_NOFILE, &descriptors) == 0 &&
-      descriptors.rlim_cur != RLIM_INFINITY && static_cast<long>(descriptors.rlim_cur) < 3 * local + 256) {
+      descriptors.rlim_cur != RLIM_INFINITY && static_cast<long>(descriptors.rlim_cur) < 4 * local + 256) {
     fmt::print(stderr, "bsprun: {} descriptors (RLIMIT_NOFILE) leave no room for output pipes for {} processes: "
                "they write to the output directly (lines may break; raise the limit)\n",
                descriptors.rlim_cur, local);
     pipe_out = pipe_err = false;
   }
+  // Each child's start pipe (start_report.h): read when it ended without joining, so the
+  // coordinator can tell "could not start" and "failed in set-up" from a plain program.
+  std::vector<int> start_reads(static_cast<std::size_t>(processes), -1);
+  coordinator->set_start_report([&start_reads](int pid) {
+    int& fd = start_reads.at(static_cast<std::size_t>(pid));
+    bsp::launch::StartReport said = bsp::launch::read_start_report(fd);
+    fd = -1;
+    return bsp::control::StartReport{said.began, said.exec_error};
+  });
   for (int pid = 0; pid < processes; ++pid) {
     if (!here[static_cast<std::size_t>(pid)]) continue;
+    bsp::launch::StartPipe start_pipe;
+    try {
+      start_pipe = bsp::launch::make_start_pipe();
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "bsprun: {}\n", error.what());
+      return 1;
+    }
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     bool piped_out = pipe_out && ::pipe2(out, O_CLOEXEC) == 0;
     bool piped_err = pipe_err && ::pipe2(err, O_CLOEXEC) == 0;
@@ -434,10 +452,15 @@ int main(int argc, char** argv) {
       // launcher's (its event loop, timers, the coordinator's listening socket).
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
       ::fcntl(secret_fd, F_SETFD, 0);
+      bsp::launch::inherit_start_pipe(start_pipe.write_fd);
       ::execvp(argv[first], argv + first);
-      fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[first], std::strerror(errno));
+      // Said once by the coordinator, naming the pid (not once per process here).
+      std::string why = fmt::format("cannot run {}: {}", argv[first], std::strerror(errno));
+      bsp::launch::report_exec_failure(start_pipe.write_fd, why.c_str());
       ::_exit(127);
     }
+    ::close(start_pipe.write_fd);
+    start_reads[static_cast<std::size_t>(pid)] = start_pipe.read_fd;
     if (piped_out) {
       ::close(out[1]);
       bsp::launch::forward_pipe(io, out[0], pid, 1, output);

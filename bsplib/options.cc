@@ -134,6 +134,12 @@ const std::vector<OptionSpec>& option_table() {
       {"link-timeout", "job", "30",
        "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},
+      {"start-timeout", "job", "auto",
+       "seconds the job's start may go without a process joining before it stops naming the pids not joined "
+       "(0.1 to 86400); auto: 120 + 0.5 per process + 10 per other host, each join restarting the wait",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.start_timeout_seconds = v == "auto" ? 0 : seconds(var, v);
+       }},
       {"spin-us", "engine", "100 or 0",
        "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100, or 0 when more than 4 of the job's processes per core run on this host",
        [](RunOptions& o, const std::string& var, const std::string& v) {
@@ -202,7 +208,7 @@ const std::vector<OptionSpec>& option_table() {
        "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
        transport_number("shm-ring", 4096, 1L << 30)},
       {"connect-timeout-ms", "transport", "60000",
-       "milliseconds a tcp connection (made on first use) may take to be made and proven before its peer is reported lost, or nic's segment check (default 5000 there) may take before it names the pids still missing (1000 to 3600000)",
+       "milliseconds a tcp connection (made on first use) may take to be made and proven before its peer is reported lost, or nic's segment check (default there 5000 + 50 per process) may go without progress before it names the pids still missing (1000 to 3600000)",
        transport_number("connect-timeout-ms", 1000, 3600000)},
       {"tcp-connections", "transport", "by RLIMIT_NOFILE",
        "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and the least "

@@ -33,6 +33,7 @@ struct RunOptions {
   int sync_threshold = 16;           // BSP_SYNC_THRESHOLD: auto runs sparse from this many processes
   int sync_radix = 2;                // BSP_SYNC_RADIX: the sparse protocol's barrier radix
   long pull_threshold = 256;         // BSP_PULL_THRESHOLD: shm pulls transfers this large (0: never)
+  double start_timeout_seconds = 0;  // BSP_START_TIMEOUT: start-up's wait for joins (0: automatic)
   double link_timeout_seconds = 30;  // BSP_LINK_TIMEOUT: two processes waiting for each other
                                      // this long: their data link is cut, stop the job
   // Transport settings (BSP_RCVBUF, BSP_SNDBUF, BSP_MTU, BSP_IFACE, BSP_HOST, BSP_PACE,

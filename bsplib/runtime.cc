@@ -21,6 +21,7 @@
 #include "bsplib/control/coordinator.h"
 #include "bsplib/launch/host_addresses.h"
 #include "bsplib/launch/pmix_launch.h"
+#include "bsplib/launch/start_report.h"
 #include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
@@ -172,6 +173,7 @@ void Runtime::start_coordinator(int processes, std::uint32_t job_id, const auth:
   config.who = "bsplib";
   config.print_stats = options_.stats;
   config.link_timeout_seconds = options_.link_timeout_seconds;
+  config.start_timeout_seconds = options_.start_timeout_seconds;
   config.os_pids = os_pids;
   config.listen_fd = listen_fd;
   const bool pmix = launch::pmix::started_by_pmix();
@@ -199,6 +201,7 @@ void Runtime::begin(int maxprocs) {
     std::exit(1);
   }
   begun_ = true;
+  launch::announce_begin();  // the launcher now knows a failure from here on is ours
   try {
     options_ = options_from_environment();
   } catch (const std::exception& error) {
@@ -267,7 +270,7 @@ void Runtime::begin(int maxprocs) {
   started_ = std::chrono::steady_clock::now();
 
   try {
-    control_ = std::make_unique<control::ControlClient>(host, port, secret);
+    control_ = std::make_unique<control::ControlClient>(host, port, secret, processes);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, error.what());
     std::exit(1);

@@ -38,7 +38,7 @@ TEST(NicManyProcesses, StartRunAndEndOnLoopback) {
     // put_all_to_all: every process sends to every other, the segment check's guarantee used.
     ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs), "--transport=nic", "--sync=sparse",
                                         "--stats", kCases, "--case=put_all_to_all"},
-                                       std::chrono::seconds(60 + procs));
+                                       std::chrono::seconds(120 + 2 * procs));
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_NE(result.out.find("case put_all_to_all passed"), std::string::npos) << describe(result);
     std::vector<long> rss = bsp::testing::stats_per_process(result, "max_rss_kib");

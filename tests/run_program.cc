@@ -9,12 +9,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <sstream>
 
 namespace bsp::testing {
+
+double calibrated_bound(double idle_seconds, const ProgramResult& reference, double multiple) {
+  double bound = std::max(idle_seconds, multiple * reference.seconds);
+  std::printf("calibrated bound: %.2f s (idle %.2f s; reference run %.2f s x %g)\n", bound, idle_seconds,
+              reference.seconds, multiple);
+  std::fflush(stdout);
+  return bound;
+}
 
 ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
                           const std::string& input,

@@ -38,6 +38,12 @@ double stats_total(const ProgramResult& result, const std::string& key);
 // on stderr (e.g. key "max_rss_kib"); processes whose line lacks the key are left out.
 std::vector<long> stats_per_process(const ProgramResult& result, const std::string& key);
 
+// A time bound that holds on a loaded machine (a shared CI runner, a busy login node):
+// the bound an idle machine meets, or `multiple` times how long `reference` took (a clean
+// run of the same shape, made by the test just before), whichever is larger. The point of
+// such a bound is "ends by itself, promptly", not a benchmark. Prints the calibration.
+double calibrated_bound(double idle_seconds, const ProgramResult& reference, double multiple = 6);
+
 // How many times needle occurs in haystack.
 int count_occurrences(const std::string& haystack, const std::string& needle);
 

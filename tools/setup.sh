@@ -5,7 +5,7 @@
 # themselves (sshd, Slurm with munge, Open MPI; PMIx), and clang-format (tools/format.sh).
 # Installs only what is missing, so it is quick on every run after the first.
 set -e
-packages="bazel-bootstrap g++ libboost-dev libfmt-dev libpcap-dev libxdp-dev libbpf-dev clang xxd libsodium-dev libgtest-dev libbenchmark-dev python3 gnuplot-nox iproute2 openssh-server openssh-client slurmd slurmctld slurm-client munge openmpi-bin libpmix-dev man-db groff-base clang-format"
+packages="bazel-bootstrap g++ libboost-dev libfmt-dev libpcap-dev libxdp-dev libbpf-dev clang xxd libsodium-dev libgtest-dev libbenchmark-dev python3 gnuplot-nox iproute2 openssh-server openssh-client slurmd slurmctld slurm-client munge openmpi-bin libpmix-dev man-db groff-base clang-format stress-ng"
 missing=""
 for package in $packages; do
   dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"

@@ -2,10 +2,44 @@
 # tools/test.sh: the project's test command (README): installs what is missing, builds
 # everything, runs every test once, one test binary at a time (they start many processes
 # on few cores), and ends with the line "N passed, M failed" counted over test cases.
+#   --loaded  the same under stress-ng keeping both cores busy for the whole run (a shared
+#             CI runner or a busy login node): every test must pass there too.
+#   --long    also the long tier: the targets tagged "long" (256 processes, the soak).
+# Other arguments go to bazel test.
 set -u
 cd "$(dirname "$0")/.."
+loaded=0
+long=0
+for arg in "$@"; do
+  case "$arg" in
+    --loaded) loaded=1 ;;
+    --long) long=1 ;;
+  esac
+done
+# Drop our own flags, keep the rest for bazel.
+for arg in "$@"; do
+  shift
+  case "$arg" in
+    --loaded | --long) ;;
+    *) set -- "$@" "$arg" ;;
+  esac
+done
 tools/setup.sh || exit 1
-bazel test //... --local_test_jobs=1 --test_output=errors "$@"
+targets="//..."
+if [ $long -eq 1 ]; then
+  # The long tier's targets are tagged manual too (so //... leaves them out): name them.
+  targets="$targets $(bazel query 'attr(tags, "\blong\b", //...)' 2>/dev/null | tr '\n' ' ')"
+fi
+stress=""
+if [ $loaded -eq 1 ]; then
+  # One CPU hog per core (--cpu 0: as many as there are), for the whole run.
+  stress-ng --cpu 0 --cpu-method matrixprod --quiet >/dev/null 2>&1 &
+  stress=$!
+  trap 'kill $stress 2>/dev/null; wait $stress 2>/dev/null' EXIT INT TERM
+  echo "test.sh: running under stress-ng --cpu 0 (pid $stress) on $(nproc) cores"
+fi
+# shellcheck disable=SC2086  # $targets is a list of labels
+bazel test $targets --local_test_jobs=1 --test_output=errors "$@"
 status=$?
 python3 tools/count_tests.py bazel-testlogs
 counted=$?

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -20,15 +21,21 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 namespace {
-constexpr std::chrono::milliseconds kHandshakeTimeout{120000};
+// Waiting for `start` after hello has no bound of its own: the coordinator watches the
+// start (CoordinatorConfig::start_timeout_seconds) and says who is missing; this only
+// guards against a coordinator that is alive but never answers.
+constexpr std::chrono::milliseconds kHandshakeTimeout{std::chrono::hours(24)};
 constexpr std::chrono::milliseconds kAbortEchoTimeout{2000};
+// Reaching the coordinator and its challenge: 10 s, and 100 ms more per process (its
+// event loop accepts them all at once on a machine that may be busy).
 constexpr std::chrono::milliseconds kConnectTimeout{10000};
+constexpr std::chrono::milliseconds kConnectPerProcess{100};
 constexpr std::chrono::milliseconds kFirstRetry{5};  // session pushed out unproven: again after, doubling
 constexpr std::chrono::milliseconds kMaxRetry{200};
 }  // namespace
 
-ControlClient::ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret)
-    : socket_(io_) {
+ControlClient::ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret, int processes)
+    : socket_(io_), connect_timeout_(kConnectTimeout + kConnectPerProcess * std::clamp(processes, 1, 100000)) {
   std::vector<std::string> candidates;
   for (std::size_t begin = 0; begin <= hosts.size();) {
     std::size_t comma = std::min(hosts.find(',', begin), hosts.size());
@@ -39,7 +46,7 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
   // A session closed before the coordinator said `proven` was pushed out unproven (a
   // flood of strangers' connections) or never taken: connect again, backing off, until
   // the connect timeout. Once proven, a closed session is the coordinator gone.
-  const auto deadline = std::chrono::steady_clock::now() + kConnectTimeout;
+  const auto deadline = std::chrono::steady_clock::now() + connect_timeout_;
   auto pause = kFirstRetry;
   for (int attempt = 1;; ++attempt) {
     std::string host = connect_to(candidates, port);
@@ -56,7 +63,7 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
     if (std::chrono::steady_clock::now() + pause >= deadline) {
       throw std::runtime_error(fmt::format("the job's coordinator at {}:{} closed the session before it was proven, "
                                            "{} times in {} s (a flood of other connections?)",
-                                           host, port, attempt, kConnectTimeout.count() / 1000));
+                                           host, port, attempt, connect_timeout_.count() / 1000));
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(2 * pause, kMaxRetry);
@@ -81,7 +88,7 @@ std::string ControlClient::connect_to(const std::vector<std::string>& candidates
     io_.restart();
     socket_.async_connect(tcp::endpoint(address, port),
                           [&ec](const boost::system::error_code& result) { ec = result; });
-    io_.run_for(candidates.size() > 1 ? kConnectTimeout / 4 : kConnectTimeout);
+    io_.run_for(candidates.size() > 1 ? connect_timeout_ / 4 : connect_timeout_);
     if (!ec) {
       io_.restart();
       socket_.set_option(tcp::no_delay(true));
@@ -101,16 +108,16 @@ std::string ControlClient::connect_to(const std::vector<std::string>& candidates
 bool ControlClient::prove(const auth::Key& secret) {
   std::uint8_t type = 0;
   std::string challenge;
-  if (!read_message(kConnectTimeout, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
+  if (!read_message(connect_timeout_, type, challenge) || static_cast<MessageType>(type) != MessageType::challenge ||
       challenge.size() != kChallengeSize) {
-    throw std::runtime_error("did not send its challenge");
+    throw std::runtime_error(fmt::format("did not send its challenge within {} ms", connect_timeout_.count()));
   }
   boost::system::error_code ec;
   asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()), ec);
   if (ec) throw JobAborted{"closed before the proof", false};
   std::string body;
-  if (!read_message(kConnectTimeout, type, body)) {
-    throw std::runtime_error(fmt::format("did not answer this process's proof within {} s", kConnectTimeout.count() / 1000));
+  if (!read_message(connect_timeout_, type, body)) {
+    throw std::runtime_error(fmt::format("did not answer this process's proof within {} ms", connect_timeout_.count()));
   }
   if (static_cast<MessageType>(type) != MessageType::proven) {
     throw std::runtime_error("did not accept this process's proof of the job's secret");
@@ -163,7 +170,7 @@ JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::stri
   std::uint8_t type;
   std::string body;
   if (!read_message(kHandshakeTimeout, type, body)) {
-    throw std::runtime_error("timed out waiting for the other processes to start");
+    throw std::runtime_error("the job's coordinator said nothing for a day after this process's hello");
   }
   MessageReader reader(body);
   JobStart start;

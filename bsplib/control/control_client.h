@@ -33,7 +33,9 @@ class ControlClient {
  public:
   // Connects and proves knowledge of the job's secret (the coordinator's challenge).
   // hosts: one address, or several separated by commas, tried in order.
-  ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret);
+  // `processes`: the job's launched size; reaching a coordinator busy starting many
+  // processes may take longer, so the wait for it grows with them.
+  ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret, int processes = 1);
 
   // Sends the hello and waits for the job's size and addresses. Throws JobAborted.
   JobStart handshake(int pid, int requested_nprocs, const std::string& address, const std::string& machine);
@@ -71,6 +73,7 @@ class ControlClient {
 
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_;
+  std::chrono::milliseconds connect_timeout_;  // reaching the coordinator and proving: grows with the job
   std::string pending_;  // bytes read but not yet a whole message
   int reconnects_ = 0;
 };

@@ -33,6 +33,7 @@ constexpr auto kAcceptPause = 20ms;      // accept failed (out of descriptors): 
 // Unproven sessions held at once: room for every process to connect at the same moment
 // plus this many strangers, within what the descriptor limit leaves (unproven_limits()).
 constexpr std::size_t kStrangerSlots = 64;
+constexpr int kCannotStartStatus = 127;  // as a shell's for a command it could not run
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
@@ -70,6 +71,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     bool done = false;
     bool lost = false;  // control connection closed
     bool never_joined = false;  // exited without calling bsp_begin
+    StartReport start_said;     // how far its start got, when its launcher reported its end
     // The progress watchdog: the process's last report of a long wait in bsp_sync.
     bool stalled = false;
     bool stall_announced = false;
@@ -89,6 +91,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         reap_timer(io),
         kill_timer(io),
         accept_timer(io),
+        start_timer(io),
         processes(config.processes) {
     if (config.listen_fd >= 0) {
       acceptor.assign(tcp::v4(), config.listen_fd);
@@ -305,6 +308,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     process.address = std::move(address);
     process.machine = std::move(machine);
     process.reported_os_pid = os_pid;  // for messages only: never waited for or killed
+    joined();
     if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
     for (int other = 0; other < config.processes; ++other) {
       if (processes[other].never_joined) return fail_unjoined(other);
@@ -312,6 +316,62 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     if (std::all_of(processes.begin(), processes.end(), [](const Process& p) { return p.hello; })) {
       start_job();
     }
+  }
+
+  // ---- start-up's deadline ----
+  // How long the start may go without a join: the configured time, or a budget that
+  // grows with the processes and hosts (a loaded or large machine starts slower).
+  double start_budget_seconds() const {
+    if (config.start_timeout_seconds > 0) return config.start_timeout_seconds;
+    std::vector<std::string> others;
+    for (const std::string& host : config.hosts) {
+      if (!host.empty() && std::find(others.begin(), others.end(), host) == others.end()) others.push_back(host);
+    }
+    return 120 + 0.5 * config.processes + 10.0 * static_cast<double>(others.size());
+  }
+
+  // A process joined: progress, so the deadline moves; the first join arms the watchdog
+  // (before it, the program may be one that never calls bsp_begin: nothing to wait for).
+  void joined() {
+    last_join = std::chrono::steady_clock::now();
+    if (start_watch) return;
+    start_watch = true;
+    first_join = last_join;
+    watch_start();
+  }
+
+  void watch_start() {
+    auto budget = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(start_budget_seconds()));
+    start_timer.expires_at(last_join + budget);
+    start_timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->aborted || self->is_over || self->job_size > 0) return;
+      if (std::chrono::steady_clock::now() < self->last_join +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(self->start_budget_seconds()))) {
+        return self->watch_start();  // a join came meanwhile
+      }
+      self->start_timed_out();
+    });
+  }
+
+  // Nobody joined for the budget: name the phase and the pids still missing.
+  void start_timed_out() {
+    std::vector<std::string> missing;
+    int count = 0;
+    for (int pid = 0; pid < config.processes; ++pid) {
+      if (processes[pid].hello) continue;
+      if (++count <= 16) missing.push_back(std::to_string(pid) + where(pid));
+    }
+    if (count > 16) missing.push_back(fmt::format("and {} more", count - 16));
+    auto seconds = [](auto span) { return std::chrono::duration<double>(span).count(); };
+    auto now = std::chrono::steady_clock::now();
+    stop_failed(fmt::format(
+        "{}: the job's start timed out waiting for processes to join (bsp_begin's hello): {} of {} joined, "
+        "pid{} {} did not; the last joined {:.1f} s ago, the first {:.1f} s ago (--start-timeout={:g}); stopping "
+        "the job\n",
+        config.who, config.processes - count, config.processes, count == 1 ? "" : "s", fmt::join(missing, ", "),
+        seconds(now - last_join), seconds(now - first_join), start_budget_seconds()));
   }
 
   // The job's size is what pid 0's bsp_begin asked for: with bsp_init, the others run
@@ -517,9 +577,22 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       p.wait_status = status;
       bool clean = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
       if (!clean) worst_status = std::max(worst_status, 1);
+      StartReport said = p.start_said;  // reported with its end (another host's)
+      if (!p.remote && start_report) {
+        StartReport local = start_report(pid);  // read (and closed) for every local process
+        if (!p.hello) said = local;
+      }
       if (!aborted && !p.done && !p.excess) {
         if (p.hello) {
           fail(pid, describe_exit(p.wait_status) + " before bsp_end");
+        } else if (!said.exec_error.empty()) {
+          // Not the program's doing: it never ran (a wrong path, no permission).
+          could_not_start = true;
+          stop_failed(fmt::format("{}: pid {}{} could not start: {}\n", config.who, pid, where(pid), said.exec_error));
+        } else if (said.began) {
+          // It called bsp_begin and ended before joining: its own message says why.
+          fail(pid, fmt::format("failed during set-up ({}, in bsp_begin before joining the job): see its message above",
+                                describe_exit(p.wait_status)));
         } else {
           // Not a member yet: if nobody ever joins, this is a plain program, not a failure.
           p.never_joined = true;
@@ -566,6 +639,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     reap_timer.cancel();
     kill_timer.cancel();
     accept_timer.cancel();
+    start_timer.cancel();
     boost::system::error_code ec;
     acceptor.close(ec);
     for (const auto& session : sessions) session->socket.close(ec);
@@ -612,6 +686,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   std::size_t max_unproven_per_source = 0;  // of them, from one address
   long accept_failures = 0;
   long unproven_pushed_out = 0;
+  asio::steady_timer start_timer;  // start-up's watchdog, from the first hello to start
+  bool start_watch = false;
+  std::chrono::steady_clock::time_point first_join{}, last_join{};
   std::vector<Process> processes;
   std::vector<std::shared_ptr<Session>> sessions;  // every connection, hello or not
   int job_size = 0;
@@ -621,6 +698,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   bool plain_program = false;  // no process ever called bsp_begin
   int plain_status = 0;        // then: the first non-zero exit status of its copies
   int worst_status = 0;
+  bool could_not_start = false;  // the job stopped because a process could not be started
+  std::function<StartReport(int)> start_report;
   std::string abort_message;
 };
 
@@ -633,13 +712,18 @@ Coordinator::~Coordinator() = default;
 
 unsigned short Coordinator::port() const { return impl_->acceptor.local_endpoint().port(); }
 
+void Coordinator::set_start_report(std::function<StartReport(int pid)> report) {
+  impl_->start_report = std::move(report);
+}
+
 void Coordinator::set_os_pid(int pid, pid_t os_pid) { impl_->processes.at(pid).os_pid = os_pid; }
 
 bool Coordinator::over() const { return impl_->is_over; }
 
-void Coordinator::process_exited(int pid, pid_t os_pid, int wait_status) {
+void Coordinator::process_exited(int pid, pid_t os_pid, int wait_status, const StartReport& said) {
   if (pid < 0 || pid >= impl_->config.processes || impl_->processes[pid].reaped) return;
   if (os_pid > 0) impl_->processes[pid].os_pid = os_pid;
+  impl_->processes[pid].start_said = said;
   impl_->ended(pid, wait_status);
   impl_->check_over();
 }
@@ -670,6 +754,7 @@ void Coordinator::run(asio::io_context& io, const std::string& who) {
 }
 
 int Coordinator::exit_status() const {
+  if (impl_->could_not_start) return kCannotStartStatus;
   if (impl_->aborted) return 1;
   if (impl_->plain_program) return impl_->plain_status;
   return impl_->worst_status;

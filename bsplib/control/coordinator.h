@@ -22,6 +22,12 @@
 
 namespace bsp::control {
 
+// What a launcher learned of how far a process's start got (launch/start_report.h).
+struct StartReport {
+  bool began = false;       // it entered bsp_begin
+  std::string exec_error;   // non-empty: it could not be started
+};
+
 struct CoordinatorConfig {
   int processes = 1;              // processes launched (pids 0 .. processes-1)
   std::uint32_t job_id = 0;
@@ -29,6 +35,10 @@ struct CoordinatorConfig {
   std::string who = "bsprun";     // prefix of the coordinator's own messages
   bool print_stats = false;       // print the processes' statistics reports at the end
   double link_timeout_seconds = 30;  // two processes stalled waiting for each other this long: stop
+  // Start-up: once a process has joined, the job stops naming the pids not joined when
+  // this long passes without another join (0: 120 s + 0.5 s per process + 10 s per
+  // other host: a loaded machine or a large job gets longer, and every join restarts it).
+  double start_timeout_seconds = 0;
   std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
   int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
   std::string listen_address = "127.0.0.1";  // where to open it
@@ -49,11 +59,16 @@ class Coordinator {
   // The TCP port processes connect to (on config.listen_address).
   unsigned short port() const;
 
+  // How the coordinator learns, once a process ended without saying hello, whether it
+  // could not start or failed in bsp_begin's set-up (instead of being a plain program).
+  void set_start_report(std::function<StartReport(int pid)> report);
+
   // Late registration of a launched process's OS pid (for reaping and killing).
   void set_os_pid(int pid, pid_t os_pid);
 
   // A process on another host ended (its launcher's report): wait_status as waitpid's.
-  void process_exited(int pid, pid_t os_pid, int wait_status);
+  // `said`: how far its start got, as its launcher learned it (launch/start_report.h).
+  void process_exited(int pid, pid_t os_pid, int wait_status, const StartReport& said = {});
   // Processes that can no longer be reached (their host or its remote shell is gone):
   // the job stops with `why`, and they count as ended.
   void processes_lost(const std::vector<int>& pids, const std::string& why);

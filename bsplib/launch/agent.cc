@@ -22,6 +22,7 @@
 
 #include "auth/job_secret.h"
 #include "bsplib/launch/agent_protocol.h"
+#include "bsplib/launch/start_report.h"
 
 namespace bsp::launch {
 namespace {
@@ -32,6 +33,7 @@ struct Child {
   int pid = -1;             // BSPlib pid
   pid_t os_pid = -1;
   int out = -1, err = -1;   // read ends of its stdout and stderr
+  int start = -1;           // read end of its start pipe (start_report.h)
   bool reaped = false;
   int status = 0;
   bool reported = false;
@@ -115,6 +117,7 @@ class Agent {
           (pid == 0 && ::pipe2(in, O_CLOEXEC) != 0)) {
         throw std::runtime_error(fmt::format("cannot make pipes: {}", std::strerror(errno)));
       }
+      StartPipe start_pipe = make_start_pipe();
       pid_t os_pid = ::fork();
       if (os_pid < 0) throw std::runtime_error(fmt::format("cannot fork: {}", std::strerror(errno)));
       if (os_pid == 0) {
@@ -140,10 +143,14 @@ class Agent {
         }
         ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
         ::fcntl(secret_fd, F_SETFD, 0);
+        inherit_start_pipe(start_pipe.write_fd);
         ::execvp(argv[0], argv.data());
-        fmt::print(stderr, "bsprun: cannot run {}: {}\n", argv[0], std::strerror(errno));
+        // bsprun's coordinator says it, naming the pid and this host.
+        std::string why = fmt::format("cannot run {}: {}", argv[0], std::strerror(errno));
+        report_exec_failure(start_pipe.write_fd, why.c_str());
         ::_exit(127);
       }
+      ::close(start_pipe.write_fd);
       ::close(out[1]);
       ::close(err[1]);
       if (pid == 0) {
@@ -151,7 +158,7 @@ class Agent {
         stdin_fd_ = in[1];
         ::fcntl(stdin_fd_, F_SETFL, O_NONBLOCK);
       }
-      children_.push_back({pid, os_pid, out[0], err[0]});
+      children_.push_back({pid, os_pid, out[0], err[0], start_pipe.read_fd});
       send(agent_message(AgentMessage::started).i32(pid).i32(os_pid).bytes());
     }
   }
@@ -290,7 +297,14 @@ class Agent {
         child.out = child.err = -1;
       }
       child.reported = true;
-      send(agent_message(AgentMessage::exited).i32(child.pid).i32(child.status).bytes());
+      StartReport said = read_start_report(child.start);
+      child.start = -1;
+      send(agent_message(AgentMessage::exited)
+               .i32(child.pid)
+               .i32(child.status)
+               .u32(said.began ? 1 : 0)
+               .str(said.exec_error)
+               .bytes());
     }
   }
 

@@ -7,7 +7,8 @@
 //                    heartbeat  (empty), every kHeartbeat             kill       (empty)
 //  agent -> bsprun   started    i32 pid, i32 OS pid
 //                    output     i32 pid, u32 stream (1 stdout, 2 stderr), bytes
-//                    exited     i32 pid, i32 wait status
+//                    exited     i32 pid, i32 wait status, u32 began bsp_begin (0/1),
+//                               str why it could not start ("" if it did; start_report.h)
 //                    heartbeat  (empty), every kHeartbeat             failed  str message
 //
 // Either side that hears nothing for its silence limit takes the other as gone: bsprun
@@ -45,8 +46,10 @@ inline constexpr std::chrono::milliseconds kAgentSilenceLimit{600};
 // An agent kills its processes after this long without a word from bsprun (bsprun gone,
 // or the host cut off; an ssh session that ends says so at once by end-of-file).
 inline constexpr std::chrono::milliseconds kLauncherSilenceLimit{3000};
-// How long a remote shell may take to start the agent and hear from it.
+// How long a remote shell may take to start the agent and hear from it: 30 s, and 2 s
+// more for every host bsprun starts at once (their ssh handshakes share this machine).
 inline constexpr std::chrono::milliseconds kAgentStartLimit{30000};
+inline constexpr std::chrono::milliseconds kAgentStartPerHost{2000};
 // A frame's body is at most this big either way (output is sent in smaller chunks).
 inline constexpr std::uint32_t kMaxAgentFrame = 1u << 20;
 inline constexpr std::size_t kOutputChunk = 16384;

@@ -157,12 +157,17 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
       case AgentMessage::exited: {
         int pid = reader.i32();
         int status = reader.i32();
+        control::StartReport said;
+        if (body.size() > 8) {  // how far its start got (an older agent does not say)
+          said.began = reader.u32() != 0;
+          said.exec_error = reader.str();
+        }
         auto found = session->running.find(pid);
         if (found == session->running.end()) break;
         pid_t os_pid = found->second;
         session->running.erase(found);
         output.flush(pid);
-        if (coordinator) coordinator->process_exited(pid, os_pid, status);
+        if (coordinator) coordinator->process_exited(pid, os_pid, status, said);
         break;
       }
       case AgentMessage::failed:
@@ -180,6 +185,10 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
       if (ec) return;
       if (self->check_sessions()) self->tick();
     });
+  }
+
+  std::chrono::milliseconds start_limit() const {
+    return kAgentStartLimit + kAgentStartPerHost * static_cast<long>(sessions.size());
   }
 
   // Beats, notices silent agents and ended shells; false once every shell has ended.
@@ -209,9 +218,10 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
                                     "(host down, or its link cut)",
                                     session->placement.host.name,
                                     std::chrono::duration<double>(now - session->last_heard).count()));
-        } else if (!session->heard && now - session->started > kAgentStartLimit) {
-          lose(session, fmt::format("the agent on host {} did not answer within {} s of starting the remote shell",
-                                    session->placement.host.name, kAgentStartLimit.count() / 1000));
+        } else if (!session->heard && now - session->started > start_limit()) {
+          lose(session, fmt::format("the job's launch timed out: the agent on host {} did not answer within {:g} s "
+                                    "of starting the remote shell",
+                                    session->placement.host.name, start_limit().count() / 1000.0));
         }
       }
       if (job_over && now - over_since > kShellCloseGrace) terminate_shell(*session);

@@ -226,6 +226,42 @@ INSTANTIATE_TEST_SUITE_P(Failures, NeverBegins, ::testing::Combine(::testing::Va
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// A program that cannot be run: the job says which pid could not start and why, once,
+// with a shell's status 127, and not that the program never called bsp_begin.
+TEST(StartFailures, ProgramThatCannotRunIsNamed) {
+  ProgramResult result = run_program({kBsprun, "-n", "2", "/etc/passwd/not-a-program"}, 20s);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_EQ(result.exit_code, 127) << describe(result);
+  expect_in_stderr(result, {"could not start: cannot run /etc/passwd/not-a-program: Not a directory"});
+  EXPECT_EQ(count_occurrences(result.err, "could not start"), 1) << describe(result);
+  EXPECT_EQ(result.err.find("never joined"), std::string::npos) << describe(result);
+}
+
+// A process that entered bsp_begin and died before joining (here: a bad setting only it
+// sees, through env) is named as failing in set-up, after its own message.
+TEST(StartFailures, SetUpFailureIsNamed) {
+  ProgramResult result = run_program(
+      {kBsprun, "-n", "3", "sh", "-c",
+       "if [ \"$BSP_PID\" = 1 ]; then exec env BSP_SPIN_US=bogus \"$0\"; else exec \"$0\"; fi",
+       bsp::testing::absolute(kDir + "pid_nprocs")},
+      20s);
+  expect_clean_failure(result);
+  expect_in_stderr(result, {"BSP_SPIN_US=bogus", "pid 1 failed during set-up (exited with status 1"});
+  EXPECT_EQ(result.err.find("never joined"), std::string::npos) << describe(result);
+  EXPECT_EQ(result.err.find("without calling bsp_begin"), std::string::npos) << describe(result);
+}
+
+// A process that never reaches bsp_begin while the others wait: the start's watchdog
+// (here --start-timeout=1) stops the job naming the phase and the pid missing.
+TEST(StartFailures, StartTimeoutNamesThePidsNotJoined) {
+  ProgramResult result = run_program(
+      {kBsprun, "-n", "3", "--start-timeout=1", "sh", "-c",
+       "if [ \"$BSP_PID\" = 2 ]; then exec sleep 60; fi; exec \"$0\"", bsp::testing::absolute(kDir + "pid_nprocs")},
+      40s);
+  expect_clean_failure(result);
+  expect_in_stderr(result, {"start timed out", "hello", "2 of 3 joined, pid 2 did not", "--start-timeout=1"});
+}
+
 struct Misuse {
   std::string program, name, call;  // the program, its --case, the call the message must name
 };

@@ -54,6 +54,16 @@ class MpirunTest : public ::testing::Test {
   void SetUp() override {
     if (!mpirun_installed()) GTEST_SKIP() << "mpirun (Open MPI) is not installed";
   }
+  // "Promptly": `idle` seconds on an idle machine, or 4 times a clean run of the same
+  // shape made now (once per test), on a loaded one.
+  double prompt_bound(double idle) {
+    if (reference_.exit_code != 0) {
+      reference_ = mpirun(4, "udp", {kCases, "--case=put_all_to_all"});
+      EXPECT_EQ(reference_.exit_code, 0) << describe(reference_);
+    }
+    return bsp::testing::calibrated_bound(idle, reference_, 4);
+  }
+  ProgramResult reference_;
 };
 
 // ---- the semantics cases ----
@@ -128,7 +138,7 @@ TEST_F(MpirunTest, AbortFailsPromptlyPrintingTheMessageOnce) {
     EXPECT_NE(result.exit_code, 0) << describe(result);
     EXPECT_EQ(bsp::testing::count_occurrences(result.err, "custom abort message 42 from the test"), 1)
         << describe(result);
-    EXPECT_LT(result.seconds, 5.0) << describe(result);
+    EXPECT_LT(result.seconds, prompt_bound(5.0)) << describe(result);
   }
 }
 
@@ -138,7 +148,7 @@ TEST_F(MpirunTest, KilledProcessFailsPromptly) {
     EXPECT_FALSE(result.timed_out) << describe(result);
     EXPECT_NE(result.exit_code, 0) << describe(result);
     EXPECT_NE(result.err.find("pid 3"), std::string::npos) << describe(result);
-    EXPECT_LT(result.seconds, 5.0) << describe(result);
+    EXPECT_LT(result.seconds, prompt_bound(5.0)) << describe(result);
   }
 }
 
@@ -147,7 +157,7 @@ TEST_F(MpirunTest, KilledPidZeroEndsTheOthers) {
   ProgramResult result = mpirun(4, "udp", {kPmixCases, "--case=pid0_killed"}, "", 30s);
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0) << describe(result);
-  EXPECT_LT(result.seconds, 5.0) << describe(result);
+  EXPECT_LT(result.seconds, prompt_bound(5.0)) << describe(result);
 }
 
 // A process computing outside BSPlib (60 s) does not hold the failed job up.
@@ -156,7 +166,7 @@ TEST_F(MpirunTest, AbortStopsAProcessComputingOutsideBsplib) {
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.err, "abort while pid 1 computes"), 1) << describe(result);
-  EXPECT_LT(result.seconds, 5.0) << describe(result);
+  EXPECT_LT(result.seconds, prompt_bound(5.0)) << describe(result);
 }
 
 }  // namespace

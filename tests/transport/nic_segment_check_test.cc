@@ -332,8 +332,9 @@ TEST(SegmentCheckTest, ProcessesOnLoopbackFindEachOtherQuickly) {
   for (std::thread& thread : threads) thread.join();
   for (int pid = 0; pid < kProcesses; ++pid) {
     EXPECT_EQ(errors[pid], "") << "pid " << pid;
-    // Everyone is there within a few ms: no waiting for the linger or the deadline.
-    EXPECT_LT(milliseconds[pid], 200) << "pid " << pid;
+    // Everyone is there within a few ms on an idle machine: the check passes on hearing
+    // everyone, not by waiting out its deadline (5 s; half of it allows a loaded machine).
+    EXPECT_LT(milliseconds[pid], 2500) << "pid " << pid;
   }
 }
 
@@ -401,6 +402,31 @@ TEST(SegmentCheckTest, ALatecomerIsAnswered) {
   for (int pid = 0; pid < kProcesses; ++pid) EXPECT_EQ(errors[pid], "") << "pid " << pid;
 }
 
+// The deadline counts from the last progress: processes that arrive one by one, each
+// later than the deadline after the first, all pass (a loaded machine starts them so).
+TEST(SegmentCheckTest, ProgressExtendsTheDeadline) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  constexpr int kProcesses = 5;
+  constexpr auto kDeadline = 600ms;
+  constexpr auto kStagger = 250ms;  // the last starts 1 s after the first: past 600 ms
+  std::uint32_t job = fresh_job_id() + 11;
+  std::vector<std::string> errors(kProcesses);
+  std::vector<std::thread> threads;
+  auto first = Clock::now();
+  for (int pid = 0; pid < kProcesses; ++pid) {
+    threads.emplace_back([&, pid] {
+      std::this_thread::sleep_until(first + pid * kStagger);
+      try {
+        check_segment(loopback_check(pid, kProcesses, job, kDeadline));
+      } catch (const std::exception& error) {
+        errors[pid] = error.what();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int pid = 0; pid < kProcesses; ++pid) EXPECT_EQ(errors[pid], "") << "pid " << pid;
+}
+
 TEST(SegmentCheckTest, AbsentPeerFailsAtTheDeadlineNamingIt) {
   if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
   std::uint32_t job = fresh_job_id() + 1;
@@ -420,10 +446,12 @@ TEST(SegmentCheckTest, AbsentPeerFailsAtTheDeadlineNamingIt) {
   }
   other.join();
   double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  EXPECT_LT(seconds, 2.0);
+  // It ends (about 400 ms after the last progress): bounded by a generous multiple.
+  EXPECT_LT(seconds, 20 * 0.4);
   for (int pid = 0; pid < 2; ++pid) {
     const std::string& error = errors[pid];
-    EXPECT_NE(error.find("within 400 ms: it never heard from pid 2 (host"), std::string::npos) << error;
+    EXPECT_NE(error.find("(nothing new for 400 ms, "), std::string::npos) << error;
+    EXPECT_NE(error.find("): it never heard from pid 2 (host"), std::string::npos) << error;
     EXPECT_EQ(error.find("never heard from pid " + std::to_string(1 - pid)), std::string::npos) << error;
     EXPECT_NE(error.find("not on one Ethernet segment"), std::string::npos) << error;
     EXPECT_NE(error.find("--transport=udp"), std::string::npos) << error;

@@ -73,10 +73,12 @@ constexpr const char* kDefaultTx = "send";
 // the default socket budget (~200 KB) starved a 100 Mbit/s link behind its queue (56% of
 // the wire for one 1400-byte stream; 96% with this).
 constexpr int kDefaultSendBuffer = 4 << 20;
-// How long the segment check (nic/segment_check.h) waits for every peer unless the
-// connect_timeout_ms option says otherwise: the processes enter it within milliseconds
-// of each other, as soon as the control plane hands out the addresses.
+// How long the segment check (nic/segment_check.h) may go without hearing anything new
+// unless the connect_timeout_ms option says otherwise: 5 s, and 50 ms more per process
+// (the processes enter it within milliseconds of each other on an idle machine, as soon
+// as the control plane hands out the addresses; much later on a loaded one).
 constexpr int kDefaultSegmentCheckMs = 5000;
+constexpr int kSegmentCheckMsPerProcess = 50;
 
 class NicTransport final : public Transport, private TransmitHooks {
  public:
@@ -117,7 +119,9 @@ class NicTransport final : public Transport, private TransmitHooks {
     std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring"))
                                               : std::max<std::size_t>(1, rx_bytes / blocks.block) * blocks.slots_per_block;
     std::size_t tx_frames = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRingBytes / slot;
-    segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
+    segment_check_ms_ = option("connect_timeout_ms")
+                            ? std::stoi(*option("connect_timeout_ms"))
+                            : kDefaultSegmentCheckMs + kSegmentCheckMsPerProcess * std::max(config.nprocs, 1);
     if (segment_check_ms_ <= 0) {
       throw std::runtime_error(fmt::format("nic transport: connect_timeout_ms={} must be positive", segment_check_ms_));
     }

@@ -208,7 +208,10 @@ class ProbeExchange {
   Clock::duration linger() const { return pacing_.linger; }
   const SegmentCheckCounts& counts() const { return counts_; }
 
-  std::string failure(std::chrono::milliseconds waited) const {
+  // Peers heard plus peers that said they heard us: grows while the check moves.
+  std::size_t progress() const { return heard_count_ + reported_count_; }
+
+  std::string failure(std::chrono::milliseconds idle, std::chrono::milliseconds waited) const {
     std::vector<int> unheard, deaf;
     for (int peer = 0; peer < static_cast<int>(peers_.size()); ++peer) {
       if (peer == check_.pid) continue;
@@ -224,11 +227,12 @@ class ProbeExchange {
                                           : describe_pids(deaf, check_.addresses));
     }
     return fmt::format(
-        "nic transport: {} could not exchange raw Ethernet frames with every process within {} ms: {}. Their "
+        "nic transport: {} could not exchange raw Ethernet frames with every process (nothing new for {} ms, {} ms "
+        "in all): {}. Their "
         "interfaces are not on one Ethernet segment{}. Give every process an interface on one Ethernet segment "
         "(--iface=NAME), or use --transport=udp or --transport=tcp; --connect-timeout-ms=MS sets how long this "
         "check waits. (A process that stopped before this check says why in its own error.)",
-        self.describe(check_.pid), waited.count(), what, why_not());
+        self.describe(check_.pid), idle.count(), waited.count(), what, why_not());
   }
 
  private:
@@ -426,19 +430,31 @@ SegmentCheckCounts check_segment(const SegmentCheck& check) {
                   field_equals({kToAt, 4, static_cast<std::uint32_t>(check.pid)}), field_equals({kToAt, 4, kEveryone})),
       kProbeEtherType);
   ProbeExchange exchange(check, fd.get());
-  const Clock::time_point deadline = Clock::now() + check.deadline;
-  exchange.start(Clock::now());
+  // The deadline is check.deadline after the last progress (a peer newly heard, or newly
+  // hearing us): on a loaded machine the peers come in slowly but come, and only a check
+  // that has stopped moving fails.
+  const Clock::time_point began = Clock::now();
+  Clock::time_point deadline = began + check.deadline;
+  std::size_t progress = 0;
+  exchange.start(began);
   std::optional<Clock::time_point> passed;
   for (;;) {
     Clock::time_point now = Clock::now();
     exchange.receive_all();
     exchange.step(now);
+    if (exchange.progress() != progress) {
+      progress = exchange.progress();
+      deadline = now + check.deadline;
+    }
     if (!passed && exchange.passed()) passed = now;
     if (passed && (exchange.quiet() || now >= *passed + exchange.linger())) {
       close_in_background(std::move(fd));
       return exchange.counts();
     }
-    if (!passed && now >= deadline) throw std::runtime_error(exchange.failure(check.deadline));
+    if (!passed && now >= deadline) {
+      throw std::runtime_error(
+          exchange.failure(check.deadline, std::chrono::duration_cast<std::chrono::milliseconds>(now - began)));
+    }
     Clock::time_point wake = std::min(exchange.next_due(), passed ? *passed + exchange.linger() : deadline);
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
     pollfd readable{fd.get(), POLLIN, 0};

@@ -77,6 +77,7 @@ struct SegmentCheck {
   auth::Key secret{};
   Interface interface;               // this process's, bound as published
   std::vector<NicAddress> addresses;  // every pid's, this one's included
+  // Fails when this long passes without progress (a peer newly heard or newly hearing us).
   std::chrono::milliseconds deadline{5000};
 };
 
