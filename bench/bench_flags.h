@@ -1,5 +1,5 @@
-// bench/bench_flags.h: what the BSPlib micro-benchmarks share: reading `--name=value`
-// flags (every process parses the same argv, so all agree on sizes and counts), sample
+// bench/bench_flags.h: what the BSPlib micro-benchmarks share: answering --help, reading
+// `--name=value` flags (every process parses the same argv, so all agree on sizes and counts), sample
 // summaries (minimum, median), and the size ladders the paper's figures use.
 #pragma once
 
@@ -11,6 +11,18 @@
 #include <vector>
 
 namespace bench {
+
+// True, after printing usage to stdout, when argv holds --help or -h: main then returns 0
+// before bsp_begin, so `bazel-bin/bench/NAME --help` works without bsprun.
+inline bool wants_help(int argc, char** argv, const char* usage) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(usage, stdout);
+      return true;
+    }
+  }
+  return false;
+}
 
 class Flags {
  public:

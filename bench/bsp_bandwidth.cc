@@ -15,6 +15,19 @@
 #include "bsplib/bsp_stats.h"
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_bandwidth [options]\n"
+      "  BSPlib bandwidth (paper 001 Fig. 2): pid 0 puts COUNT messages of SIZE bytes to pid 1,\n"
+      "  then one return superstep; one CSV row per size: best and median MB/s (10^6 B/s).\n"
+      "  --sizes=1400         sizes in bytes (default powers of two 4 B .. --max-size, and 1400)\n"
+      "  --max-size=65536     largest default size\n"
+      "  --bytes=16777216     bytes put per measurement (COUNT = bytes / size, at most --max-count)\n"
+      "  --max-count=100000   most messages per measurement\n"
+      "  --per-superstep=0    messages per superstep (0: all in one)\n"
+      "  --repetitions=3      measurements per size\n"
+      "  --via=put|hpput|get  the call that moves the data\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   const long bytes = flags.number("bytes", 16L << 20);  // data per measurement, at most...
   const long max_count = flags.number("max-count", 100000);  // ...and at most this many puts

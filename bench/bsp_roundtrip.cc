@@ -14,6 +14,16 @@
 #include "bsplib/bsp_stats.h"
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_roundtrip [options]\n"
+      "  BSPlib round trip (paper 001 Fig. 1): pid 0 puts SIZE bytes to pid 1, pid 1 puts them\n"
+      "  back; one CSV row per size: min and median round trip and one superstep, in us.\n"
+      "  --sizes=4,1400       sizes in bytes (default powers of two 4 B .. --max-size, and 1400)\n"
+      "  --max-size=65536     largest default size\n"
+      "  --repetitions=2000   samples per size\n"
+      "  --warmup=N           untimed round trips first\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   const long repetitions = flags.number("repetitions", 2000);
   const long warmup = flags.number("warmup", 100);

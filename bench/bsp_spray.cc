@@ -89,6 +89,18 @@ long spray_put(long i, long size, std::vector<unsigned char>& out, std::vector<u
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_spray [options]\n"
+      "  Spray latency (paper 001 Figs. 3, 4): pid 0 sends i messages in one superstep, pid 1\n"
+      "  reflects them; one CSV row per (size, i): time per message in us.\n"
+      "  --sizes=4,1400          message sizes in bytes\n"
+      "  --max-i=10000           largest i (i runs 1, 2, 5, 10, ...)\n"
+      "  --counts=1,10,100       the i to run instead\n"
+      "  --via=send|put          bsp_send (default) or bsp_put\n"
+      "  --messages=20000        messages per (size, i) point, over repetitions\n"
+      "  --max-repetitions=50    most repetitions per point\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   const std::vector<long> sizes = flags.numbers("sizes", {4, 1400});
   const long max_i = flags.number("max-i", 10000);

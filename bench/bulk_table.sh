@@ -13,6 +13,8 @@
 # Run from the workspace root after
 #   bazel build //bench/... //nas/... //bsplib:bsprun
 # Usage: bench/bulk_table.sh [--before=DIR] [--transports=tcp,udp,nic,shm] [--nas] [--nas-runs=3] [--shaped]
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -eu
 cd "$(dirname "$0")/.."
 before=""

@@ -62,6 +62,14 @@ std::pair<double, double> fit(const std::vector<long>& hs, const std::vector<dou
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bsprun -n P --transport=T bazel-bin/bench/cpp_vs_c [options]\n"
+      "  The C++ interface (bsp/bsp.hpp) against the C calls: the same supersteps both ways,\n"
+      "  alternately; per kernel the time per superstep of each and the ratio C++/C, and g, l.\n"
+      "  --h=256 --rounds=15 --reps=40   words per superstep, alternations, supersteps per round\n"
+      "  --h-max=4096 --h-step=512       the h-relations g and l are fitted from\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   const long h = flags.number("h", 256), rounds = flags.number("rounds", 15), reps = flags.number("reps", 40);
   const long h_max = flags.number("h-max", 4096), h_step = flags.number("h-step", 512);

@@ -303,9 +303,14 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--netns=", 0) == 0) options.netns = value("--netns=");
     else if (arg == "--stats") options.stats = true;
     else {
-      fmt::print(stderr, "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--test=pingpong|bandwidth] "
-                 "[--size=4] [--repetitions=N] [--count=N] [--batch=N] [--netns=PREFIX] [--stats]\n");
-      return 2;
+      bool help = arg == "--help" || arg == "-h";
+      fmt::print(help ? stdout : stderr,
+                 "usage: layer_pingpong [--transport=tcp] [--layer=transport|channel] [--test=pingpong|bandwidth] "
+                 "[--size=4] [--repetitions=N] [--count=N] [--batch=N] [--netns=PREFIX] [--stats]\n"
+                 "  Round trip or one-way bandwidth between two forked processes through one layer: the\n"
+                 "  bare transport's frames or the reliable channel; the floor a BSPlib superstep is\n"
+                 "  compared with (bench/layer_table.sh puts the layers side by side).\n");
+      return help ? 0 : 2;
     }
   }
   int down[2], up[2];

@@ -11,6 +11,8 @@
 #     [--ack-policy=buffer] [--timeout=120] [--netns=PREFIX --network=NAME] [--append]
 #     [--stats]  (packet counters of the reliable and BSPlib runs, printed from their logs)
 #   (run from the workspace)
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -u
 transports="" out=results/bench quick=0 ack_policy="" limit=120 netns="" network=lo append=0 stats=0
 for arg in "$@"; do

@@ -6,6 +6,8 @@
 #                 [--where COLUMN=VALUE]... [--xlabel TEXT] [--ylabel TEXT]
 #   e.g. bench/plot.sh results/bench/roundtrip.csv roundtrip.png "Round trip" size \
 #          round_trip_min_us network,transport,ack_policy --logx --ylabel "µs"
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -eu
 csv=$1 png=$2 title=$3 x=$4 y=$5 keys=$6
 shift 6

@@ -7,6 +7,8 @@
 #   params_hrel_pP_NET.png                             h-relation time against h, for p = P
 #   layers_NET.png                                     per-layer round trip and bandwidth
 # Run from the workspace: bench/plot_all.sh [DIR]
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-results/bench}

@@ -6,6 +6,8 @@
 # it. Prints a markdown table. Run from the workspace root after
 #   bazel build //bench:shm_floors //bench:sync_time //bench:bsp_bandwidth //bsplib:bsprun
 # Usage: bench/shm_table.sh [--repetitions=N]   (supersteps per sync figure, default 20000)
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -eu
 cd "$(dirname "$0")/.."
 reps=20000

@@ -3,6 +3,8 @@
 # as text: 4-byte and 64 KiB round trips, 1400-byte and best bandwidth, the spray's
 # largest i reached (also saved as spray_reached.csv) and time per message there, the
 # fitted BSP parameters, and the runs that failed. Run: bench/summary.sh [DIR]
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-results/bench}

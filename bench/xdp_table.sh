@@ -11,6 +11,8 @@
 # falls on all alike; each figure is the median over the rounds. "xdp-skb" is xdp with its
 # program run generically (--xdp-mode=skb) instead of in veth's driver.
 #   bench/xdp_table.sh [--rounds=3] [--transports=xdp,xdp-skb,nic,udp] [--out=results/xdp]
+# --help prints the comment above.
+case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -eu
 rounds=3 transports="xdp,xdp-skb,nic,udp" out=results/xdp
 for arg in "$@"; do

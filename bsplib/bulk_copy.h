@@ -2,7 +2,7 @@
 // copies large blocks (from 8 KiB up to its non-temporal threshold) with `rep movsb`,
 // which on this machine's AMD EPYC runs at 3.5 GB/s instead of 35-40 GB/s when the
 // destination lies 1 to 15 bytes past the source modulo 4096 (measured by
-// bench/copy_alignment). A put record puts its data 13 bytes after its header, and big
+// experiments/copy_alignment). A put record puts its data 13 bytes after its header, and big
 // allocations all start 16 bytes into a page, so an 8 MiB bsp_put copied into its record
 // stream hit exactly that case, every time. Those copies go through a plain vector loop
 // instead (26 GB/s there); every other copy is memcpy's.

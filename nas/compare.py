@@ -133,7 +133,7 @@ def chart(path, title, ylabel, benchmarks, transports, values):
 
 def benchmark_binary(root, name):
     """The built binary of a benchmark: nas/<name>/<name> (every benchmark is the package
-    //nas/<name>), or nas/<name> in builds copied from before that layout (bench/nas_ab.py's
+    //nas/<name>), or nas/<name> in builds copied from before that layout (experiments/nas_ab.py's
     --before); None when not built."""
     for path in (root / "nas" / name / name, root / "nas" / name):
         if path.is_file():

@@ -3,7 +3,7 @@
 // destination's pid sits in the frame and a BPF filter per socket picks it out. On lo every
 // packet socket bound to a type is offered every frame of that type, so a job of p
 // processes ran p filters per frame (p² per all-to-all round: at p = 256, 26 µs of CPU per
-// message against 5.6 with a type per destination, bench/wake_cost --transport=packet).
+// message against 5.6 with a type per destination, experiments/wake_cost --transport=packet).
 // There frames to pid i carry 0xB500 + i mod 256 instead, each process binds to its own,
 // and a frame is offered to the sockets of p / 256 processes at most (the filter still
 // checks job and pid). Frames on lo never leave the host, so the types need no registry.
