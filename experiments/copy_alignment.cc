@@ -14,6 +14,12 @@
 #include "bsplib/bulk_copy.h"
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bazel-bin/experiments/copy_alignment [--repetitions=10] [--piece=262144]\n"
+      "  memcpy against bsplib/bulk_copy.h's copy, 8 MiB in pieces, by the distance between\n"
+      "  destination and source alignment (GB/s).\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   const long repetitions = flags.number("repetitions", 10);
   const std::size_t piece = static_cast<std::size_t>(flags.number("piece", 256 << 10));

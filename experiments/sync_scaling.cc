@@ -159,6 +159,14 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bsprun -n P --transport=T --sync=dense|sparse bazel-bin/experiments/sync_scaling [options]\n"
+      "  One superstep's cost at p: an empty bsp_sync and a one-word put to pid + 1; mean,\n"
+      "  median, frames, CPU and context switches per process and superstep (CSV).\n"
+      "  --budget-ms=2000 --min-supersteps=20 --max-supersteps=20000 --warmup=20\n"
+      "  --kinds=empty,neighbour  --no-header\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   Settings settings{flags.number("budget-ms", 2000), std::max(1L, flags.number("min-supersteps", 20)),
                     flags.number("max-supersteps", 20000), flags.number("warmup", 20)};

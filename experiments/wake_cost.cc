@@ -657,6 +657,16 @@ std::vector<std::string> split(const std::string& list) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (bench::wants_help(argc, argv,
+      "usage: bazel-bin/experiments/wake_cost [options]\n"
+      "  What scheduling costs when k processes share the cores: CPU and context switches per\n"
+      "  message for rounds, a ring or an all-to-all of 16-byte messages, per wait mode.\n"
+      "  --procs=2,4,8,16,32,64,128,256  --cpus=2  --patterns=rounds,ring|alltoall\n"
+      "  --waits=spin,yield,block  --spin-us=100  --rounds=2000  --budget-ms=500  --warmup=50\n"
+      "  --touch-kib=0  --scatter-pages=0  --walk-entries=0 --walk-stride=128\n"
+      "  --transport=udp|packet|tcp  --packet-types=256  --netns=PREFIX --hosts=8 --sessions=1\n")) {
+    return 0;
+  }
   bench::Flags flags(argc, argv);
   std::vector<long> procs = flags.numbers("procs", {2, 4, 8, 16, 32, 64, 128, 256});
   int cpus = static_cast<int>(flags.number("cpus", 2));
