@@ -16,7 +16,7 @@ Two commands:
              writes OUT/model.csv (curves), OUT/comparison.csv, OUT/sync_scaling.md (the
              table) and the plots OUT/sync_scaling_NETWORK_TRANSPORT.png/.svg (gnuplot).
 
-The model (bench/README.md, "Superstep cost versus p", says the same in prose) has two parts.
+The model (experiments/README.md summarises it) has two parts.
 
 Machine-independent (LogP), per process and superstep, r = ceil(log2 p):
     frames D sent (and as many received), rounds R on the critical path, waits W (times a
@@ -1367,8 +1367,8 @@ def main():
     r.add_argument("--out", default="results/sync_scaling")
     r.add_argument("--no-plots", dest="plots", action="store_false", help="no gnuplot plots (the tables only)")
     args = parser.parse_args()
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    args.out = os.path.join(root, args.out)  # relative to the workspace; an absolute --out stays
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    args.out = os.path.normpath(os.path.join(root, args.out))  # relative to the workspace; an absolute --out stays
     if args.command == "calibrate":
         os.chdir(root)  # the commands it runs name bazel-bin/... from the workspace
         os.makedirs(args.out, exist_ok=True)

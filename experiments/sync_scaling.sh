@@ -57,7 +57,7 @@ if [ $build = 1 ]; then
 fi
 bin=bazel-bin
 bsprun=$bin/bsplib/bsprun
-program=$bin/bench/sync_scaling
+program=$bin/experiments/sync_scaling
 [ -x "$bsprun" ] && [ -x "$program" ] || { echo "sync_scaling.sh: build first (bazel build //experiments:sync_scaling //bench:layer_pingpong //experiments:wake_cost //bsplib:bsprun, or --build)" >&2; exit 1; }
 mkdir -p "$out/logs"
 csv=$out/sync_scaling.csv
