@@ -81,7 +81,9 @@
 #include <utility>
 #include <vector>
 
+#include "transport/option_spec.h"
 #include "transport/registry.h"
+#include "transport/shared_options.h"
 #include "transport/tcp/tcp_transport_class.h"
 
 namespace bsp::transport {
@@ -92,22 +94,35 @@ std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("tcp transport: {}: {}", what, std::strerror(errno)));
 }
 
+// What tcp reads from TransportConfig::options (shown by bsprun --help, checked there).
+const std::vector<TransportOption>& tcp_options() {
+  static const std::vector<TransportOption> options = {
+      shared_options::host(),
+      shared_options::sndbuf(),
+      shared_options::rcvbuf(),
+      shared_options::connect_timeout_ms(),
+      number_option("tcp-connections", "by RLIMIT_NOFILE",
+                    "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and "
+                    "the least recently used is closed in order when a new one would exceed this (accepted ones up to "
+                    "twice it); default: a third of what RLIMIT_NOFILE leaves after 256 descriptors",
+                    1, 1L << 20),
+  };
+  return options;
+}
+
 }  // namespace
 
 TcpTransport::TcpTransport(const TransportConfig& config)
     : config_(config), peers_(static_cast<std::size_t>(std::max(config.nprocs, 1))) {
-  auto option = [&](const char* key, const std::string& fallback) {
-    auto found = config.options.find(key);
-    return found == config.options.end() ? fallback : found->second;
-  };
-  host_ = option("host", "127.0.0.1");
-  sndbuf_ = std::stoi(option("sndbuf", "0"));
-  rcvbuf_ = std::stoi(option("rcvbuf", "0"));
-  connect_timeout_ms_ = std::stoi(option("connect_timeout_ms", std::to_string(kDefaultConnectTimeoutMs)));
+  TransportOptions options("tcp", config.options, tcp_options());
+  host_ = options.text("host", "127.0.0.1");
+  sndbuf_ = static_cast<int>(options.number("sndbuf", 0));
+  rcvbuf_ = static_cast<int>(options.number("rcvbuf", 0));
+  connect_timeout_ms_ = static_cast<int>(options.number("connect-timeout-ms", kDefaultConnectTimeoutMs));
   if (connect_timeout_ms_ <= 0) {
     throw std::runtime_error(fmt::format("tcp transport: connect_timeout_ms={} must be positive", connect_timeout_ms_));
   }
-  long limit = std::stol(option("tcp_connections", std::to_string(default_tcp_connections())));
+  long limit = options.number("tcp-connections", static_cast<long>(default_tcp_connections()));
   if (limit < 1) throw std::runtime_error(fmt::format("tcp transport: tcp_connections={} must be at least 1", limit));
   limit_ = static_cast<std::size_t>(limit);
 }
@@ -532,7 +547,7 @@ void TcpTransport::tune(int fd) {
 }
 
 namespace {
-const TransportRegistration kRegistration{"tcp", make_tcp_transport};
+const TransportRegistration kRegistration{"tcp", make_tcp_transport, tcp_options()};
 }  // namespace
 
 }  // namespace tcp
