@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "transport/registry.h"
+
 namespace bsp {
 namespace {
 
@@ -48,29 +50,27 @@ std::string one_of(const std::string& variable, const std::string& text, std::in
   throw std::runtime_error(fmt::format("{}={} must be one of {}", variable, text, fmt::join(choices, ", ")));
 }
 
-std::string transport_key(const char* name) {
-  std::string key = name;
-  for (char& c : key) c = c == '-' ? '_' : c;
-  return key;
-}
-
-// A transport setting: checked here when it is a number in a range, stored by name.
-Setter transport_number(const char* name, long low, long high) {
-  return [key = transport_key(name), low, high](RunOptions& o, const std::string& variable, const std::string& v) {
-    bounded(variable, v, low, high);
-    o.transport_options[key] = v;
-  };
-}
-Setter transport_text(const char* name) {
-  return [key = transport_key(name)](RunOptions& o, const std::string&, const std::string& v) {
-    o.transport_options[key] = v;
-  };
+// The options the registered transports (and decorators) read, each once, checked
+// against its spec here and stored under its key; they follow the table's own rows.
+std::vector<OptionSpec> with_transport_options(std::vector<OptionSpec> table) {
+  // Kept for the life of the program: the table points into the specs' strings.
+  static const std::vector<transport::RegisteredOption> registered = transport::transport_options();
+  for (const transport::RegisteredOption& entry : registered) {
+    const transport::TransportOption& spec = entry.option;
+    if (spec.internal) continue;
+    table.push_back({spec.name.c_str(), "transport", spec.default_text.c_str(), spec.help.c_str(),
+                     [&spec](RunOptions& o, const std::string& variable, const std::string& v) {
+                       spec.check(variable, v);
+                       o.transport_options[spec.key()] = v;
+                     }});
+  }
+  return table;
 }
 
 }  // namespace
 
 const std::vector<OptionSpec>& option_table() {
-  static const std::vector<OptionSpec> table = {
+  static const std::vector<OptionSpec> table = with_transport_options({
       {"transport", "job", "shm+tcp",
        "messaging layer: shm (shared memory; one host), tcp (kernel TCP streams), udp (datagrams with our "
        "recovery), nic (raw Ethernet frames through AF_PACKET rings; needs CAP_NET_RAW), xdp (nic's frames through "
@@ -159,67 +159,7 @@ const std::vector<OptionSpec>& option_table() {
        "seeded, repeatable faults on the sending side of udp or nic, e.g. "
        "drop=0.05,dup=0.01,reorder=0.02,corrupt=0.001,seed=7 (tcp refuses)",
        [](RunOptions& o, const std::string&, const std::string& v) { o.fault = v; }},
-      {"rcvbuf", "transport", "udp 16 MiB", "kernel socket receive buffer in bytes (4096 to 1073741824)",
-       transport_number("rcvbuf", 4096, 1L << 30)},
-      {"sndbuf", "transport", "nic 4 MiB", "kernel socket send buffer in bytes (4096 to 1073741824)",
-       transport_number("sndbuf", 4096, 1L << 30)},
-      {"mtu", "transport", "by link", "largest frame in bytes for udp, nic and xdp (64 to 65535)",
-       transport_number("mtu", 64, 65535)},
-      {"iface", "transport", "by host", "network interface for the nic and xdp transports", transport_text("iface")},
-      {"host", "transport", "127.0.0.1", "address tcp and udp listen on (and nic finds its interface by)",
-       transport_text("host")},
-      {"pace", "transport", "", "minimum gap between datagrams udp sends, e.g. 20us", transport_text("pace")},
-      {"udp-offload", "transport", "1",
-       "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT; on loopback) and takes "
-       "arrivals the kernel coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame both ways (0 to 1)",
-       transport_number("udp-offload", 0, 1)},
-      {"rx-ring", "transport", "nic default", "frames in nic's receive ring (16 to 1048576)",
-       transport_number("rx-ring", 16, 1L << 20)},
-      {"tx-ring", "transport", "nic default", "frames in nic's transmit ring (16 to 1048576)",
-       transport_number("tx-ring", 16, 1L << 20)},
-      {"nic-rx", "transport", "v2",
-       "how nic receives: v2 (TPACKET_V2 ring, a status word per frame) or v3 (TPACKET_V3 blocks; "
-       "a block not yet full waits up to 1 ms)",
-       transport_text("nic-rx")},
-      {"nic-tx", "transport", "send",
-       "how nic sends: send (sendmmsg straight from the reliable layer's buffers) or ring "
-       "(TPACKET_V2 transmit ring, frames copied in and refreshed at the kick; needs nic-rx=v2)",
-       transport_text("nic-tx")},
-      {"xdp-mode", "transport", "auto",
-       "where xdp's XDP program runs: native (in the driver), skb (generic, after the kernel built a packet), or "
-       "auto (native where the driver takes it, else skb)",
-       transport_text("xdp-mode")},
-      {"xdp-copy", "transport", "auto",
-       "how xdp's AF_XDP socket shares frames with the driver: zerocopy, copy, or auto (zero-copy where the "
-       "driver can; --stats says which)",
-       transport_text("xdp-copy")},
-      {"xdp-queue", "transport", "0", "the interface queue xdp's AF_XDP socket binds to (0 to 1023)",
-       transport_number("xdp-queue", 0, 1023)},
-      {"umem-frames", "transport", "by p",
-       "4 KiB buffers in xdp's UMEM, half for receiving and half for sending, a power of two (64 to 262144; "
-       "default 8192 receiving as nic's 32 MiB ring, less beyond p = 16, and 4096 sending)",
-       transport_number("umem-frames", 64, 262144)},
-      {"busy-poll-us", "transport", "20",
-       "xdp: microseconds the kernel busy-polls the driver's queue per wait (SO_BUSY_POLL with "
-       "SO_PREFER_BUSY_POLL, where the kernel offers them); 0: no busy polling (0 to 1000)",
-       transport_number("busy-poll-us", 0, 1000)},
-      {"shm-ring", "transport", "by p",
-       "bytes of each shm ring (one per sender in each process's inbox), a power of two (4096 to 1073741824; "
-       "default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
-       transport_number("shm-ring", 4096, 1L << 30)},
-      {"connect-timeout-ms", "transport", "60000",
-       "milliseconds a tcp connection (made on first use) may take to be made and proven before its peer is reported lost, or nic's segment check (default there 5000 + 50 per process) may go without progress before it names the pids still missing (1000 to 3600000)",
-       transport_number("connect-timeout-ms", 1000, 3600000)},
-      {"tcp-connections", "transport", "by RLIMIT_NOFILE",
-       "data connections tcp keeps open at once (1 to 1048576): connections are made on first use, and the least "
-       "recently used is closed in order when a new one would exceed this (accepted ones up to twice it); "
-       "default: a third of what RLIMIT_NOFILE leaves after 256 descriptors",
-       transport_number("tcp-connections", 1, 1L << 20)},
-      {"trace", "transport", "",
-       "write every frame each process sends and receives to FILE.<pid>.pcap (a new file, mode 0600; see "
-       "--overwrite)",
-       transport_text("trace")},
-  };
+  });
   return table;
 }
 

@@ -3,7 +3,8 @@
 // runs over any transport: BSP_TRANSPORT=udp ./prog works as well as bsprun --transport=udp.
 //
 // One table (option_table()) says everything about every option: its name, the layer it
-// belongs to, its default, its limits and its help. Parsing, validation, `bsprun --help`
+// belongs to, its default, its limits and its help. The transport layer's rows come from
+// the specs each transport registers with its factory (transport/registry.h). Parsing, validation, `bsprun --help`
 // and the README's table (`bsprun --help=markdown`) are all made from it. A second table
 // (launcher_option_table()) holds the options bsprun handles itself (-n, --hosts, ...); both
 // make `bsprun --help` and the OPTIONS section of bsprun(1) (`bsprun --help=man`).

@@ -18,10 +18,28 @@ std::map<std::string, TransportFactory>& factories() {
   return table;
 }
 
+std::map<std::string, RegisteredOption>& options() {
+  static std::map<std::string, RegisteredOption> table;
+  return table;
+}
+
 }  // namespace
 
-void register_transport(const std::string& name, TransportFactory factory) {
+void register_transport(const std::string& name, TransportFactory factory, const std::vector<TransportOption>& options) {
   factories()[name] = std::move(factory);
+  for (const TransportOption& option : options) register_transport_option(option, name);
+}
+
+void register_transport_option(const TransportOption& option, const std::string& reader) {
+  auto [entry, added] = options().try_emplace(option.name, RegisteredOption{option, {}});
+  std::vector<std::string>& read_by = entry->second.read_by;
+  read_by.insert(std::upper_bound(read_by.begin(), read_by.end(), reader), reader);
+}
+
+std::vector<RegisteredOption> transport_options() {
+  std::vector<RegisteredOption> all;
+  for (const auto& [name, option] : options()) all.push_back(option);
+  return all;
 }
 
 std::unique_ptr<Transport> create_transport(const std::string& name,

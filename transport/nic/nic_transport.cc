@@ -21,7 +21,9 @@
 #include "transport/nic/ring_geometry.h"
 #include "transport/nic/segment_check.h"
 #include "transport/file_descriptor.h"
+#include "transport/option_spec.h"
 #include "transport/registry.h"
+#include "transport/shared_options.h"
 #include "transport/send_errors.h"
 #include "transport/socket_buffers.h"
 
@@ -80,15 +82,33 @@ constexpr int kDefaultSendBuffer = 4 << 20;
 constexpr int kDefaultSegmentCheckMs = 5000;
 constexpr int kSegmentCheckMsPerProcess = 50;
 
+// What nic reads from TransportConfig::options (shown by bsprun --help, checked there).
+const std::vector<TransportOption>& nic_options() {
+  static const std::vector<TransportOption> options = {
+      shared_options::iface(),
+      shared_options::host(),
+      shared_options::mtu(),
+      shared_options::sndbuf(),
+      shared_options::connect_timeout_ms(),
+      number_option("rx-ring", "nic default", "frames in nic's receive ring (16 to 1048576)", 16, 1L << 20),
+      number_option("tx-ring", "nic default", "frames in nic's transmit ring (16 to 1048576)", 16, 1L << 20),
+      one_of_option("nic-rx", "v2",
+                    "how nic receives: v2 (TPACKET_V2 ring, a status word per frame) or v3 (TPACKET_V3 blocks; a "
+                    "block not yet full waits up to 1 ms)",
+                    {"v2", "v3"}),
+      one_of_option("nic-tx", "send",
+                    "how nic sends: send (sendmmsg straight from the reliable layer's buffers) or ring (TPACKET_V2 "
+                    "transmit ring, frames copied in and refreshed at the kick; needs nic-rx=v2)",
+                    {"send", "ring"}),
+  };
+  return options;
+}
+
 class NicTransport final : public Transport, private TransmitHooks {
  public:
   explicit NicTransport(const TransportConfig& config) : config_(config) {
-    auto option = [&](const char* key) -> std::optional<std::string> {
-      auto found = config.options.find(key);
-      if (found == config.options.end()) return std::nullopt;
-      return found->second;
-    };
-    std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
+    TransportOptions options("nic", config.options, nic_options());
+    std::string name = options.text("iface").value_or(nic::interface_for_address(options.text("host", "127.0.0.1")));
     interface_ = nic::find_interface(name);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
     std::size_t rx_bytes = std::clamp(kHostRxRingBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
@@ -101,12 +121,13 @@ class NicTransport final : public Transport, private TransmitHooks {
         name == "lo" ? std::clamp(rx_bytes * 3 / 4 / ring_frames - kEthernetHeader - 128, kLeastLoopbackMtu,
                                   kLoopbackMtu)  // 3/4: whole slots per block
                      : kLargestMtu;
-    mtu_ = option("mtu") ? std::stoul(*option("mtu")) : std::min({preferred, link_mtu, kLargestMtu});
+    std::optional<long> mtu = options.number("mtu");
+    mtu_ = mtu ? static_cast<std::size_t>(*mtu) : std::min({preferred, link_mtu, kLargestMtu});
     if (mtu_ > link_mtu) {
       throw std::runtime_error(fmt::format("nic transport: mtu {} exceeds {}'s MTU {}", mtu_, name, link_mtu));
     }
-    std::string rx = option("nic_rx").value_or(kDefaultRx);
-    std::string tx = option("nic_tx").value_or(kDefaultTx);
+    std::string rx = options.text("nic-rx", kDefaultRx);
+    std::string tx = options.text("nic-tx", kDefaultTx);
     if ((rx != "v2" && rx != "v3") || (tx != "ring" && tx != "send")) {
       throw std::runtime_error(fmt::format("nic transport: nic-rx={} nic-tx={}: want v2 or v3, ring or send", rx, tx));
     }
@@ -116,18 +137,19 @@ class NicTransport final : public Transport, private TransmitHooks {
     std::size_t slot = kEthernetHeader + mtu_ + 128;  // about one ring slot
     // As many frames as whole blocks of rx_bytes hold (nic/ring_geometry.h).
     nic::RingGeometry blocks = nic::ring_geometry(TPACKET_ALIGN(TPACKET2_HDRLEN + 16), kEthernetHeader + mtu_, 1);
-    std::size_t rx_frames = option("rx_ring") ? std::stoul(*option("rx_ring"))
-                                              : std::max<std::size_t>(1, rx_bytes / blocks.block) * blocks.slots_per_block;
-    std::size_t tx_frames = option("tx_ring") ? std::stoul(*option("tx_ring")) : kDefaultTxRingBytes / slot;
-    segment_check_ms_ = option("connect_timeout_ms")
-                            ? std::stoi(*option("connect_timeout_ms"))
-                            : kDefaultSegmentCheckMs + kSegmentCheckMsPerProcess * std::max(config.nprocs, 1);
+    std::optional<long> rx_ring = options.number("rx-ring");
+    std::optional<long> tx_ring = options.number("tx-ring");
+    std::size_t rx_frames = rx_ring ? static_cast<std::size_t>(*rx_ring)
+                                    : std::max<std::size_t>(1, rx_bytes / blocks.block) * blocks.slots_per_block;
+    std::size_t tx_frames = tx_ring ? static_cast<std::size_t>(*tx_ring) : kDefaultTxRingBytes / slot;
+    segment_check_ms_ = static_cast<int>(options.number(
+        "connect-timeout-ms", kDefaultSegmentCheckMs + kSegmentCheckMsPerProcess * std::max(config.nprocs, 1)));
     if (segment_check_ms_ <= 0) {
       throw std::runtime_error(fmt::format("nic transport: connect_timeout_ms={} must be positive", segment_check_ms_));
     }
     fd_.reset(nic::open_packet_socket());
     size_socket_buffer(fd_.get(), SO_SNDBUF, SO_SNDBUFFORCE,
-                       option("sndbuf") ? std::stoi(*option("sndbuf")) : kDefaultSendBuffer);
+                       static_cast<int>(options.number("sndbuf", kDefaultSendBuffer)));
     // Bound, filtered and ringed before our address goes to the peers: a frame a peer
     // sends the moment it has the addresses must find our ring, not an unbound socket.
     nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter,
@@ -272,7 +294,7 @@ class NicTransport final : public Transport, private TransmitHooks {
   std::size_t unkicked_ = 0;
 };
 
-const TransportRegistration kRegistration{"nic", make_nic_transport};
+const TransportRegistration kRegistration{"nic", make_nic_transport, nic_options()};
 
 }  // namespace
 

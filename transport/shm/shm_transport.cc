@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "transport/file_descriptor.h"
+#include "transport/option_spec.h"
 #include "transport/registry.h"
 #include "transport/shm/host_identity.h"
 #include "transport/shm/shm_ring.h"
@@ -72,16 +73,28 @@ std::optional<ShmAddress> parse_address(const std::string& text) {
   return address;
 }
 
+// What shm reads from TransportConfig::options (shown by bsprun --help, checked there).
+const std::vector<TransportOption>& shm_options() {
+  static const std::vector<TransportOption> options = {
+      number_option("shm-ring", "by p",
+                    "bytes of each shm ring (one per sender in each process's inbox), a power of two (4096 to "
+                    "1073741824; default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
+                    4096, 1L << 30),
+  };
+  return options;
+}
+
 std::size_t ring_capacity(const TransportConfig& config) {
-  if (auto option = config.options.find("shm_ring"); option != config.options.end()) {
+  TransportOptions options("shm", config.options, shm_options());
+  if (std::optional<std::string> option = options.text("shm-ring")) {
     std::size_t bytes = 0;
     try {
-      bytes = std::stoull(option->second);
+      bytes = std::stoull(*option);
     } catch (const std::exception&) {
     }
     if (bytes < 4096 || bytes > (1u << 30) || !std::has_single_bit(bytes)) {
       throw std::runtime_error(fmt::format(
-          "shm transport: --shm-ring={} must be a power of two from 4096 to 1073741824 bytes", option->second));
+          "shm transport: --shm-ring={} must be a power of two from 4096 to 1073741824 bytes", *option));
     }
     return bytes;
   }
@@ -333,9 +346,8 @@ class ShmTransport final : public Transport, private Staging {
   bool oversubscribed_ = true;  // more of the job's processes on this host than cores
 };
 
-TransportRegistration registration("shm", [](const TransportConfig& config) {
-  return std::make_unique<ShmTransport>(config);
-});
+TransportRegistration registration(
+    "shm", [](const TransportConfig& config) { return std::make_unique<ShmTransport>(config); }, shm_options());
 
 }  // namespace
 

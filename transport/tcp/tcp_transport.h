@@ -20,10 +20,11 @@
 
 namespace bsp::transport {
 
-// Options: "host" (address to listen on, default 127.0.0.1), "sndbuf"/"rcvbuf" (bytes),
-// "connect_timeout_ms" (how long a connection to a peer may take to be made and proven
-// before the peer is reported lost, default 60000), "tcp_connections" (data connections
-// open at once; default default_tcp_connections()).
+// Options (declared with the registration, tcp_transport.cc): "host" (address to listen
+// on, default 127.0.0.1), "sndbuf"/"rcvbuf" (bytes), "connect_timeout_ms" (how long a
+// connection to a peer may take to be made and proven before the peer is reported lost,
+// default 60000), "tcp_connections" (data connections open at once; default
+// default_tcp_connections()). An empty value is the default.
 std::unique_ptr<Transport> make_tcp_transport(const TransportConfig& config);
 
 // The default limit on open data connections: a third of what RLIMIT_NOFILE leaves after

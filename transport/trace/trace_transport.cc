@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "transport/forwarding_transport.h"
+#include "transport/option_spec.h"
+#include "transport/registry.h"
 
 namespace bsp::transport {
 namespace {
@@ -119,6 +121,14 @@ class TraceTransport final : public ForwardingTransport, private FrameSink {
   int pid_;
   FrameSink* outer_ = nullptr;
 };
+
+// The decorator's one option, read by the layer that wraps every transport with it
+// (bsplib/runtime.cc); shown by bsprun --help with the transports' own.
+const TransportOptionRegistration kTraceOption{
+    text_option("trace", "",
+                "write every frame each process sends and receives to FILE.<pid>.pcap (a new file, mode 0600; see "
+                "--overwrite)"),
+    "trace"};
 
 }  // namespace
 

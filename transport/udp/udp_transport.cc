@@ -27,8 +27,10 @@
 #include <vector>
 
 #include "transport/file_descriptor.h"
+#include "transport/option_spec.h"
 #include "transport/registry.h"
 #include "transport/send_errors.h"
+#include "transport/shared_options.h"
 #include "transport/socket_buffers.h"
 #include "transport/udp/datagram_batching.h"
 
@@ -130,36 +132,53 @@ std::chrono::nanoseconds parse_pace(const std::string& text) {
   return std::chrono::nanoseconds(static_cast<std::int64_t>(value * scale));
 }
 
+// What udp reads from TransportConfig::options (shown by bsprun --help, checked there).
+const std::vector<TransportOption>& udp_options() {
+  static const std::vector<TransportOption> options = {
+      shared_options::host(),
+      shared_options::mtu(),
+      shared_options::rcvbuf(),
+      shared_options::sndbuf(),
+      text_option("pace", "", "minimum gap between datagrams udp sends, e.g. 20us"),
+      number_option("udp-offload", "1",
+                    "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT; on loopback) and "
+                    "takes arrivals the kernel coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame "
+                    "both ways (0 to 1)",
+                    0, 1),
+      internal_option("gso", "1: UDP_SEGMENT off loopback too; 0: never (default: udp-offload, on loopback)"),
+      internal_option("gro", "1 or 0: UDP_GRO (default: udp-offload)"),
+      internal_option("recverr", "1 or 0: IP_RECVERR, queue drops reported (default: off loopback)"),
+  };
+  return options;
+}
+
 class UdpTransport final : public Transport {
  public:
   explicit UdpTransport(const TransportConfig& config) : config_(config) {
-    auto option = [&](const char* key, const char* fallback) {
-      auto found = config.options.find(key);
-      return found == config.options.end() || found->second.empty() ? std::string(fallback) : found->second;
-    };
-    const std::string host = option("host", "127.0.0.1");
+    TransportOptions options("udp", config.options, udp_options());
+    const std::string host = options.text("host", "127.0.0.1");
     try {
       // Fit to the path: an Ethernet payload, or larger frames when every peer is local.
       bool loopback = host.rfind("127.", 0) == 0;
       const std::size_t loopback_mtu = config.nprocs <= kBulkPoolProcesses ? kLoopbackBulkMtu : kLoopbackMtu;
-      mtu_ = std::stoul(option("mtu", std::to_string(loopback ? loopback_mtu : kDefaultMtu).c_str()));
-      rcvbuf_ = std::stoi(option("rcvbuf", std::to_string(default_receive_buffer(config.nprocs)).c_str()));
-      sndbuf_ = std::stoi(option("sndbuf", std::to_string(kDefaultSocketBuffer).c_str()));
-    } catch (const std::exception&) {
+      mtu_ = static_cast<std::size_t>(options.number("mtu", static_cast<long>(loopback ? loopback_mtu : kDefaultMtu)));
+      rcvbuf_ = static_cast<int>(options.number("rcvbuf", default_receive_buffer(config.nprocs)));
+      sndbuf_ = static_cast<int>(options.number("sndbuf", kDefaultSocketBuffer));
+    } catch (const std::runtime_error&) {
       throw std::runtime_error("udp transport: options mtu, rcvbuf and sndbuf must be numbers");
     }
-    pace_ = parse_pace(option("pace", "0"));
-    const std::string offload = option("udp_offload", "1");
+    pace_ = parse_pace(options.text("pace", "0"));
+    const std::string offload = options.text("udp-offload", "1");
     // Segmentation only on loopback, where it was measured faster: over the shaped
     // namespace cluster it made a many-to-one link stall (docs/tuning.md).
     const bool loopback = host.rfind("127.", 0) == 0;
     loopback_ = loopback;
-    gso_ = option("gso", loopback ? offload.c_str() : "0") != "0";
-    gro_ = option("gro", offload.c_str()) != "0";
+    gso_ = options.text("gso", loopback ? offload : "0") != "0";
+    gro_ = options.text("gro", offload) != "0";
     // Off loopback, the kernel says when the interface's queue dropped a datagram (ENOBUFS
     // from sendmsg, treated as busy): without it a shaped link's full queue drops frames
     // in silence and the resends of resends fill it again (docs/tuning.md).
-    report_queue_drops_ = option("recverr", loopback ? "0" : "1") != "0";
+    report_queue_drops_ = options.text("recverr", loopback ? "0" : "1") != "0";
     if (mtu_ < 64 || mtu_ > kLargestMtu) {
       throw std::runtime_error(fmt::format("udp transport: mtu {} outside 64..{}", mtu_, kLargestMtu));
     }
@@ -501,7 +520,7 @@ class UdpTransport final : public Transport {
   alignas(cmsghdr) char send_control_[kBatch][CMSG_SPACE(sizeof(std::uint16_t))];
 };
 
-TransportRegistration registration("udp", make_udp_transport);
+TransportRegistration registration("udp", make_udp_transport, udp_options());
 
 }  // namespace
 

@@ -14,7 +14,9 @@
 #include "transport/nic/nic_address.h"
 #include "transport/nic/packet_socket.h"
 #include "transport/nic/peer_headers.h"
+#include "transport/option_spec.h"
 #include "transport/registry.h"
+#include "transport/shared_options.h"
 #include "transport/send_errors.h"
 #include "transport/xdp/steer_program.h"
 #include "transport/xdp/xsk_socket.h"
@@ -31,30 +33,55 @@ constexpr std::size_t kMostRxBytes = 32u << 20;
 constexpr std::size_t kLeastRxBytes = 2u << 20;
 constexpr std::uint32_t kTxFrames = 4096;  // frames queued before the kernel is woken anyway
 
+// What xdp reads from TransportConfig::options (shown by bsprun --help, checked there).
+const std::vector<TransportOption>& xdp_options() {
+  static const std::vector<TransportOption> options = {
+      shared_options::iface(),
+      shared_options::host(),
+      shared_options::mtu(),
+      shared_options::connect_timeout_ms(),
+      one_of_option("xdp-mode", "auto",
+                    "where xdp's XDP program runs: native (in the driver), skb (generic, after the kernel built a "
+                    "packet), or auto (native where the driver takes it, else skb)",
+                    {"native", "skb", "auto"}),
+      one_of_option("xdp-copy", "auto",
+                    "how xdp's AF_XDP socket shares frames with the driver: zerocopy, copy, or auto (zero-copy where "
+                    "the driver can; --stats says which)",
+                    {"zerocopy", "copy", "auto"}),
+      number_option("xdp-queue", "0", "the interface queue xdp's AF_XDP socket binds to (0 to 1023)", 0, 1023),
+      number_option("umem-frames", "by p",
+                    "4 KiB buffers in xdp's UMEM, half for receiving and half for sending, a power of two (64 to "
+                    "262144; default 8192 receiving as nic's 32 MiB ring, less beyond p = 16, and 4096 sending)",
+                    64, 262144),
+      number_option("busy-poll-us", "20",
+                    "xdp: microseconds the kernel busy-polls the driver's queue per wait (SO_BUSY_POLL with "
+                    "SO_PREFER_BUSY_POLL, where the kernel offers them); 0: no busy polling (0 to 1000)",
+                    0, 1000),
+  };
+  return options;
+}
+
 class XdpTransport final : public Transport {
  public:
   explicit XdpTransport(const TransportConfig& config) : config_(config) {
-    auto option = [&](const char* key) -> std::optional<std::string> {
-      auto found = config.options.find(key);
-      if (found == config.options.end()) return std::nullopt;
-      return found->second;
-    };
-    std::string name = option("iface").value_or(nic::interface_for_address(option("host").value_or("127.0.0.1")));
+    TransportOptions options("xdp", config.options, xdp_options());
+    std::string name = options.text("iface").value_or(nic::interface_for_address(options.text("host", "127.0.0.1")));
     interface_ = nic::find_interface(name);
     loopback_ = nic::is_loopback(interface_);
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : 1500;
     std::size_t largest = std::min(link_mtu, xdp::XskSocket::kLargestFrame - kEthernetHeader);
-    mtu_ = option("mtu") ? std::stoul(*option("mtu")) : largest;
+    std::optional<long> mtu = options.number("mtu");
+    mtu_ = mtu ? static_cast<std::size_t>(*mtu) : largest;
     if (mtu_ > largest) {
       throw std::runtime_error(fmt::format("xdp transport: mtu {} exceeds {} (the MTU of {}, or a UMEM buffer)", mtu_,
                                            largest, name));
     }
-    segment_check_ms_ = option("connect_timeout_ms") ? std::stoi(*option("connect_timeout_ms")) : kDefaultSegmentCheckMs;
+    segment_check_ms_ = static_cast<int>(options.number("connect-timeout-ms", kDefaultSegmentCheckMs));
     if (segment_check_ms_ <= 0) {
       throw std::runtime_error(fmt::format("xdp transport: connect_timeout_ms={} must be positive", segment_check_ms_));
     }
     socket_options_.interface = name;
-    socket_options_.queue = option("xdp_queue") ? std::stoi(*option("xdp_queue")) : 0;
+    socket_options_.queue = static_cast<int>(options.number("xdp-queue", 0));
     // Receive buffers as nic's receive ring: 32 MiB up to p = 16, then 512 MiB per host
     // shared out, at least 2 MiB (a power of two of 4 KiB buffers); send buffers 16 MiB.
     // umem_frames sets the whole UMEM instead, half each way.
@@ -62,13 +89,15 @@ class XdpTransport final : public Transport {
                                       kLeastRxBytes, kMostRxBytes);
     socket_options_.rx_frames = std::bit_floor(static_cast<std::uint32_t>(rx_bytes / xdp::XskSocket::kFrameSize));
     socket_options_.tx_frames = kTxFrames;
-    if (option("umem_frames")) {
-      std::uint32_t frames = static_cast<std::uint32_t>(std::stoul(*option("umem_frames")));
+    if (std::optional<long> umem_frames = options.number("umem-frames")) {
+      std::uint32_t frames = static_cast<std::uint32_t>(*umem_frames);
       socket_options_.rx_frames = socket_options_.tx_frames = frames / 2;
     }
-    socket_options_.copy = option("xdp_copy").value_or("auto");
-    if (option("busy_poll_us")) socket_options_.busy_poll_us = std::stoi(*option("busy_poll_us"));
-    mode_ = option("xdp_mode").value_or("auto");
+    socket_options_.copy = options.text("xdp-copy", "auto");
+    if (std::optional<long> busy_poll_us = options.number("busy-poll-us")) {
+      socket_options_.busy_poll_us = static_cast<int>(*busy_poll_us);
+    }
+    mode_ = options.text("xdp-mode", "auto");
   }
 
   std::string_view name() const override { return "xdp"; }
@@ -204,7 +233,7 @@ class XdpTransport final : public Transport {
   bool reported_down_ = false;
 };
 
-const TransportRegistration kRegistration{"xdp", make_xdp_transport};
+const TransportRegistration kRegistration{"xdp", make_xdp_transport, xdp_options()};
 
 }  // namespace
 
