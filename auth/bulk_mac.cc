@@ -19,8 +19,8 @@ namespace {
 
 using Lanes = std::uint64_t __attribute__((vector_size(8 * kLanes)));
 
-constexpr std::uint64_t kInit0 = 0x736f6d6570736575ull, kInit1 = 0x646f72616e646f6dull,
-                        kInit2 = 0x6c7967656e657261ull, kInit3 = 0x7465646279746573ull;
+constexpr std::uint64_t kInit0 = 0x736f6d6570736575ull, kInit1 = 0x646f72616e646f6dull, kInit2 = 0x6c7967656e657261ull,
+                        kInit3 = 0x7465646279746573ull;
 
 std::uint64_t load64(const void* at) {
   std::uint64_t value;
@@ -76,11 +76,9 @@ struct SipState {
 // The compression of every block and the finalisation of SipHash-2-4, lane by lane.
 // blocks: 64-byte blocks at data; tags receives the 8 lane tags. With copy_to, each block
 // is also stored there as it is hashed (bulk_mac_copy: the copy rides on the hashing).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(const BulkKey& key,
-                                                                          const std::byte* data,
-                                                                          std::size_t blocks,
-                                                                          std::uint64_t* tags,
-                                                                          std::byte* copy_to) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(const BulkKey& key, const std::byte* data,
+                                                                            std::size_t blocks, std::uint64_t* tags,
+                                                                            std::byte* copy_to) {
   Lanes k0, k1;
   for (std::size_t l = 0; l < kLanes; ++l) {
     k0[l] = load64(key.lanes[l].data());

@@ -38,7 +38,8 @@ std::optional<Key> inherited_job_secret() {
   if (!text || !*text) return std::nullopt;
   char* end = nullptr;
   long fd = std::strtol(text, &end, 10);
-  if (*end || fd < 0 || fd > 1 << 20) throw std::runtime_error(fmt::format("{}={} is not a descriptor", kSecretFdVariable, text));
+  if (*end || fd < 0 || fd > 1 << 20)
+    throw std::runtime_error(fmt::format("{}={} is not a descriptor", kSecretFdVariable, text));
   Key key;
   // pread: siblings share the open file description, so nobody's offset moves.
   ssize_t got = ::pread(static_cast<int>(fd), key.data(), key.size(), 0);

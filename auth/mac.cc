@@ -52,9 +52,7 @@ Key derive_key(const Key& key, std::string_view purpose) {
   return derived;
 }
 
-bool same_tag(std::uint64_t a, std::uint64_t b) {
-  return sodium_memcmp(&a, &b, sizeof a) == 0;
-}
+bool same_tag(std::uint64_t a, std::uint64_t b) { return sodium_memcmp(&a, &b, sizeof a) == 0; }
 
 void random_bytes(std::span<std::byte> buffer) {
   std::size_t done = 0;

@@ -61,9 +61,9 @@ bool publish_private_file(const std::string& from, const std::string& to, bool o
   int done = overwrite ? ::rename(from.c_str(), to.c_str())
                        : ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
   if (done == 0) return true;
-  error = errno == EEXIST ? fmt::format("{} exists ({}); refusing to write over it ({})", to, what_is_there(to),
-                                        kOverwriteHint)
-                          : fmt::format("cannot rename {} to {}: {}", from, to, std::strerror(errno));
+  error = errno == EEXIST
+              ? fmt::format("{} exists ({}); refusing to write over it ({})", to, what_is_there(to), kOverwriteHint)
+              : fmt::format("cannot rename {} to {}: {}", from, to, std::strerror(errno));
   return false;
 }
 

@@ -3,9 +3,9 @@
 // superstep); then pid 1 puts one 4-byte message back and both sync. Bandwidth is the bytes
 // put divided by the time from the first bsp_put to the end of that return superstep, so
 // it includes every acknowledgement, retransmission and barrier message underneath. One CSV
-// row per size (powers of two from 4 B to 64 KiB, and 1400 B, by default): best and median over the repetitions, in MB/s (10^6 bytes per second).
-// Other processes (p > 2) only sync.
-// Run: bsprun -n 2 --transport=tcp bazel-bin/bench/bsp_bandwidth [--bytes=16777216]
+// row per size (powers of two from 4 B to 64 KiB, and 1400 B, by default): best and median over the repetitions, in
+// MB/s (10^6 bytes per second). Other processes (p > 2) only sync. Run: bsprun -n 2 --transport=tcp
+// bazel-bin/bench/bsp_bandwidth [--bytes=16777216]
 //      [--max-count=100000] [--per-superstep=0] [--repetitions=3] [--sizes=1400] [--via=put|hpput|get]
 #include <cstdio>
 #include <vector>
@@ -16,21 +16,21 @@
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_bandwidth [options]\n"
-      "  BSPlib bandwidth (paper 001 Fig. 2): pid 0 puts COUNT messages of SIZE bytes to pid 1,\n"
-      "  then one return superstep; one CSV row per size: best and median MB/s (10^6 B/s).\n"
-      "  --sizes=1400         sizes in bytes (default powers of two 4 B .. --max-size, and 1400)\n"
-      "  --max-size=65536     largest default size\n"
-      "  --bytes=16777216     bytes put per measurement (COUNT = bytes / size, at most --max-count)\n"
-      "  --max-count=100000   most messages per measurement\n"
-      "  --per-superstep=0    messages per superstep (0: all in one)\n"
-      "  --repetitions=3      measurements per size\n"
-      "  --via=put|hpput|get  the call that moves the data\n")) {
+                        "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_bandwidth [options]\n"
+                        "  BSPlib bandwidth (paper 001 Fig. 2): pid 0 puts COUNT messages of SIZE bytes to pid 1,\n"
+                        "  then one return superstep; one CSV row per size: best and median MB/s (10^6 B/s).\n"
+                        "  --sizes=1400         sizes in bytes (default powers of two 4 B .. --max-size, and 1400)\n"
+                        "  --max-size=65536     largest default size\n"
+                        "  --bytes=16777216     bytes put per measurement (COUNT = bytes / size, at most --max-count)\n"
+                        "  --max-count=100000   most messages per measurement\n"
+                        "  --per-superstep=0    messages per superstep (0: all in one)\n"
+                        "  --repetitions=3      measurements per size\n"
+                        "  --via=put|hpput|get  the call that moves the data\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
-  const long bytes = flags.number("bytes", 16L << 20);  // data per measurement, at most...
-  const long max_count = flags.number("max-count", 100000);  // ...and at most this many puts
+  const long bytes = flags.number("bytes", 16L << 20);          // data per measurement, at most...
+  const long max_count = flags.number("max-count", 100000);     // ...and at most this many puts
   const long per_superstep = flags.number("per-superstep", 0);  // 0: all puts in one superstep
   const long repetitions = flags.number("repetitions", 3);
   // put (buffered), hpput (unbuffered: read at the sync), or get (pid 1 fetches from pid 0)
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const long slots = std::max(1L, static_cast<long>(window.size()) / size);
     std::vector<double> rates;
     for (long rep = -1; rep < repetitions; ++rep) {  // rep -1 warms up
-      bsp_sync();  // start together
+      bsp_sync();                                    // start together
       double start = bsp_time();
       if (pid == (how == Via::get ? 1 : 0)) {
         for (long k = 0; k < count; ++k) {
@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
     }
     if (pid == 0) {
       bench::Summary rate = bench::summarize(rates);
-      std::printf("%s,%d,%ld,%ld,%ld,%.2f,%.2f,%s\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), size,
-                  count, per_superstep, rates.back(), rate.median, via.c_str());
+      std::printf("%s,%d,%ld,%ld,%ld,%.2f,%.2f,%s\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), size, count,
+                  per_superstep, rates.back(), rate.median, via.c_str());
       std::fflush(stdout);
     }
   }

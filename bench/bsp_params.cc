@@ -132,15 +132,15 @@ void fit_line(const std::vector<double>& h, const std::vector<double>& t, double
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bsprun -n P --transport=T bazel-bin/bench/bsp_params [options]\n"
-      "  The BSP parameters r (Mflop/s), g (flops per 8-byte word) and l (flops), as BSPedupack's\n"
-      "  bspbench measures them; CSV of the h-relation times, then one row of r, g, l.\n"
-      "  --h-max=2048              largest h\n"
-      "  --h-step=N                step of h (default every h to 32, then every 32nd)\n"
-      "  --iterations=10           timings per h\n"
-      "  --statistic=median|mean   per-h statistic\n"
-      "  --daxpy-length=N, --daxpy-iterations=N   the computing-rate kernel\n"
-      "  --breakdown=1             also the time per phase\n")) {
+                        "usage: bsprun -n P --transport=T bazel-bin/bench/bsp_params [options]\n"
+                        "  The BSP parameters r (Mflop/s), g (flops per 8-byte word) and l (flops), as BSPedupack's\n"
+                        "  bspbench measures them; CSV of the h-relation times, then one row of r, g, l.\n"
+                        "  --h-max=2048              largest h\n"
+                        "  --h-step=N                step of h (default every h to 32, then every 32nd)\n"
+                        "  --iterations=10           timings per h\n"
+                        "  --statistic=median|mean   per-h statistic\n"
+                        "  --daxpy-length=N, --daxpy-iterations=N   the computing-rate kernel\n"
+                        "  --breakdown=1             also the time per phase\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);

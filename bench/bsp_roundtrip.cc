@@ -1,10 +1,9 @@
 // bench/bsp_roundtrip.cc: paper 001's Fig. 1 at the BSPlib level. Pid 0 puts `size` bytes
 // into pid 1 and syncs; pid 1 puts them back and syncs: one round trip is those two
-// supersteps. For every size (powers of two from 4 B to 64 KiB, and 1400 B, by default) it takes thousands of samples and
-// prints one CSV row: minimum and median of the round trip, and of one superstep (a put of
-// that size + bsp_sync, the number the per-layer table compares with the bare transport).
-// Other processes (p > 2) only sync. Every sample's data is checked on arrival.
-// Run: bsprun -n 2 --transport=tcp bazel-bin/bench/bsp_roundtrip [--repetitions=2000]
+// supersteps. For every size (powers of two from 4 B to 64 KiB, and 1400 B, by default) it takes thousands of samples
+// and prints one CSV row: minimum and median of the round trip, and of one superstep (a put of that size + bsp_sync,
+// the number the per-layer table compares with the bare transport). Other processes (p > 2) only sync. Every sample's
+// data is checked on arrival. Run: bsprun -n 2 --transport=tcp bazel-bin/bench/bsp_roundtrip [--repetitions=2000]
 //      [--sizes=4,1400] [--max-size=65536]
 #include <cstdio>
 #include <vector>
@@ -15,13 +14,13 @@
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_roundtrip [options]\n"
-      "  BSPlib round trip (paper 001 Fig. 1): pid 0 puts SIZE bytes to pid 1, pid 1 puts them\n"
-      "  back; one CSV row per size: min and median round trip and one superstep, in us.\n"
-      "  --sizes=4,1400       sizes in bytes (default powers of two 4 B .. --max-size, and 1400)\n"
-      "  --max-size=65536     largest default size\n"
-      "  --repetitions=2000   samples per size\n"
-      "  --warmup=N           untimed round trips first\n")) {
+                        "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_roundtrip [options]\n"
+                        "  BSPlib round trip (paper 001 Fig. 1): pid 0 puts SIZE bytes to pid 1, pid 1 puts them\n"
+                        "  back; one CSV row per size: min and median round trip and one superstep, in us.\n"
+                        "  --sizes=4,1400       sizes in bytes (default powers of two 4 B .. --max-size, and 1400)\n"
+                        "  --max-size=65536     largest default size\n"
+                        "  --repetitions=2000   samples per size\n"
+                        "  --warmup=N           untimed round trips first\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -39,7 +38,8 @@ int main(int argc, char** argv) {
   bsp_push_reg(incoming.data(), static_cast<int>(largest));
   bsp_sync();
   if (pid == 0) {
-    std::printf("transport,p,size,samples,round_trip_min_us,round_trip_median_us,superstep_min_us,superstep_median_us\n");
+    std::printf(
+        "transport,p,size,samples,round_trip_min_us,round_trip_median_us,superstep_min_us,superstep_median_us\n");
   }
   for (long size : sizes) {
     std::vector<double> round_trips, supersteps;

@@ -90,15 +90,15 @@ long spray_put(long i, long size, std::vector<unsigned char>& out, std::vector<u
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_spray [options]\n"
-      "  Spray latency (paper 001 Figs. 3, 4): pid 0 sends i messages in one superstep, pid 1\n"
-      "  reflects them; one CSV row per (size, i): time per message in us.\n"
-      "  --sizes=4,1400          message sizes in bytes\n"
-      "  --max-i=10000           largest i (i runs 1, 2, 5, 10, ...)\n"
-      "  --counts=1,10,100       the i to run instead\n"
-      "  --via=send|put          bsp_send (default) or bsp_put\n"
-      "  --messages=20000        messages per (size, i) point, over repetitions\n"
-      "  --max-repetitions=50    most repetitions per point\n")) {
+                        "usage: bsprun -n 2 --transport=T bazel-bin/bench/bsp_spray [options]\n"
+                        "  Spray latency (paper 001 Figs. 3, 4): pid 0 sends i messages in one superstep, pid 1\n"
+                        "  reflects them; one CSV row per (size, i): time per message in us.\n"
+                        "  --sizes=4,1400          message sizes in bytes\n"
+                        "  --max-i=10000           largest i (i runs 1, 2, 5, 10, ...)\n"
+                        "  --counts=1,10,100       the i to run instead\n"
+                        "  --via=send|put          bsp_send (default) or bsp_put\n"
+                        "  --messages=20000        messages per (size, i) point, over repetitions\n"
+                        "  --max-repetitions=50    most repetitions per point\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   const long max_i = flags.number("max-i", 10000);
   const std::vector<long> counts = flags.numbers("counts", bench::one_two_five(max_i));
   const std::string via = flags.text("via", "send");
-  const long messages = flags.number("messages", 20000);  // messages per (size, i) ...
+  const long messages = flags.number("messages", 20000);             // messages per (size, i) ...
   const long max_repetitions = flags.number("max-repetitions", 50);  // ... in at most this many sprays
   long largest_size = 4, largest_i = 1;
   for (long size : sizes) largest_size = std::max(largest_size, size);
@@ -146,8 +146,8 @@ int main(int argc, char** argv) {
       reached = i;
       if (pid == 0) {
         bench::Summary time = bench::summarize(per_message);
-        std::printf("%s,%d,%s,%ld,%ld,%ld,%.3f,%.3f\n", bsp::stats::transport_name().c_str(), bsp_nprocs(),
-                    via.c_str(), size, i, repetitions, time.min, time.median);
+        std::printf("%s,%d,%s,%ld,%ld,%ld,%.3f,%.3f\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), via.c_str(),
+                    size, i, repetitions, time.min, time.median);
         std::fflush(stdout);
       }
     }

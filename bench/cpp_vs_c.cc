@@ -63,11 +63,11 @@ std::pair<double, double> fit(const std::vector<long>& hs, const std::vector<dou
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bsprun -n P --transport=T bazel-bin/bench/cpp_vs_c [options]\n"
-      "  The C++ interface (bsp/bsp.hpp) against the C calls: the same supersteps both ways,\n"
-      "  alternately; per kernel the time per superstep of each and the ratio C++/C, and g, l.\n"
-      "  --h=256 --rounds=15 --reps=40   words per superstep, alternations, supersteps per round\n"
-      "  --h-max=4096 --h-step=512       the h-relations g and l are fitted from\n")) {
+                        "usage: bsprun -n P --transport=T bazel-bin/bench/cpp_vs_c [options]\n"
+                        "  The C++ interface (bsp/bsp.hpp) against the C calls: the same supersteps both ways,\n"
+                        "  alternately; per kernel the time per superstep of each and the ratio C++/C, and g, l.\n"
+                        "  --h=256 --rounds=15 --reps=40   words per superstep, alternations, supersteps per round\n"
+                        "  --h-max=4096 --h-step=512       the h-relations g and l are fitted from\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
       bsp_sync();
     };
     auto cpp_put = [&](long n) {
-      for (long k = 0; k < n; ++k) xs(destination(k, s, p))[static_cast<std::size_t>(k)] = source[static_cast<std::size_t>(k)];
+      for (long k = 0; k < n; ++k)
+        xs(destination(k, s, p))[static_cast<std::size_t>(k)] = source[static_cast<std::size_t>(k)];
       world.sync();
     };
     auto c_get = [&](long n) {
@@ -103,12 +104,14 @@ int main(int argc, char** argv) {
       bsp_sync();
     };
     auto cpp_get = [&](long n) {
-      for (long k = 0; k < n; ++k) xs(destination(k, s, p))[static_cast<std::size_t>(k)].get_into(landed[static_cast<std::size_t>(k)]);
+      for (long k = 0; k < n; ++k)
+        xs(destination(k, s, p))[static_cast<std::size_t>(k)].get_into(landed[static_cast<std::size_t>(k)]);
       world.sync();
     };
     word sum = 0;
     auto c_send = [&](long n) {
-      for (long k = 0; k < n; ++k) bsp_send(destination(k, s, p), nullptr, &source[static_cast<std::size_t>(k)], sizeof(word));
+      for (long k = 0; k < n; ++k)
+        bsp_send(destination(k, s, p), nullptr, &source[static_cast<std::size_t>(k)], sizeof(word));
       bsp_sync();
       int count = 0;
       bsp_qsize(&count, nullptr);
@@ -152,8 +155,9 @@ int main(int argc, char** argv) {
       }
     }
     if (s == 0) {
-      std::printf("# cpp_vs_c: p = %d, h = %ld words of 8 bytes, %ld rounds x %ld supersteps each, means of the lowest 90%%\n", p, h,
-                  rounds, reps);
+      std::printf(
+          "# cpp_vs_c: p = %d, h = %ld words of 8 bytes, %ld rounds x %ld supersteps each, means of the lowest 90%%\n",
+          p, h, rounds, reps);
       std::printf("%-12s %6s %12s %12s %8s %8s\n", "kernel", "h", "C us", "C++ us", "C++/C", "min");
       std::vector<double> c_fit, cpp_fit;
       for (Kernel& k : kernels) {

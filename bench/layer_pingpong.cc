@@ -56,8 +56,8 @@ void print_stats(int pid, const bsp::recovery::ChannelStats& s) {
   fmt::print(stderr,
              "layer_pingpong stats pid {}: data_sent={} data_received={} explicit_acks={} acks_received={} "
              "nacks_sent={} retransmissions={} duplicates={} probes={} send_waits={} overflow_dropped={}\n",
-             pid, s.data_sent, s.data_received, s.explicit_acks_sent, s.acks_received, s.nacks_sent,
-             s.retransmissions, s.duplicates_received, s.probes_sent, s.send_buffer_waits, s.overflow_dropped);
+             pid, s.data_sent, s.data_received, s.explicit_acks_sent, s.acks_received, s.nacks_sent, s.retransmissions,
+             s.duplicates_received, s.probes_sent, s.send_buffer_waits, s.overflow_dropped);
 }
 
 // Moves this process into network namespace `name` and returns the IPv4 address of its
@@ -65,7 +65,8 @@ void print_stats(int pid, const bsp::recovery::ChannelStats& s) {
 std::string enter_namespace(const std::string& name) {
   int fd = ::open(("/var/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
-    fmt::print(stderr, "layer_pingpong: cannot enter network namespace {} (tools/cluster.sh up 2 --prefix ...? root?)\n", name);
+    fmt::print(stderr,
+               "layer_pingpong: cannot enter network namespace {} (tools/cluster.sh up 2 --prefix ...? root?)\n", name);
     std::_Exit(126);
   }
   ::close(fd);
@@ -86,7 +87,7 @@ std::string enter_namespace(const std::string& name) {
 struct OneFrame : bsp::transport::FrameSink, bsp::recovery::PayloadSink {
   bool got = false;
   long received = 0;
-  bool keep = false;             // copy what arrives into `last` (the bandwidth reply)
+  bool keep = false;  // copy what arrives into `last` (the bandwidth reply)
   std::vector<std::byte> last;
   void on_frame(int, std::span<const std::byte> frame) override { take(frame); }
   void on_payload(int, std::span<const std::byte> payload) override { take(payload); }
@@ -135,17 +136,20 @@ int bandwidth(int pid, const Options& options, Send& send, SendMany& send_many, 
     auto end = Clock::now();
     double seconds = std::chrono::duration<double>(end - start).count();
     Delivery delivery{options.count, 0};
-    if (sink.last.size() >= report_at + sizeof delivery) std::memcpy(&delivery, sink.last.data() + report_at, sizeof delivery);
-    double delivered_seconds =
-        delivery.last_arrival_ns > 0
-            ? std::chrono::duration<double>(Clock::time_point(std::chrono::nanoseconds(delivery.last_arrival_ns)) - start).count()
-            : seconds;
-    fmt::print("layer={} transport={} size={} count={} bandwidth_MBps={:.1f} batch={} delivered={} lost={} "
-               "delivered_MBps={:.1f}\n",
-               options.layer, options.transport, options.size, options.count,
-               options.size * double(options.count) / seconds / 1e6, options.batch, delivery.frames,
-               options.count - delivery.frames,
-               options.size * double(delivery.frames) / std::max(delivered_seconds, 1e-9) / 1e6);
+    if (sink.last.size() >= report_at + sizeof delivery)
+      std::memcpy(&delivery, sink.last.data() + report_at, sizeof delivery);
+    double delivered_seconds = delivery.last_arrival_ns > 0
+                                   ? std::chrono::duration<double>(
+                                         Clock::time_point(std::chrono::nanoseconds(delivery.last_arrival_ns)) - start)
+                                         .count()
+                                   : seconds;
+    fmt::print(
+        "layer={} transport={} size={} count={} bandwidth_MBps={:.1f} batch={} delivered={} lost={} "
+        "delivered_MBps={:.1f}\n",
+        options.layer, options.transport, options.size, options.count,
+        options.size * double(options.count) / seconds / 1e6, options.batch, delivery.frames,
+        options.count - delivery.frames,
+        options.size * double(delivery.frames) / std::max(delivered_seconds, 1e-9) / 1e6);
   } else {
     auto quiet_since = Clock::now();
     auto last_arrival = quiet_since;
@@ -157,13 +161,15 @@ int bandwidth(int pid, const Options& options, Send& send, SendMany& send_many, 
         seen = sink.received;
         quiet_since = last_arrival = Clock::now();
       } else if (!channel && seen > 0 && Clock::now() - quiet_since > std::chrono::milliseconds(300)) {
-        fmt::print(stderr, "receiver: {} of {} frames arrived ({} lost at the bare transport)\n", seen,
-                   options.count, options.count - seen);
+        fmt::print(stderr, "receiver: {} of {} frames arrived ({} lost at the bare transport)\n", seen, options.count,
+                   options.count - seen);
         break;
       }
     }
-    Delivery delivery{seen, std::chrono::duration_cast<std::chrono::nanoseconds>(last_arrival.time_since_epoch()).count()};
-    if (message.size() >= report_at + sizeof delivery) std::memcpy(message.data() + report_at, &delivery, sizeof delivery);
+    Delivery delivery{seen,
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(last_arrival.time_since_epoch()).count()};
+    if (message.size() >= report_at + sizeof delivery)
+      std::memcpy(message.data() + report_at, &delivery, sizeof delivery);
     send();
     if (channel) {
       auto until = Clock::now() + std::chrono::seconds(2);
@@ -178,7 +184,8 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
   config.receive_filter = bsp::wire::receive_filter(4242, pid);
   if (!options.netns.empty()) config.options["host"] = enter_namespace(options.netns + std::to_string(pid));
   // Transport settings from the environment, as bsprun passes them (BSP_MTU=8192 ...).
-  for (const char* key : {"mtu", "nic_rx", "nic_tx", "rx_ring", "tx_ring", "umem_frames", "xdp_mode", "xdp_copy", "busy_poll_us"}) {
+  for (const char* key :
+       {"mtu", "nic_rx", "nic_tx", "rx_ring", "tx_ring", "umem_frames", "xdp_mode", "xdp_copy", "busy_poll_us"}) {
     std::string variable = "BSP_";
     for (const char* c = key; *c; ++c) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
     if (const char* value = std::getenv(variable.c_str()); value && *value) config.options[key] = value;
@@ -200,7 +207,8 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
     channel_config.nprocs = 2;
     channel_config.job_id = 4242;
     channel_config.spin_us = 2000;  // busy-poll, like the bare layer
-    if (const char* buffers = std::getenv("BSP_BUFFERS"); buffers && *buffers) channel_config.buffers = std::stoul(buffers);
+    if (const char* buffers = std::getenv("BSP_BUFFERS"); buffers && *buffers)
+      channel_config.buffers = std::stoul(buffers);
     if (const char* policy = std::getenv("BSP_ACK_POLICY"); policy && *policy) channel_config.ack_policy = policy;
     channel = bsp::recovery::make_channel(std::move(transport), channel_config);
   }
@@ -248,7 +256,8 @@ int run(int pid, int to_peer, int from_peer, const Options& options) {
       if (channel) channel->progress(sink);
       else transport->receive(sink, 1);
       if (polls % 4096 == 0 && Clock::now() - since > std::chrono::seconds(5)) {
-        fmt::print(stderr, "layer_pingpong: pid {}: nothing from the peer for 5 s (a frame was lost, not recovered)\n", pid);
+        fmt::print(stderr, "layer_pingpong: pid {}: nothing from the peer for 5 s (a frame was lost, not recovered)\n",
+                   pid);
         std::_Exit(3);
       }
     }

@@ -103,7 +103,11 @@ Row memcpy_floor(const Options& options) {
   std::free(source);
   std::free(destination);
   bench::Summary summary = bench::summarize(seconds);
-  return {"memcpy_8mib_gbps", "memcpy 8 MiB", "GB/s", kBytes / summary.median / 1e9, kBytes / summary.min / 1e9,
+  return {"memcpy_8mib_gbps",
+          "memcpy 8 MiB",
+          "GB/s",
+          kBytes / summary.median / 1e9,
+          kBytes / summary.min / 1e9,
           static_cast<long>(seconds.size())};
 }
 
@@ -291,11 +295,12 @@ Row pingpong_floor(const Options& options, Wake wake, const char* id, const char
   }
   ::munmap(page, 4096);
   if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const std::string why =
-        WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? fmt::format("the child died of signal {}", WTERMSIG(status))
-        : WIFEXITED(status) && WEXITSTATUS(status) != 0    ? fmt::format("the child gave up (exit {})", WEXITSTATUS(status))
-        : ok                                               ? "the child ended early"
-                                                           : fmt::format("no answer within {} ms, or the child died", options.timeout_ms);
+    const std::string why = WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL
+                                ? fmt::format("the child died of signal {}", WTERMSIG(status))
+                            : WIFEXITED(status) && WEXITSTATUS(status) != 0
+                                ? fmt::format("the child gave up (exit {})", WEXITSTATUS(status))
+                            : ok ? "the child ended early"
+                                 : fmt::format("no answer within {} ms, or the child died", options.timeout_ms);
     throw std::runtime_error(fmt::format("{}: the ping-pong did not complete: {}", name, why));
   }
   bench::Summary summary = bench::summarize(micros);
@@ -334,7 +339,8 @@ int main(int argc, char** argv) {
 
   if (options.csv) {
     fmt::print("floor,median,best,unit,samples\n");
-    for (const Row& row : rows) fmt::print("{},{:.4f},{:.4f},{},{}\n", row.id, row.median, row.best, row.unit, row.samples);
+    for (const Row& row : rows)
+      fmt::print("{},{:.4f},{:.4f},{},{}\n", row.id, row.median, row.best, row.unit, row.samples);
     return 0;
   }
   fmt::print("shm floors ({} CPUs online{})\n", ::sysconf(_SC_NPROCESSORS_ONLN), options.pin ? ", pinned" : "");

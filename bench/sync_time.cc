@@ -35,9 +35,9 @@ Timing time_syncs(int repetitions, bool with_put, int* target) {
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bsprun -n P --transport=T bazel-bin/bench/sync_time [REPETITIONS=20000]\n"
-      "  The cost of a superstep: median and minimum of an empty bsp_sync and of a 4-byte\n"
-      "  bsp_put + bsp_sync, in us, over REPETITIONS supersteps.\n")) {
+                        "usage: bsprun -n P --transport=T bazel-bin/bench/sync_time [REPETITIONS=20000]\n"
+                        "  The cost of a superstep: median and minimum of an empty bsp_sync and of a 4-byte\n"
+                        "  bsp_put + bsp_sync, in us, over REPETITIONS supersteps.\n")) {
     return 0;
   }
   int repetitions = argc > 1 ? std::atoi(argv[1]) : 20000;

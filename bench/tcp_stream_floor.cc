@@ -53,11 +53,11 @@ std::size_t reap_completions(int fd) {
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bazel-bin/bench/tcp_stream_floor [options]\n"
-      "  The bare TCP stream over loopback: the floor of a large bsp_put over tcp, in GB/s.\n"
-      "  --chunk=65536 --total=268435456 --repetitions=5   write size, bytes per run, runs\n"
-      "  --zerocopy=1    send with MSG_ZEROCOPY\n"
-      "  --csv=1         one CSV row\n")) {
+                        "usage: bazel-bin/bench/tcp_stream_floor [options]\n"
+                        "  The bare TCP stream over loopback: the floor of a large bsp_put over tcp, in GB/s.\n"
+                        "  --chunk=65536 --total=268435456 --repetitions=5   write size, bytes per run, runs\n"
+                        "  --zerocopy=1    send with MSG_ZEROCOPY\n"
+                        "  --csv=1         one CSV row\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -121,8 +121,7 @@ int main(int argc, char** argv) {
     }
     long long end_ticks = 0;
     if (::read(pipe_fds[0], &end_ticks, sizeof end_ticks) != sizeof end_ticks) die("read");
-    double seconds =
-        std::chrono::duration<double>(Clock::time_point(Clock::duration(end_ticks)) - start).count();
+    double seconds = std::chrono::duration<double>(Clock::time_point(Clock::duration(end_ticks)) - start).count();
     rates.push_back(static_cast<double>(total) / seconds / 1e9);
     ::close(fd);
     ::waitpid(reader, nullptr, 0);

@@ -81,30 +81,36 @@ void bsp_pop_reg(const void* ident) { engine("bsp_pop_reg").pop_reg(ident); }
 
 void bsp_put(bsp_pid_t pid, const void* src, void* dst, bsp_size_t offset, bsp_size_t nbytes) {
   engine("bsp_put").put(pid, src, dst, offset, nbytes, true);
-  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_put(pid, nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]]
+    recorder->count_put(pid, nbytes);
 }
 void bsp_hpput(bsp_pid_t pid, const void* src, void* dst, bsp_size_t offset, bsp_size_t nbytes) {
   engine("bsp_hpput").put(pid, src, dst, offset, nbytes, false);
-  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_put(pid, nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]]
+    recorder->count_put(pid, nbytes);
 }
 void bsp_get(bsp_pid_t pid, const void* src, bsp_size_t offset, void* dst, bsp_size_t nbytes) {
   engine("bsp_get").get(pid, src, offset, dst, nbytes);
-  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_get(pid, nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]]
+    recorder->count_get(pid, nbytes);
 }
 void bsp_hpget(bsp_pid_t pid, const void* src, bsp_size_t offset, void* dst, bsp_size_t nbytes) {
   engine("bsp_hpget").get(pid, src, offset, dst, nbytes);
-  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_get(pid, nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]]
+    recorder->count_get(pid, nbytes);
 }
 
 void bsp_set_tagsize(bsp_size_t* tag_nbytes) {
   bsp::Engine& e = engine("bsp_set_tagsize");
   int requested = tag_nbytes ? *tag_nbytes : 0;
   e.set_tagsize(tag_nbytes);
-  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->set_tagsize(requested);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]]
+    recorder->set_tagsize(requested);
 }
 void bsp_send(bsp_pid_t pid, const void* tag, const void* payload, bsp_size_t payload_nbytes) {
   engine("bsp_send").send(pid, tag, payload, payload_nbytes);
-  if (auto* recorder = bsp::profile::active()) [[unlikely]] recorder->count_send(pid, payload_nbytes);
+  if (auto* recorder = bsp::profile::active()) [[unlikely]]
+    recorder->count_send(pid, payload_nbytes);
 }
 void bsp_qsize(bsp_nprocs_t* nmessages, bsp_size_t* accum_nbytes) {
   engine("bsp_qsize").qsize(nmessages, accum_nbytes);

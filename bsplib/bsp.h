@@ -36,7 +36,7 @@ void bsp_end(void);
 /* Called first in main when the SPMD part is a function other than main: process 0
  * returns and continues in main (it may read input, then calls spmd); the other processes
  * run spmd directly and exit when it returns. */
-void bsp_init(void (*spmd)(void), int argc, char **argv);
+void bsp_init(void (*spmd)(void), int argc, char** argv);
 
 /* ---- Enquiry ------------------------------------------------------------------------ */
 
@@ -47,7 +47,7 @@ bsp_pid_t bsp_nprocs(void);
 double bsp_time(void);
 
 /* Stops every process: the message (printf-style) is printed once, exit status non-zero. */
-void bsp_abort(const char *format, ...)
+void bsp_abort(const char* format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2), noreturn))
 #endif
@@ -62,43 +62,43 @@ void bsp_sync(void);
 
 /* Registers ident (size bytes) for remote access. Collective, matched by order across
  * processes, in effect from the next bsp_sync. NULL and size 0 are allowed. */
-void bsp_push_reg(const void *ident, bsp_size_t size);
+void bsp_push_reg(const void* ident, bsp_size_t size);
 /* Removes the most recent registration of ident, from the next bsp_sync. Collective. */
-void bsp_pop_reg(const void *ident);
+void bsp_pop_reg(const void* ident);
 /* Copies nbytes from src (read now) into pid's registration dst at byte offset, at the
  * end of the superstep. */
-void bsp_put(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset, bsp_size_t nbytes);
+void bsp_put(bsp_pid_t pid, const void* src, void* dst, bsp_size_t offset, bsp_size_t nbytes);
 /* Copies nbytes from pid's registration src at offset into dst, at the end of the
  * superstep, before that superstep's puts land. */
-void bsp_get(bsp_pid_t pid, const void *src, bsp_size_t offset, void *dst, bsp_size_t nbytes);
+void bsp_get(bsp_pid_t pid, const void* src, bsp_size_t offset, void* dst, bsp_size_t nbytes);
 /* Unbuffered put: src may be read at any time up to the end of the superstep. */
-void bsp_hpput(bsp_pid_t pid, const void *src, void *dst, bsp_size_t offset, bsp_size_t nbytes);
+void bsp_hpput(bsp_pid_t pid, const void* src, void* dst, bsp_size_t offset, bsp_size_t nbytes);
 /* Unbuffered get: dst may be written at any time up to the end of the superstep. */
-void bsp_hpget(bsp_pid_t pid, const void *src, bsp_size_t offset, void *dst, bsp_size_t nbytes);
+void bsp_hpget(bsp_pid_t pid, const void* src, bsp_size_t offset, void* dst, bsp_size_t nbytes);
 
 /* ---- BSMP: bulk synchronous message passing ---------------------------------------- */
 
 /* Sets the tag size for the next superstep's messages; *tag_nbytes gets the previous one. */
-void bsp_set_tagsize(bsp_size_t *tag_nbytes);
+void bsp_set_tagsize(bsp_size_t* tag_nbytes);
 /* Sends a message (tag of the current tag size, payload copied now), delivered at pid
  * in the next superstep. */
-void bsp_send(bsp_pid_t pid, const void *tag, const void *payload, bsp_size_t payload_nbytes);
+void bsp_send(bsp_pid_t pid, const void* tag, const void* payload, bsp_size_t payload_nbytes);
 /* Number of messages not yet moved, and their total payload bytes. */
-void bsp_qsize(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes);
+void bsp_qsize(bsp_nprocs_t* nmessages, bsp_size_t* accum_nbytes);
 /* *status = payload size of the first message (-1 if none); its tag is copied to tag. */
-void bsp_get_tag(bsp_size_t *status, void *tag);
+void bsp_get_tag(bsp_size_t* status, void* tag);
 /* Copies at most reception_nbytes of the first message's payload, and removes it. */
-void bsp_move(void *payload, bsp_size_t reception_nbytes);
+void bsp_move(void* payload, bsp_size_t reception_nbytes);
 /* Points at the first message's tag and payload (valid until the next bsp_sync), removes
  * it from the queue and returns its payload size; -1 when the queue is empty. */
-bsp_size_t bsp_hpmove(void **tag_ptr, void **payload_ptr);
+bsp_size_t bsp_hpmove(void** tag_ptr, void** payload_ptr);
 
 /* ---- Older names (Oxford BSP toolset, BSPlib drafts) --------------------------------- */
 
-void bsp_pushregister(const void *ident, bsp_size_t size);
-void bsp_popregister(const void *ident);
-void bsp_set_tag_size(bsp_size_t *tag_nbytes);
-void bsp_bsmp_info(bsp_nprocs_t *nmessages, bsp_size_t *accum_nbytes);
+void bsp_pushregister(const void* ident, bsp_size_t size);
+void bsp_popregister(const void* ident);
+void bsp_set_tag_size(bsp_size_t* tag_nbytes);
+void bsp_bsmp_info(bsp_nprocs_t* nmessages, bsp_size_t* accum_nbytes);
 double bsp_dtime(void); /* seconds since the previous call of bsp_dtime */
 
 /* The Oxford toolset's BSP parameters of the machine (as bsp_probe prints them): s in flop/s,

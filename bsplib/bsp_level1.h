@@ -45,13 +45,13 @@ extern "C" {
 
 /* The nbytes at src on process pid are copied into dst on every process (src and dst may
  * be the same). h-relation (P-1) n (the root sends, each other process receives n). */
-void bsp_bcast(int pid, void *src, void *dst, int nbytes);
+void bsp_bcast(int pid, void* src, void* dst, int nbytes);
 /* Process pid receives every process's nbytes at src, process i's at dst + i*nbytes
  * (dst holds P*nbytes on pid; unused elsewhere). h-relation (P-1) n (the root receives). */
-void bsp_gather(int pid, void *src, void *dst, int nbytes);
+void bsp_gather(int pid, void* src, void* dst, int nbytes);
 /* Block i of the P*nbytes at src on process pid (bytes i*nbytes ..) goes to dst on
  * process i (src unused away from pid). h-relation (P-1) n (the root sends). */
-void bsp_scatter(int pid, void *src, void *dst, int nbytes);
+void bsp_scatter(int pid, void* src, void* dst, int nbytes);
 
 /* ---- Reduction and prefix with a user operator ---------------------------------------- */
 
@@ -59,10 +59,10 @@ void bsp_scatter(int pid, void *src, void *dst, int nbytes);
  * op may assume (+) is associative. */
 /* Every process's dst = src(0) (+) src(1) (+) ... (+) src(P-1), combined left to right in
  * pid order, so every process gets the same bytes. h-relation (P-1) n (total exchange). */
-void bsp_fold(void (*op)(void *, void *, void *, int *), void *src, void *dst, int nbytes);
+void bsp_fold(void (*op)(void*, void*, void*, int*), void* src, void* dst, int nbytes);
 /* Inclusive prefix: dst on process i = src(0) (+) ... (+) src(i), left to right (pid 0 gets
  * its own src). h-relation (P-1) n (pid 0 sends to all, pid P-1 receives from all). */
-void bsp_scan(void (*op)(void *, void *, void *, int *), void *src, void *dst, int nbytes);
+void bsp_scan(void (*op)(void*, void*, void*, int*), void* src, void* dst, int nbytes);
 
 /* ---- Typed reductions (every process gets the result; h-relation (P-1) sizeof(type)) --
  * Suffix I = int, R = float, D = double (as the toolset: R is the Fortran "REAL").
@@ -113,15 +113,14 @@ char bsp_sortC(char x);
 /* ---- The toolset's call-site forms ----------------------------------------------------
  * bsp_bcast and bsp_fold are macros for these, as in the toolset, so that an error names
  * the file and line of the call. */
-void bsp_bcast_cpp(int pid, void *src, void *dst, int nbytes, int lineno, char *filename);
-void bsp_fold_cpp(void (*op)(void *, void *, void *, int *), void *src, void *dst, int nbytes, int lineno,
-                  char *filename);
+void bsp_bcast_cpp(int pid, void* src, void* dst, int nbytes, int lineno, char* filename);
+void bsp_fold_cpp(void (*op)(void*, void*, void*, int*), void* src, void* dst, int nbytes, int lineno, char* filename);
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-#define bsp_bcast(p, s, d, n) bsp_bcast_cpp(p, s, d, n, __LINE__, (char *)__FILE__)
-#define bsp_fold(f, s, d, n) bsp_fold_cpp(f, s, d, n, __LINE__, (char *)__FILE__)
+#define bsp_bcast(p, s, d, n) bsp_bcast_cpp(p, s, d, n, __LINE__, (char*)__FILE__)
+#define bsp_fold(f, s, d, n) bsp_fold_cpp(f, s, d, n, __LINE__, (char*)__FILE__)
 
 #endif /* BSPLIB_BSP_LEVEL1_H */

@@ -13,9 +13,9 @@ namespace {
 
 // Every counter of Packets, for adding and subtracting field by field.
 constexpr std::uint64_t Packets::*kFields[] = {
-    &Packets::data_sent,  &Packets::data_received, &Packets::bytes_sent, &Packets::bytes_received,
-    &Packets::explicit_acks, &Packets::retransmissions, &Packets::duplicates, &Packets::gaps,
-    &Packets::nacks,      &Packets::overflow_refused, &Packets::corrupt, &Packets::foreign};
+    &Packets::data_sent,     &Packets::data_received,    &Packets::bytes_sent, &Packets::bytes_received,
+    &Packets::explicit_acks, &Packets::retransmissions,  &Packets::duplicates, &Packets::gaps,
+    &Packets::nacks,         &Packets::overflow_refused, &Packets::corrupt,    &Packets::foreign};
 static_assert(sizeof(kFields) / sizeof(kFields[0]) * sizeof(std::uint64_t) == sizeof(Packets));
 
 }  // namespace
@@ -34,9 +34,9 @@ double communication_seconds() { return Runtime::instance().engine("bsp::stats")
 
 Packets packets() {
   const recovery::ChannelStats& s = Runtime::instance().engine("bsp::stats").channel().stats();
-  return Packets{s.data_sent,       s.data_received,       s.bytes_sent,    s.bytes_received,
+  return Packets{s.data_sent,          s.data_received,    s.bytes_sent,          s.bytes_received,
                  s.explicit_acks_sent, s.retransmissions,  s.duplicates_received, s.gaps_detected,
-                 s.nacks_sent,      s.overflow_dropped,    s.corrupt_dropped, s.foreign_dropped};
+                 s.nacks_sent,         s.overflow_dropped, s.corrupt_dropped,     s.foreign_dropped};
 }
 
 Packets packets_total() {

@@ -51,7 +51,8 @@ namespace {
   fmt::print(stderr, "usage: bsprun -n P [options] program [arguments...]\n");
   // Both tables also make bsprun(1)'s OPTIONS section (--help=man): one source for both.
   std::size_t width = 0;
-  for (const bsp::LauncherOption& option : bsp::launcher_option_table()) width = std::max(width, std::strlen(option.spelling));
+  for (const bsp::LauncherOption& option : bsp::launcher_option_table())
+    width = std::max(width, std::strlen(option.spelling));
   for (const bsp::OptionSpec& option : bsp::option_table()) width = std::max(width, std::strlen(option.name) + 6);
   for (const bsp::LauncherOption& option : bsp::launcher_option_table()) {
     fmt::print(stderr, "  {:<{}}{}\n", option.spelling, width + 2, option.help);
@@ -102,9 +103,10 @@ std::unique_ptr<bsp::control::Coordinator> coordinator_on_host_zero(boost::asio:
                                                                     const std::string& prefix) {
   int home = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
   if (home < 0 || !switch_namespace(prefix + "0")) {
-    usage(fmt::format("cannot enter network namespace {}0: {} (make a cluster with tools/cluster.sh up N --prefix {}; "
-                      "needs root)",
-                      prefix, std::strerror(errno), prefix));
+    usage(
+        fmt::format("cannot enter network namespace {}0: {} (make a cluster with tools/cluster.sh up N --prefix {}; "
+                    "needs root)",
+                    prefix, std::strerror(errno), prefix));
   }
   config.listen_address = bsp::launch::interface_address("");
   if (config.listen_address.empty()) usage(fmt::format("host {}0 of the cluster has no IPv4 address", prefix));
@@ -158,8 +160,8 @@ std::string address_toward(const std::string& host) {
 // The BSP_* settings remote processes get: the options, not what is per process or
 // per host (the coordinator's address, pid, secret; --host names an address of this host).
 std::vector<std::string> forwarded_settings() {
-  static const char* const kPerProcess[] = {"BSP_CONTROL", "BSP_PID", "BSP_PROCESSES", "BSP_JOB_ID",
-                                            bsp::auth::kSecretFdVariable, "BSP_HOST"};
+  static const char* const kPerProcess[] = {
+      "BSP_CONTROL", "BSP_PID", "BSP_PROCESSES", "BSP_JOB_ID", bsp::auth::kSecretFdVariable, "BSP_HOST"};
   std::vector<std::string> settings;
   for (char** variable = environ; *variable; ++variable) {
     std::string entry = *variable;
@@ -312,7 +314,8 @@ int main(int argc, char** argv) {
   }
 
   std::uint32_t job_id = 0;
-  if (::getrandom(&job_id, sizeof job_id, 0) != sizeof job_id || job_id == 0) job_id = static_cast<std::uint32_t>(::getpid());
+  if (::getrandom(&job_id, sizeof job_id, 0) != sizeof job_id || job_id == 0)
+    job_id = static_cast<std::uint32_t>(::getpid());
 
   boost::asio::io_context io;
   bsp::launch::OutputForwarder output(tag_output);
@@ -336,9 +339,9 @@ int main(int argc, char** argv) {
     control_address = address_toward(remote.front().host.name);
     if (control_address.empty()) usage(fmt::format("no route from this host to {}", remote.front().host.name));
   }
-  std::unique_ptr<bsp::control::Coordinator> coordinator =
-      netns.empty() ? std::make_unique<bsp::control::Coordinator>(io, config)
-                    : coordinator_on_host_zero(io, config, netns);
+  std::unique_ptr<bsp::control::Coordinator> coordinator = netns.empty()
+                                                               ? std::make_unique<bsp::control::Coordinator>(io, config)
+                                                               : coordinator_on_host_zero(io, config, netns);
   if (!netns.empty()) control_address = config.listen_address;
   remote_hosts.attach(*coordinator);
 
@@ -394,7 +397,8 @@ int main(int argc, char** argv) {
   rlimit descriptors{};
   if (!tag_output && (pipe_out || pipe_err) && ::getrlimit(RLIMIT_NOFILE, &descriptors) == 0 &&
       descriptors.rlim_cur != RLIM_INFINITY && static_cast<long>(descriptors.rlim_cur) < 4 * local + 256) {
-    fmt::print(stderr, "bsprun: {} descriptors (RLIMIT_NOFILE) leave no room for output pipes for {} processes: "
+    fmt::print(stderr,
+               "bsprun: {} descriptors (RLIMIT_NOFILE) leave no room for output pipes for {} processes: "
                "they write to the output directly (lines may break; raise the limit)\n",
                descriptors.rlim_cur, local);
     pipe_out = pipe_err = false;
@@ -428,8 +432,9 @@ int main(int argc, char** argv) {
       // Out of descriptors (thousands of processes under a low RLIMIT_NOFILE): this
       // process writes to bsprun's output directly, as without the pipes.
       static bool said = false;
-      if (!said) fmt::print(stderr, "bsprun: pipe: {}; pid {} on writes to the output directly (lines may break)\n",
-                            std::strerror(errno), pid);
+      if (!said)
+        fmt::print(stderr, "bsprun: pipe: {}; pid {} on writes to the output directly (lines may break)\n",
+                   std::strerror(errno), pid);
       said = true;
     }
     pid_t child = ::fork();
@@ -438,7 +443,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (child == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the launcher
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);       // never outlive the launcher
       if (::getppid() != launcher) ::_exit(1);  // the launcher died before the line above
       ::setenv("BSP_PID", std::to_string(pid).c_str(), 1);
       if (!netns.empty()) enter_namespace(netns + std::to_string(pid));

@@ -22,7 +22,10 @@ class BodyWriter {
   BodyWriter& i32(std::int32_t v) { return raw(&v, 4); }
   BodyWriter& u64(std::uint64_t v) { return raw(&v, 8); }
   BodyWriter& calls(const CollectiveCalls& c) {
-    return u8(static_cast<std::uint8_t>(c.final | (c.tagsize_set ? 2 : 0))).u32(c.next_tagsize).u32(c.pushes).u32(c.pops);
+    return u8(static_cast<std::uint8_t>(c.final | (c.tagsize_set ? 2 : 0)))
+        .u32(c.next_tagsize)
+        .u32(c.pushes)
+        .u32(c.pops);
   }
 
  private:
@@ -81,24 +84,28 @@ std::string pid_and_calls(int pid, const CollectiveCalls& calls) {
 std::string describe_conflict(long superstep, const CallConflict& c) {
   if (c.a.final != c.b.final) {
     int in_sync = c.a.final ? c.pid_b : c.pid_a, in_end = c.a.final ? c.pid_a : c.pid_b;
-    return fmt::format("bsplib: mismatched collective calls in superstep {}: pid {} called bsp_sync while pid {} "
-                       "called bsp_end (every process must make the same sequence of bsp_sync calls)",
-                       superstep, in_sync, in_end);
+    return fmt::format(
+        "bsplib: mismatched collective calls in superstep {}: pid {} called bsp_sync while pid {} "
+        "called bsp_end (every process must make the same sequence of bsp_sync calls)",
+        superstep, in_sync, in_end);
   }
   if (c.a.pushes != c.b.pushes || c.a.pops != c.b.pops) {
-    return fmt::format("bsplib: registrations differ between processes in superstep {}: {}, {} "
-                       "(bsp_push_reg/bsp_pop_reg must be called in the same order everywhere)",
-                       superstep, pid_and_calls(c.pid_a, c.a), pid_and_calls(c.pid_b, c.b));
+    return fmt::format(
+        "bsplib: registrations differ between processes in superstep {}: {}, {} "
+        "(bsp_push_reg/bsp_pop_reg must be called in the same order everywhere)",
+        superstep, pid_and_calls(c.pid_a, c.a), pid_and_calls(c.pid_b, c.b));
   }
   if (c.a.next_tagsize != c.b.next_tagsize) {
-    return fmt::format("bsplib: bsp_set_tagsize differs between processes in superstep {}: pid {} asks for tags of "
-                       "{} bytes, pid {} for {} (every process must set the same size)",
-                       superstep, c.pid_a, c.a.next_tagsize, c.pid_b, c.b.next_tagsize);
+    return fmt::format(
+        "bsplib: bsp_set_tagsize differs between processes in superstep {}: pid {} asks for tags of "
+        "{} bytes, pid {} for {} (every process must set the same size)",
+        superstep, c.pid_a, c.a.next_tagsize, c.pid_b, c.b.next_tagsize);
   }
   int called = c.a.tagsize_set ? c.pid_a : c.pid_b, not_called = c.a.tagsize_set ? c.pid_b : c.pid_a;
-  return fmt::format("bsplib: bsp_set_tagsize called by some processes only in superstep {}: pid {} called it, pid {} "
-                     "did not (it is collective: every process calls it, with the same size)",
-                     superstep, called, not_called);
+  return fmt::format(
+      "bsplib: bsp_set_tagsize called by some processes only in superstep {}: pid {} called it, pid {} "
+      "did not (it is collective: every process calls it, with the same size)",
+      superstep, called, not_called);
 }
 
 DisseminationBarrier::DisseminationBarrier(int pid, int nprocs, int radix)
@@ -137,7 +144,8 @@ bool DisseminationBarrier::hears_from(int src) const {
 }
 
 std::optional<DisseminationBarrier::Received>& DisseminationBarrier::arrival(int round, int j) {
-  return arrived_[static_cast<std::size_t>(round) * static_cast<std::size_t>(radix_ - 1) + static_cast<std::size_t>(j - 1)];
+  return arrived_[static_cast<std::size_t>(round) * static_cast<std::size_t>(radix_ - 1) +
+                  static_cast<std::size_t>(j - 1)];
 }
 const std::optional<DisseminationBarrier::Received>& DisseminationBarrier::arrival(int round, int j) const {
   return const_cast<DisseminationBarrier*>(this)->arrival(round, j);
@@ -220,7 +228,8 @@ std::string DisseminationBarrier::receive(int src, std::span<const std::byte> bo
   conflict.b = r.calls();
   std::uint32_t count = r.u32();
   if (r.bad()) return "a barrier message too short";
-  if (superstep != superstep_) return fmt::format("a barrier message of superstep {} in superstep {}", superstep, superstep_);
+  if (superstep != superstep_)
+    return fmt::format("a barrier message of superstep {} in superstep {}", superstep, superstep_);
   long at = round < rounds_ ? slot(round, src) : -1;
   if (at < 0) return fmt::format("a barrier message for round {} it does not send", round);
   if (arrived_[static_cast<std::size_t>(at)]) return fmt::format("a second barrier message for round {}", round);

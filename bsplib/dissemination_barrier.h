@@ -147,7 +147,7 @@ class DisseminationBarrier {
   CollectiveCalls mine_;
   bool with_changes_ = false;
   bool entered_ = false;
-  int consumed_ = 0;  // rounds whose message has been taken in
+  int consumed_ = 0;                              // rounds whose message has been taken in
   std::vector<std::optional<Received>> arrived_;  // by round × (k − 1) + j − 1
   std::optional<CallConflict> conflict_;
   std::vector<RegistrationChanges> known_;  // changes heard of (own first)

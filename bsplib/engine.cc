@@ -15,10 +15,10 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr auto kWaitSlice = 20ms;        // longest single block before re-checking the job
-constexpr auto kAbortCheckEvery = 1ms;   // how often an idle superstep asks the coordinator
-constexpr auto kDrainLimit = 5s;         // bsp_end: longest wait for the last acknowledgements
-constexpr int kMaxTagSize = 1 << 20;     // a sanity bound on bsp_set_tagsize
+constexpr auto kWaitSlice = 20ms;       // longest single block before re-checking the job
+constexpr auto kAbortCheckEvery = 1ms;  // how often an idle superstep asks the coordinator
+constexpr auto kDrainLimit = 5s;        // bsp_end: longest wait for the last acknowledgements
+constexpr int kMaxTagSize = 1 << 20;    // a sanity bound on bsp_set_tagsize
 // Combined puts: a contiguous record grows to at most this many bytes of data (a strided
 // one to records::kMaxStridedData); runs at equal steps, and the inline path of put(),
 // are for puts of at most kLargestRun bytes (larger ones gain little from them).
@@ -46,8 +46,8 @@ void Engine::usage_error(std::string_view call, const std::string& what) {
 }
 
 void Engine::bad_pid(std::string_view call, int pid) {
-  usage_error(call, fmt::format("pid {} is out of range (there are {} processes, pids 0..{})", pid, nprocs_,
-                                nprocs_ - 1));
+  usage_error(call,
+              fmt::format("pid {} is out of range (there are {} processes, pids 0..{})", pid, nprocs_, nprocs_ - 1));
 }
 
 void Engine::null_pointer(std::string_view call, const char* what, long nbytes) {
@@ -61,8 +61,8 @@ void Engine::bad_area(std::string_view call, int pid, const void* address, long 
                                 address, offset, nbytes, pid));
 }
 
-void Engine::outside_remote(const char* call, const char* direction, int pid, std::uint32_t registration,
-                            long offset, long nbytes, std::uint64_t size) {
+void Engine::outside_remote(const char* call, const char* direction, int pid, std::uint32_t registration, long offset,
+                            long nbytes, std::uint64_t size) {
   usage_error(call, fmt::format("{} by pid {} {} pid {}: offset {} + {} bytes is outside registration #{} ({} bytes on "
                                 "pid {})",
                                 call, pid_, direction, pid, offset, nbytes, registration, size, pid));
@@ -105,16 +105,15 @@ void Engine::put_general(int pid, const void* src, void* dst, long offset, long 
     write_put(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
     aim_run(pid, dst, registration, static_cast<std::uint32_t>(nbytes));
   } else {
-    hpputs_.push_back(HpPut{pid, src, registration, static_cast<std::uint32_t>(offset),
-                            static_cast<std::uint32_t>(nbytes)});
+    hpputs_.push_back(
+        HpPut{pid, src, registration, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(nbytes)});
   }
 }
 
 // A put's data: staged for the receiver to pull when large and the path allows, else in
 // the record stream, where it joins the previous put's record when it continues it
 // (combine_put).
-void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
-                       std::uint32_t size) {
+void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size) {
   Outgoing& out = records_to(pid);
   if (write_staged_put(pid, out, registration, offset, src, size)) return;
   if (!combine_put(out, registration, offset, src, size)) {
@@ -126,13 +125,14 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
     }
   }
   out.last_put_end = out.stream.size();
-  if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]] send_early(pid);
+  if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]]
+    send_early(pid);
 }
 
 // Push-Pull: a put of at least the pull threshold to a peer sharing memory is copied into
 // this process's staging memory and the peer pulls it; false where there is none.
-bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset,
-                              const void* src, std::uint32_t size) {
+bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                              std::uint32_t size) {
   if (size < pull_threshold_ || pid == pid_) return false;
   std::uint64_t token = 0;
   std::byte* staged = channel_->stage(pid, size, token);
@@ -148,8 +148,8 @@ bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration
 // copy at the call is that one); what the channel cannot take now is copied into the
 // stream in pieces, each sent as soon as it is there, and once the stream is drained the
 // data goes direct again. On a receiver that keeps up, nothing is copied here at all.
-void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset,
-                             const void* src, std::uint32_t size) {
+void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
+                             std::uint32_t size) {
   records::Writer(out.stream).put_header(registration, offset, size);
   const auto* from = static_cast<const std::byte*>(src);
   const std::size_t piece_limit = 4 * max_payload_;
@@ -231,8 +231,9 @@ void Engine::aim_run(int pid, const void* dst, std::uint32_t registration, std::
   } else {
     limit = std::min(limit, offset + kLargestCombined);
   }
-  run_ = RunCursor{dst, pid, static_cast<long>(size), static_cast<long>(next), static_cast<long>(step), limit,
-                   out.last_put, strided};
+  run_ = RunCursor{
+      dst,          pid,    static_cast<long>(size), static_cast<long>(next), static_cast<long>(step), limit,
+      out.last_put, strided};
 }
 
 // Full payloads of pid's stream go now, during the superstep: the receiver keeps them
@@ -277,8 +278,8 @@ bool Engine::send_stream(int pid, bool whole) {
 const std::byte* Engine::pulled_data(int src, std::uint64_t token, std::uint32_t size) {
   std::span<const std::byte> data = channel_->staged(src, token, size);
   if (data.size() != size) {
-    job_.abort_job(fmt::format("bsplib: pid {} names {} bytes at {} of its staging memory to pid {}: outside it",
-                               src, size, token, pid_));
+    job_.abort_job(fmt::format("bsplib: pid {} names {} bytes at {} of its staging memory to pid {}: outside it", src,
+                               size, token, pid_));
   }
   return data.data();
 }
@@ -322,14 +323,16 @@ void Engine::send(int pid, const void* tag, const void* payload, long nbytes) {
 void Engine::queue_send(int pid, std::uint32_t queue, const records::Piece* pieces, std::size_t count) {
   check_pid("bsp::queue::send", pid);
   if (queue >= records::kMaxQueues) {
-    usage_error("bsp::queue::send", fmt::format("queue number {} is out of range 0..{}", queue, records::kMaxQueues - 1));
+    usage_error("bsp::queue::send",
+                fmt::format("queue number {} is out of range 0..{}", queue, records::kMaxQueues - 1));
   }
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < count; ++i) {
     check_pointer("bsp::queue::send", "a payload piece", pieces[i].data, static_cast<long>(pieces[i].size));
     total += pieces[i].size;
   }
-  if (total > INT32_MAX) usage_error("bsp::queue::send", fmt::format("a message of {} bytes (at most 2^31 - 1)", total));
+  if (total > INT32_MAX)
+    usage_error("bsp::queue::send", fmt::format("a message of {} bytes (at most 2^31 - 1)", total));
   records::Writer(records_to(pid).stream).queue_message(queue, pieces, count, static_cast<std::uint32_t>(total));
 }
 
@@ -452,10 +455,12 @@ void Engine::parse(int src) {
         case records::Kind::get_reply:
         case records::Kind::get_reply_pulled:
           job_.abort_job(fmt::format("bsplib: pid {} got an unexpected get reply from pid {}", pid_, src));
+          break;
         default:
-          job_.abort_job(fmt::format("bsplib: pid {} received a record of the sparse sync protocol from pid {} "
-                                     "(every process of a job must run the same --sync)",
-                                     pid_, src));
+          job_.abort_job(
+              fmt::format("bsplib: pid {} received a record of the sparse sync protocol from pid {} "
+                          "(every process of a job must run the same --sync)",
+                          pid_, src));
       }
     } else {
       if (kind != records::Kind::get_reply && kind != records::Kind::get_reply_pulled) {
@@ -548,8 +553,9 @@ void Engine::screen_record(int src, const Incoming& in, bool in_records) {
 
 void Engine::check_tag_size(int src, const records::Message& message) {
   if (message.tag_size != static_cast<std::uint32_t>(tagsize_)) {
-    job_.abort_job(fmt::format("bsplib: pid {} received a message from pid {} with a tag of {} bytes; the tag size is {}",
-                               pid_, src, message.tag_size, tagsize_));
+    job_.abort_job(
+        fmt::format("bsplib: pid {} received a message from pid {} with a tag of {} bytes; the tag size is {}", pid_,
+                    src, message.tag_size, tagsize_));
   }
 }
 
@@ -570,7 +576,8 @@ void Engine::apply_replies() {
   for (int src : sources()) {
     const Incoming& in = incoming_[src];
     for (const records::GetReply& reply : in.replies) {
-      const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size) : in.stream.data() + reply.data_at;
+      const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size)
+                                           : in.stream.data() + reply.data_at;
       copy_bytes(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
     }
   }
@@ -581,11 +588,10 @@ void Engine::apply_replies() {
 void Engine::serve_gets() {
   for (int src : sources()) {
     for (const records::GetRequest& request : incoming_[src].get_requests) {
-      const std::byte* from =
-          target_area("bsp_get", "from", src, request.registration, request.offset, request.size);
+      const std::byte* from = target_area("bsp_get", "from", src, request.registration, request.offset, request.size);
       std::uint64_t token = 0;
-      std::byte* staged =
-          request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token) : nullptr;
+      std::byte* staged = request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token)
+                                                                         : nullptr;
       if (staged) {  // the requester pulls it: one copy here, one there
         copy_bytes(staged, from, request.size);
         records::Writer(stream_to(src).stream).get_reply_pulled(request.request_id, 0, request.size, token);
@@ -763,8 +769,9 @@ void Engine::pump() {
 namespace {
 // What an `end` record says of its sender's collective calls (as the sparse barrier carries them).
 CollectiveCalls collective_calls(const records::End& end) {
-  return {static_cast<std::uint8_t>((end.flags & records::kEndFlagFinal) ? 1 : 0), end.next_tagsize, static_cast<std::uint32_t>(end.pushes.size()),
-          static_cast<std::uint32_t>(end.pops.size()), (end.flags & records::kEndFlagSetTagsize) != 0};
+  return {static_cast<std::uint8_t>((end.flags & records::kEndFlagFinal) ? 1 : 0), end.next_tagsize,
+          static_cast<std::uint32_t>(end.pushes.size()), static_cast<std::uint32_t>(end.pops.size()),
+          (end.flags & records::kEndFlagSetTagsize) != 0};
 }
 
 std::string pid_list(const std::vector<int>& pids) {
@@ -782,9 +789,10 @@ void Engine::check_collective_calls() {
     if (final_call(pid) == final_call(0)) continue;
     std::vector<int> in_sync, in_end;
     for (int q = 0; q < nprocs_; ++q) (final_call(q) ? in_end : in_sync).push_back(q);
-    job_.abort_job(fmt::format("bsplib: mismatched collective calls in superstep {}: {} called bsp_sync while {} "
-                               "called bsp_end (every process must make the same sequence of bsp_sync calls)",
-                               superstep_, pid_list(in_sync), pid_list(in_end)));
+    job_.abort_job(
+        fmt::format("bsplib: mismatched collective calls in superstep {}: {} called bsp_sync while {} "
+                    "called bsp_end (every process must make the same sequence of bsp_sync calls)",
+                    superstep_, pid_list(in_sync), pid_list(in_end)));
   }
   for (int pid = 0; pid < nprocs_; ++pid) {
     const records::End& end = *incoming_[pid].end;
@@ -874,7 +882,7 @@ void Engine::superstep(bool final) {
   }
   ++superstep_;
   channel_->next_superstep();  // staging written two supersteps ago may be reused
-  channel_->progress(*this);  // push out anything the transport still queues
+  channel_->progress(*this);   // push out anything the transport still queues
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
 }
 

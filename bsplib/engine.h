@@ -105,7 +105,8 @@ class Engine : private recovery::PayloadSink {
         }
         run_.next_offset += run_.step;
         out.last_put_end = out.stream.size();
-        if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]] send_early(pid);
+        if (out.stream.size() - out.sent >= 2 * max_payload_ && pid != pid_) [[unlikely]]
+          send_early(pid);
         return;
       }
     }
@@ -126,9 +127,7 @@ class Engine : private recovery::PayloadSink {
   // filled at the sync and read by index until the next one (apart from bsp_move's queue
   // and its tag size).
   void queue_send(int pid, std::uint32_t queue, const records::Piece* pieces, std::size_t count);
-  std::size_t queue_size(std::uint32_t queue) const {
-    return queue < queues_.size() ? queues_[queue].delivered() : 0;
-  }
+  std::size_t queue_size(std::uint32_t queue) const { return queue < queues_.size() ? queues_[queue].delivered() : 0; }
   // The whole inbox of queue (empty: no queue of that number has had messages).
   const MessageQueue* queue_inbox(std::uint32_t queue) const {
     return queue < queues_.size() ? &queues_[queue] : nullptr;
@@ -162,16 +161,16 @@ class Engine : private recovery::PayloadSink {
 
  private:
   struct Outgoing {
-    ByteStream stream;              // records of the superstep (then get replies)
-    std::size_t sent = 0;           // bytes handed to the channel
+    ByteStream stream;     // records of the superstep (then get replies)
+    std::size_t sent = 0;  // bytes handed to the channel
     // The last put record (for combining the next one with it): where it starts, and the
     // stream's size when it was written (equal to the size now: nothing came after it).
     std::size_t last_put = 0, last_put_end = SIZE_MAX;
     std::uint32_t get_requests = 0;
     std::uint64_t reply_bytes_expected = 0;  // for this process's gets from this peer
-    bool open = false;   // records of this superstep written (sparse: an `open` first)
-    bool acked = false;  // sparse: the destination has acknowledged them
-    bool listed = false;  // in writing_
+    bool open = false;                       // records of this superstep written (sparse: an `open` first)
+    bool acked = false;                      // sparse: the destination has acknowledged them
+    bool listed = false;                     // in writing_
     // Large data sent from where it lies instead of being copied into the stream: a
     // bsp_hpput's source and a get reply's data (both may be read until this process's
     // sync ends, and are all handed to the channel before it writes any data). Each
@@ -283,7 +282,8 @@ class Engine : private recovery::PayloadSink {
   // The stream of records to pid, opened on first use this superstep.
   Outgoing& records_to(int pid) {
     Outgoing& out = outgoing_[pid];
-    if (!out.open) [[unlikely]] open_records(pid);
+    if (!out.open) [[unlikely]]
+      open_records(pid);
     return out;
   }
   void open_records(int pid);
@@ -329,23 +329,25 @@ class Engine : private recovery::PayloadSink {
   std::uint32_t registration_of(std::string_view call, int pid, const void* address, long offset, long nbytes) {
     check_pid(call, pid);
     auto index = registrations_.find(address);
-    if ((offset | nbytes) < 0 || !index) [[unlikely]] bad_area(call, pid, address, offset, nbytes);
+    if ((offset | nbytes) < 0 || !index) [[unlikely]]
+      bad_area(call, pid, address, offset, nbytes);
     return *index;
   }
   [[gnu::cold, noreturn]] void bad_pid(std::string_view call, int pid);
   [[gnu::cold, noreturn]] void bad_area(std::string_view call, int pid, const void* address, long offset, long nbytes);
   [[gnu::cold, noreturn]] void null_pointer(std::string_view call, const char* what, long nbytes);
   [[gnu::cold, noreturn]] void outside_remote(const char* call, const char* direction, int pid,
-                                              std::uint32_t registration, long offset, long nbytes,
-                                              std::uint64_t size);
+                                              std::uint32_t registration, long offset, long nbytes, std::uint64_t size);
   [[gnu::cold, noreturn]] void outside_local(const char* call, const char* direction, int src,
                                              std::uint32_t registration, std::uint32_t offset, std::uint64_t size);
   void check_pid(std::string_view call, int pid) {
-    if (static_cast<unsigned>(pid) >= static_cast<unsigned>(nprocs_)) [[unlikely]] bad_pid(call, pid);
+    if (static_cast<unsigned>(pid) >= static_cast<unsigned>(nprocs_)) [[unlikely]]
+      bad_pid(call, pid);
   }
   // A pointer the call reads or writes nbytes through must not be NULL.
   void check_pointer(std::string_view call, const char* what, const void* pointer, long nbytes) {
-    if (pointer == nullptr && nbytes > 0) [[unlikely]] null_pointer(call, what, nbytes);
+    if (pointer == nullptr && nbytes > 0) [[unlikely]]
+      null_pointer(call, what, nbytes);
   }
   // Library levels 0 and 1: a put or get outside the remote registration is reported at
   // the call (so a debugger stops at the offending line); level 2 leaves it to the

@@ -82,8 +82,10 @@ std::vector<std::vector<std::uint64_t>> Engine::sparse_exchange(bool final) {
   if (calls.pushes > 0 || calls.pops > 0) {
     std::vector<RegistrationChanges> all = barrier_->take_changes();
     if (all.size() != static_cast<std::size_t>(nprocs_)) {
-      job_.abort_job(fmt::format("bsplib: pid {} learned the registration changes of {} of {} processes in "
-                                 "superstep {}", pid_, all.size(), nprocs_, superstep_));
+      job_.abort_job(
+          fmt::format("bsplib: pid {} learned the registration changes of {} of {} processes in "
+                      "superstep {}",
+                      pid_, all.size(), nprocs_, superstep_));
     }
     if (calls.pops > 0) {
       std::vector<std::vector<records::Pop>> pops;

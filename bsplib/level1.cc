@@ -110,9 +110,10 @@ class Collective {
     first.function[sizeof first.function - 1] = '\0';
     if (std::strcmp(first.function, signature_.function) != 0 || first.root != signature_.root ||
         first.nbytes != signature_.nbytes) {
-      fail(fmt::format("pid 0 called {} where this process called {}; every process must call the same "
-                       "level-1 collectives in the same order with the same root pid and nbytes",
-                       describe(first), describe(signature_)));
+      fail(
+          fmt::format("pid 0 called {} where this process called {}; every process must call the same "
+                      "level-1 collectives in the same order with the same root pid and nbytes",
+                      describe(first), describe(signature_)));
     }
   }
 
@@ -185,10 +186,22 @@ T combine(const char* function, T x, bool prefix, Combine combine2) {
 // Integer + and * wrap around instead of overflowing (undefined behaviour in C and C++).
 int add_int(int a, int b) { return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b)); }
 int multiply_int(int a, int b) { return static_cast<int>(static_cast<unsigned>(a) * static_cast<unsigned>(b)); }
-template <typename T> T add(T a, T b) { return a + b; }
-template <typename T> T multiply(T a, T b) { return a * b; }
-template <typename T> T min_of(T a, T b) { return a < b ? a : b; }  // the toolset's
-template <typename T> T max_of(T a, T b) { return a > b ? a : b; }  // comparisons
+template <typename T>
+T add(T a, T b) {
+  return a + b;
+}
+template <typename T>
+T multiply(T a, T b) {
+  return a * b;
+}
+template <typename T>
+T min_of(T a, T b) {
+  return a < b ? a : b;
+}  // the toolset's
+template <typename T>
+T max_of(T a, T b) {
+  return a > b ? a : b;
+}  // comparisons
 int both(int a, int b) { return a && b; }
 int either(int a, int b) { return a || b; }
 

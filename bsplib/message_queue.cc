@@ -24,8 +24,7 @@ MessageQueue::Message MessageQueue::front() const { return at(next_); }
 
 MessageQueue::Message MessageQueue::at(std::size_t index) const {
   const Entry& entry = entries_[index];
-  return Message{bytes_.data() + entry.tag_at, entry.tag_size, bytes_.data() + entry.payload_at,
-                 entry.payload_size};
+  return Message{bytes_.data() + entry.tag_at, entry.tag_size, bytes_.data() + entry.payload_at, entry.payload_size};
 }
 
 void MessageQueue::pop_front() {

@@ -141,7 +141,8 @@ const std::vector<OptionSpec>& option_table() {
          o.start_timeout_seconds = v == "auto" ? 0 : seconds(var, v);
        }},
       {"spin-us", "engine", "100 or 0",
-       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100, or 0 when more than 4 of the job's processes per core run on this host",
+       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100, or 0 "
+       "when more than 4 of the job's processes per core run on this host",
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.spin_us = static_cast<int>(bounded(var, v, 0, 1000000));
        }},
@@ -150,8 +151,7 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.buffers = static_cast<std::size_t>(bounded(var, v, 8, 65536, 0));
        }},
-      {"ack-policy", "reliable layer", "buffer",
-       "acknowledgements of udp and nic: buffer (paper 001's), every, pupa",
+      {"ack-policy", "reliable layer", "buffer", "acknowledgements of udp and nic: buffer (paper 001's), every, pupa",
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.ack_policy = one_of(var, v, {"buffer", "every", "pupa"});
        }},
@@ -174,16 +174,17 @@ std::string environment_variable(const OptionSpec& option) {
 std::string options_markdown() {
   std::string table = "| option | environment | layer | default | meaning |\n|---|---|---|---|---|\n";
   for (const OptionSpec& option : option_table()) {
-    table += fmt::format("| `--{}=` | `{}` | {} | {} | {} |\n", option.name, environment_variable(option),
-                         option.scope, *option.default_value ? option.default_value : "—", option.help);
+    table += fmt::format("| `--{}=` | `{}` | {} | {} | {} |\n", option.name, environment_variable(option), option.scope,
+                         *option.default_value ? option.default_value : "—", option.help);
   }
   return table;
 }
 
 const std::vector<LauncherOption>& launcher_option_table() {
   static const std::vector<LauncherOption> table = {
-      {"-n P, --nprocs=P", "number of processes (also -np, -npes, -nprocs); default, as mpirun's: the cores this "
-                           "process may run on, or with --hosts/--hostfile the sum of the hosts' slots"},
+      {"-n P, --nprocs=P",
+       "number of processes (also -np, -npes, -nprocs); default, as mpirun's: the cores this "
+       "process may run on, or with --hosts/--hostfile the sum of the hosts' slots"},
       {"--hosts=A:4,B:4", "run across hosts: slots per host, filled in order (pids 0-3 on A)"},
       {"--hostfile=FILE", "the hosts as Open MPI's hostfile: lines 'nodeA slots=4 [iface=eth1]', # comments"},
       {"--rsh=CMD", "remote shell that starts bsprun's agent on each host (default 'ssh -x -o BatchMode=yes')"},
@@ -227,12 +228,13 @@ std::string options_man() {
   for (const LauncherOption& option : launcher_option_table()) {
     man += fmt::format(".TP\n\\fB{}\\fR\n{}\n", troff_text(option.spelling), troff_text(option.help));
   }
-  man += ".SS \"Run-time settings\"\n"
-         "Each is also read from its environment variable, so a program started without\n"
-         ".B bsprun\n"
-         "takes the same settings; an option given to\n"
-         ".B bsprun\n"
-         "overrides the variable.\n";
+  man +=
+      ".SS \"Run-time settings\"\n"
+      "Each is also read from its environment variable, so a program started without\n"
+      ".B bsprun\n"
+      "takes the same settings; an option given to\n"
+      ".B bsprun\n"
+      "overrides the variable.\n";
   for (const OptionSpec& option : option_table()) {
     man += fmt::format(".TP\n\\fB\\-\\-{}=\\fIVALUE\\fR, \\fB{}\\fR\n{}\n[{}{}]\n", troff_text(option.name),
                        environment_variable(option), troff_text(option.help), troff_text(option.scope),

@@ -66,15 +66,17 @@ std::string RegistrationTable::resolve_pops(std::span<const std::vector<records:
         decided_by = static_cast<int>(pid);
         agreed = choice.registration;
       } else if (choice.registration != agreed) {
-        return fmt::format("bsp_pop_reg number {} of the superstep removes registration #{} on pid {} but #{} on pid {}",
-                           k + 1, agreed, decided_by, choice.registration, pid);
+        return fmt::format(
+            "bsp_pop_reg number {} of the superstep removes registration #{} on pid {} but #{} on pid {}", k + 1,
+            agreed, decided_by, choice.registration, pid);
       }
     }
     std::vector<std::uint32_t> live = candidates(pops_[k].address, k);
     if (std::find(live.begin(), live.end(), agreed) == live.end()) {
-      return fmt::format("bsp_pop_reg number {} of the superstep names address {} here, which is not registration #{} "
-                         "that the other processes remove",
-                         k + 1, pops_[k].address, agreed);
+      return fmt::format(
+          "bsp_pop_reg number {} of the superstep names address {} here, which is not registration #{} "
+          "that the other processes remove",
+          k + 1, pops_[k].address, agreed);
     }
     pops_[k].index = agreed;
   }

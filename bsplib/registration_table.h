@@ -81,9 +81,9 @@ class RegistrationTable {
   // `pops_before` pops of this superstep have not taken, oldest first.
   std::vector<std::uint32_t> candidates(const void* address, std::size_t pops_before) const;
 
-  std::vector<Registration> entries_;  // index = registration number, never reused
+  std::vector<Registration> entries_;                                       // index = registration number, never reused
   std::unordered_map<const void*, std::vector<std::uint32_t>> by_address_;  // active, oldest first
-  std::vector<Registration> pushed_;   // entries pushed this superstep (not yet in entries_)
+  std::vector<Registration> pushed_;  // entries pushed this superstep (not yet in entries_)
   struct PendingPop {
     const void* address;
     std::uint32_t index;  // what it removes (resolve_pops may change it)

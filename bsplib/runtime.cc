@@ -80,8 +80,8 @@ int listen_locally(unsigned short& port, in_addr_t host = INADDR_LOOPBACK) {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(host);
   socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0 ||
-      ::listen(fd, SOMAXCONN) < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) < 0) {
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0 || ::listen(fd, SOMAXCONN) < 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) < 0) {
     std::perror("bsplib: cannot open the control socket");
     std::exit(1);
   }
@@ -134,8 +134,7 @@ void Runtime::init(void (*spmd)(), int, char**) {
   }
 }
 
-int Runtime::start_local_processes(int processes, std::uint32_t job_id, const auth::Key& secret,
-                                   unsigned short& port) {
+int Runtime::start_local_processes(int processes, std::uint32_t job_id, const auth::Key& secret, unsigned short& port) {
   int listen_fd = listen_locally(port);
   std::fflush(stdout);
   std::fflush(stderr);
@@ -222,7 +221,8 @@ void Runtime::begin(int maxprocs) {
     port = static_cast<unsigned short>(std::atoi(where.c_str() + colon + 1));
     pid = env_int("BSP_PID", 0);
     processes = env_int("BSP_PROCESSES", 1);
-    job_id = static_cast<std::uint32_t>(std::strtoul(std::getenv("BSP_JOB_ID") ? std::getenv("BSP_JOB_ID") : "1", nullptr, 10));
+    job_id = static_cast<std::uint32_t>(
+        std::strtoul(std::getenv("BSP_JOB_ID") ? std::getenv("BSP_JOB_ID") : "1", nullptr, 10));
     try {
       std::optional<auth::Key> inherited = auth::inherited_job_secret();
       if (!inherited) throw std::runtime_error("the launcher handed down no job secret (BSP_SECRET_FD is not set)");
@@ -279,8 +279,8 @@ void Runtime::begin(int maxprocs) {
   std::unique_ptr<transport::Transport> transport;
   std::string address;
   try {
-    transport::TransportConfig config{pid, processes, job_id, options_.transport_options, secret,
-                                      wire::receive_filter(job_id, pid)};
+    transport::TransportConfig config{
+        pid, processes, job_id, options_.transport_options, secret, wire::receive_filter(job_id, pid)};
     if (!options_.fault.empty()) config.options["fault"] = options_.fault;
     transport = transport::create_transport(options_.transport, config);
     if (auto trace = options_.transport_options.find("trace"); trace != options_.transport_options.end()) {
@@ -326,9 +326,10 @@ void Runtime::begin(int maxprocs) {
   if (options_.spin_us >= 0) {
     channel_config.spin_us = options_.spin_us;
   } else {
-    std::vector<std::string> members(start.addresses.begin(),
-                                     start.addresses.begin() + std::min<std::size_t>(start.addresses.size(),
-                                                                                     static_cast<std::size_t>(start.nprocs)));
+    std::vector<std::string> members(
+        start.addresses.begin(),
+        start.addresses.begin() +
+            std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
     channel_config.spin_us = recovery::default_spin_us(recovery::processes_on_machine(start.machines, members, pid),
                                                        recovery::usable_cores());
   }
@@ -343,9 +344,9 @@ void Runtime::begin(int maxprocs) {
   engine_->set_library_level(options_.library_level);
   engine_->set_pull_threshold(options_.pull_threshold);
   engine_->set_combine_puts(options_.combine_puts);
-  engine_->set_sparse_sync(options_.sync == "sparse" ||
-                               (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
-                           options_.sync_radix);
+  engine_->set_sparse_sync(
+      options_.sync == "sparse" || (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
+      options_.sync_radix);
   engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
   if (!options_.profile.empty()) {
     try {
@@ -366,7 +367,8 @@ void Runtime::choose_data_address() {
   if (transport_options.count("host")) return;
   if (auto iface = transport_options.find("iface"); iface != transport_options.end()) {
     std::string address = launch::interface_address(iface->second);
-    if (address.empty() && (options_.transport == "nic" || options_.transport == "xdp")) return;  // raw frames need no IP address
+    if (address.empty() && (options_.transport == "nic" || options_.transport == "xdp"))
+      return;  // raw frames need no IP address
     if (address.empty()) {
       abort_job(fmt::format("bsplib: pid {}: interface {} (--iface) has no IPv4 address on this host",
                             env_int("BSP_PID", 0), iface->second));
@@ -481,8 +483,7 @@ void Runtime::check_for_abort() {
   if (!control_) return;
   if (auto stopped = control_->poll_abort()) {
     if (!stopped->printed) {
-      std::fprintf(stderr, "bsplib: pid %d: %s; stopping\n", engine_ ? engine_->pid() : -1,
-                   stopped->message.c_str());
+      std::fprintf(stderr, "bsplib: pid %d: %s; stopping\n", engine_ ? engine_->pid() : -1, stopped->message.c_str());
     }
     leave(1);
   }

@@ -101,7 +101,7 @@ inline constexpr std::uint8_t kEndFlagSetTagsize = 2;
 
 struct Put {
   std::uint32_t registration, offset, size;
-  std::size_t data_at;  // position of the data in the stream
+  std::size_t data_at;      // position of the data in the stream
   std::uint64_t token = 0;  // pulled: where the sender staged it
   bool pulled = false;
 };
@@ -169,16 +169,13 @@ class Writer {
   void put_pulled(std::uint32_t registration, std::uint32_t offset, std::uint32_t size, std::uint64_t token) {
     head(Kind::put_pulled).u32(registration).u32(offset).u32(size).u64(token);
   }
-  void get_reply_pulled(std::uint32_t request_id, std::uint32_t piece_offset, std::uint32_t size,
-                        std::uint64_t token) {
+  void get_reply_pulled(std::uint32_t request_id, std::uint32_t piece_offset, std::uint32_t size, std::uint64_t token) {
     head(Kind::get_reply_pulled).u32(request_id).u32(piece_offset).u32(size).u64(token);
   }
-  void get_request(std::uint32_t registration, std::uint32_t offset, std::uint32_t size,
-                   std::uint32_t request_id) {
+  void get_request(std::uint32_t registration, std::uint32_t offset, std::uint32_t size, std::uint32_t request_id) {
     head(Kind::get_request).u32(registration).u32(offset).u32(size).u32(request_id);
   }
-  void get_reply(std::uint32_t request_id, std::uint32_t piece_offset, const void* data,
-                 std::uint32_t size) {
+  void get_reply(std::uint32_t request_id, std::uint32_t piece_offset, const void* data, std::uint32_t size) {
     head(Kind::get_reply).u32(request_id).u32(piece_offset).u32(size).bytes(data, size);
   }
   // A get reply's header alone: its size bytes of data follow it (sent from where they lie).
@@ -194,7 +191,9 @@ class Writer {
     for (std::size_t i = 0; i < count; ++i) bytes(pieces[i].data, pieces[i].size);
   }
   void open(std::uint32_t superstep) { head(Kind::open).u32(superstep); }
-  void close(std::uint32_t superstep, std::uint32_t get_requests) { head(Kind::close).u32(superstep).u32(get_requests); }
+  void close(std::uint32_t superstep, std::uint32_t get_requests) {
+    head(Kind::close).u32(superstep).u32(get_requests);
+  }
   void ack(std::uint32_t superstep) { head(Kind::ack).u32(superstep); }
   void barrier(std::span<const std::byte> body) {
     head(Kind::barrier).u32(static_cast<std::uint32_t>(body.size())).bytes(body.data(), body.size());
@@ -207,8 +206,7 @@ class Writer {
     for (const Pop& pop : end.pops) u32(pop.registration).u8(pop.ambiguous ? 1 : 0);
   }
 
-  static void write_put_header(std::byte* at, std::uint32_t registration, std::uint32_t offset,
-                               std::uint32_t size) {
+  static void write_put_header(std::byte* at, std::uint32_t registration, std::uint32_t offset, std::uint32_t size) {
     at[0] = static_cast<std::byte>(Kind::put);
     std::memcpy(at + 1, &registration, 4);
     std::memcpy(at + 5, &offset, 4);
@@ -362,7 +360,7 @@ inline Put read_put(const std::byte* at, std::size_t pos) {
   return Put{read_u32(at + 1), read_u32(at + 5), read_u32(at + 9), pos + kPutHeader};
 }
 inline StridedPut read_strided(const std::byte* at, std::size_t pos) {
-  return StridedPut{read_u32(at + 1), read_u32(at + 5),  read_u32(at + 9),
+  return StridedPut{read_u32(at + 1),  read_u32(at + 5),  read_u32(at + 9),
                     read_u32(at + 13), read_u32(at + 17), pos + kStridedHeader};
 }
 inline Put read_put_pulled(const std::byte* at) {

@@ -10,8 +10,10 @@
 
 static int seed = 1;
 
-#define EXPECT(cond) \
-  do { if (!(cond)) bsp_abort("pid %d: check failed: %s (line %d)\n", bsp_pid(), #cond, __LINE__); } while (0)
+#define EXPECT(cond)                                                                            \
+  do {                                                                                          \
+    if (!(cond)) bsp_abort("pid %d: check failed: %s (line %d)\n", bsp_pid(), #cond, __LINE__); \
+  } while (0)
 
 static void spmd(void) {
   bsp_begin(bsp_nprocs());
@@ -22,7 +24,8 @@ static void spmd(void) {
   int shared = seed;
   bsp_push_reg(&shared, sizeof shared);
   bsp_sync();
-  if (s == 0) for (int t = 1; t < p; ++t) bsp_put(t, &shared, &shared, 0, sizeof shared);
+  if (s == 0)
+    for (int t = 1; t < p; ++t) bsp_put(t, &shared, &shared, 0, sizeof shared);
   bsp_sync();
   EXPECT(s != 0 || shared == seed); /* the others had no input: they got it by put */
 
@@ -73,7 +76,7 @@ static void spmd(void) {
     } else {
       void *tag_ptr, *payload_ptr;
       EXPECT(bsp_hpmove(&tag_ptr, &payload_ptr) == 0);
-      EXPECT(*(short *)tag_ptr == (short)(left + shared));
+      EXPECT(*(short*)tag_ptr == (short)(left + shared));
     }
   }
   bsp_get_tag(&status, &got_tag);
@@ -86,7 +89,7 @@ static void spmd(void) {
   bsp_end();
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   bsp_init(spmd, argc, argv);
   if (scanf("%d", &seed) != 1) seed = 1; /* pid 0 only: the others run spmd directly */
   spmd();

@@ -12,7 +12,7 @@ static long n = 100000;
 static void spmd(void) {
   bsp_begin(bsp_nprocs());
   int p = bsp_nprocs(), s = bsp_pid();
-  double *partial = calloc((size_t)p, sizeof(double));
+  double* partial = calloc((size_t)p, sizeof(double));
   bsp_push_reg(partial, p * (int)sizeof(double));
   bsp_sync();
 
@@ -31,7 +31,7 @@ static void spmd(void) {
   bsp_end();
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   bsp_init(spmd, argc, argv);
   if (argc > 1) n = atol(argv[1]);
   spmd();

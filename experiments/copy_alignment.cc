@@ -15,9 +15,9 @@
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bazel-bin/experiments/copy_alignment [--repetitions=10] [--piece=262144]\n"
-      "  memcpy against bsplib/bulk_copy.h's copy, 8 MiB in pieces, by the distance between\n"
-      "  destination and source alignment (GB/s).\n")) {
+                        "usage: bazel-bin/experiments/copy_alignment [--repetitions=10] [--piece=262144]\n"
+                        "  memcpy against bsplib/bulk_copy.h's copy, 8 MiB in pieces, by the distance between\n"
+                        "  destination and source alignment (GB/s).\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);

@@ -133,8 +133,8 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
   for (int pid = 0; pid < p; ++pid) {
     const std::uint64_t* row = &all[static_cast<std::size_t>(pid) * kCounters];
     for (int c = 0; c < kCounters; ++c) sum[c] += static_cast<double>(row[c]);
-    most_frames = std::max(most_frames, static_cast<double>(row[kDataSent] + row[kAcks] + row[kNacks] +
-                                                            row[kRetransmissions]));
+    most_frames = std::max(most_frames,
+                           static_cast<double>(row[kDataSent] + row[kAcks] + row[kNacks] + row[kRetransmissions]));
   }
   auto per_process_step = [&](double value) { return value / p / static_cast<double>(count); };
   std::sort(samples.begin(), samples.end());
@@ -159,12 +159,13 @@ void measure(const std::string& kind, const Settings& settings, bool header) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bench::wants_help(argc, argv,
-      "usage: bsprun -n P --transport=T --sync=dense|sparse bazel-bin/experiments/sync_scaling [options]\n"
-      "  One superstep's cost at p: an empty bsp_sync and a one-word put to pid + 1; mean,\n"
-      "  median, frames, CPU and context switches per process and superstep (CSV).\n"
-      "  --budget-ms=2000 --min-supersteps=20 --max-supersteps=20000 --warmup=20\n"
-      "  --kinds=empty,neighbour  --no-header\n")) {
+  if (bench::wants_help(
+          argc, argv,
+          "usage: bsprun -n P --transport=T --sync=dense|sparse bazel-bin/experiments/sync_scaling [options]\n"
+          "  One superstep's cost at p: an empty bsp_sync and a one-word put to pid + 1; mean,\n"
+          "  median, frames, CPU and context switches per process and superstep (CSV).\n"
+          "  --budget-ms=2000 --min-supersteps=20 --max-supersteps=20000 --warmup=20\n"
+          "  --kinds=empty,neighbour  --no-header\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);

@@ -90,7 +90,7 @@ struct Message {
 };
 constexpr std::uint32_t kMagic = 0x77616b65;  // "wake"
 constexpr int kWindow = 4096;                 // rounds a process can be ahead of another
-constexpr std::size_t kFrameHeader = 14 + 4;   // Ethernet header, then the destination's index
+constexpr std::size_t kFrameHeader = 14 + 4;  // Ethernet header, then the destination's index
 
 struct Settings {
   std::string pattern, wait;
@@ -101,9 +101,9 @@ struct Settings {
   long walk_entries, walk_stride;
   std::string netns;  // empty: every socket on 127.0.0.1
   int hosts;
-  bool sessions;  // on the cluster: a session (autogroup) per host
-  bool packet;    // raw frames through packet sockets on lo, not UDP
-  bool tcp;       // the rounds over TCP connections on lo, one per process and distance
+  bool sessions;     // on the cluster: a session (autogroup) per host
+  bool packet;       // raw frames through packet sockets on lo, not UDP
+  bool tcp;          // the rounds over TCP connections on lo, one per process and distance
   int packet_types;  // --transport=packet: 1 (every frame 0x88B5) or spread over this many
 };
 
@@ -144,7 +144,11 @@ double tv_us(const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e6 + 
 class Member {
  public:
   Member(int me, const Settings& s, const std::vector<int>& sockets, const std::vector<sockaddr_in>& addresses)
-      : me_(me), s_(s), fd_(sockets[static_cast<std::size_t>(me)]), addresses_(addresses), arrived_(kWindow, 0),
+      : me_(me),
+        s_(s),
+        fd_(sockets[static_cast<std::size_t>(me)]),
+        addresses_(addresses),
+        arrived_(kWindow, 0),
         memory_(static_cast<std::size_t>(std::max(0L, s.touch_bytes)), 1),
         scattered_(static_cast<std::size_t>(std::max(0L, s.scatter_pages)) * kPage, 1),
         walked_(static_cast<std::size_t>(std::max(0L, s.walk_entries) * std::max(8L, s.walk_stride)), 1),
@@ -283,7 +287,8 @@ class Member {
     for (int j = me_ + 1; j < k; ++j) {
       int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       const sockaddr_in& a = tcp_listener_addresses[static_cast<std::size_t>(j)];
-      if (fd < 0 || connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0) die("wake_cost: tcp connect (pair)");
+      if (fd < 0 || connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) < 0)
+        die("wake_cost: tcp connect (pair)");
       configure(fd);
       std::uint32_t hello = static_cast<std::uint32_t>(me_);
       if (::send(fd, &hello, sizeof hello, MSG_NOSIGNAL) != sizeof hello) die("wake_cost: tcp hello");
@@ -364,8 +369,11 @@ class Member {
     auto end = Clock::now();
     getrusage(RUSAGE_SELF, &after);
     return {std::chrono::duration<double, std::micro>(end - start).count(),
-            tv_us(after.ru_utime) - tv_us(before.ru_utime), tv_us(after.ru_stime) - tv_us(before.ru_stime),
-            after.ru_nvcsw - before.ru_nvcsw, after.ru_nivcsw - before.ru_nivcsw, walk_us_};
+            tv_us(after.ru_utime) - tv_us(before.ru_utime),
+            tv_us(after.ru_stime) - tv_us(before.ru_stime),
+            after.ru_nvcsw - before.ru_nvcsw,
+            after.ru_nivcsw - before.ru_nivcsw,
+            walk_us_};
   }
 
  private:
@@ -382,8 +390,8 @@ class Member {
   volatile std::uint64_t walk_sum_ = 0;
   double walk_us_ = 0;  // time spent in the walks of the timed rounds
   bool yield_forever_, block_at_once_;
-  const int rounds_;  // the rounds' distances: rounds_of(k)
-  int loopback_;      // --transport=packet: lo's interface index
+  const int rounds_;       // the rounds' distances: rounds_of(k)
+  int loopback_;           // --transport=packet: lo's interface index
   std::vector<int> pair_;  // alltoall over tcp: the connection to each other process (-1: self)
 };
 
@@ -407,12 +415,9 @@ int packet_socket(const Settings& s, int i) {
   int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) die("wake_cost: AF_PACKET socket (needs CAP_NET_RAW)");
   sock_filter code[] = {
-      BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, packet_type(s, i), 0, 3),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 14),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(i), 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, 262144),
-      BPF_STMT(BPF_RET | BPF_K, 0),
+      BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, packet_type(s, i), 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 14), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(i), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, 262144),      BPF_STMT(BPF_RET | BPF_K, 0),
   };
   sock_fprog program{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
   if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) < 0) die("wake_cost: SO_ATTACH_FILTER");
@@ -628,16 +633,19 @@ bool measure(const Settings& s, int cpus, bool header, bool print = true) {
   const double steps = static_cast<double>(s.rounds) * s.k * per_round;
   if (!print) return true;
   if (header) {
-    std::printf("pattern,wait,k,cpus,spin_us,touch_kib,rounds,us_per_round,cpu_us_per_message,"
-                "rusage_cpu_us_per_message,voluntary_cs_per_message,involuntary_cs_per_message,scatter_pages,hosts,walk_entries,walk_stride,walk_us_per_round,transport\n");
+    std::printf(
+        "pattern,wait,k,cpus,spin_us,touch_kib,rounds,us_per_round,cpu_us_per_message,"
+        "rusage_cpu_us_per_message,voluntary_cs_per_message,involuntary_cs_per_message,scatter_pages,hosts,walk_"
+        "entries,walk_stride,walk_us_per_round,transport\n");
   }
-  std::printf("%s,%s,%d,%d,%d,%ld,%ld,%.2f,%.2f,%.2f,%.3f,%.3f,%ld,%d,%ld,%ld,%.3f,%s\n", s.pattern.c_str(), s.wait.c_str(), s.k, cpus,
-              s.spin_us, s.touch_bytes / 1024, s.rounds, per,
+  std::printf("%s,%s,%d,%d,%d,%ld,%ld,%.2f,%.2f,%.2f,%.3f,%.3f,%ld,%d,%ld,%ld,%.3f,%s\n", s.pattern.c_str(),
+              s.wait.c_str(), s.k, cpus, s.spin_us, s.touch_bytes / 1024, s.rounds, per,
               s.pattern == "ring" ? per / s.k : per * std::min(cpus, s.k) / s.k / per_round, cpu / steps,
-              voluntary / steps,
-              involuntary / steps, s.scatter_pages, s.netns.empty() ? 0 : s.hosts,
-              s.walk_entries, s.walk_stride, walk / (static_cast<double>(s.rounds) * s.k),
-              s.packet ? "packet" : s.tcp ? "tcp" : "udp");
+              voluntary / steps, involuntary / steps, s.scatter_pages, s.netns.empty() ? 0 : s.hosts, s.walk_entries,
+              s.walk_stride, walk / (static_cast<double>(s.rounds) * s.k),
+              s.packet ? "packet"
+              : s.tcp  ? "tcp"
+                       : "udp");
   std::fflush(stdout);
   return true;
 }
@@ -658,13 +666,13 @@ std::vector<std::string> split(const std::string& list) {
 
 int main(int argc, char** argv) {
   if (bench::wants_help(argc, argv,
-      "usage: bazel-bin/experiments/wake_cost [options]\n"
-      "  What scheduling costs when k processes share the cores: CPU and context switches per\n"
-      "  message for rounds, a ring or an all-to-all of 16-byte messages, per wait mode.\n"
-      "  --procs=2,4,8,16,32,64,128,256  --cpus=2  --patterns=rounds,ring|alltoall\n"
-      "  --waits=spin,yield,block  --spin-us=100  --rounds=2000  --budget-ms=500  --warmup=50\n"
-      "  --touch-kib=0  --scatter-pages=0  --walk-entries=0 --walk-stride=128\n"
-      "  --transport=udp|packet|tcp  --packet-types=256  --netns=PREFIX --hosts=8 --sessions=1\n")) {
+                        "usage: bazel-bin/experiments/wake_cost [options]\n"
+                        "  What scheduling costs when k processes share the cores: CPU and context switches per\n"
+                        "  message for rounds, a ring or an all-to-all of 16-byte messages, per wait mode.\n"
+                        "  --procs=2,4,8,16,32,64,128,256  --cpus=2  --patterns=rounds,ring|alltoall\n"
+                        "  --waits=spin,yield,block  --spin-us=100  --rounds=2000  --budget-ms=500  --warmup=50\n"
+                        "  --touch-kib=0  --scatter-pages=0  --walk-entries=0 --walk-stride=128\n"
+                        "  --transport=udp|packet|tcp  --packet-types=256  --netns=PREFIX --hosts=8 --sessions=1\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -672,10 +680,21 @@ int main(int argc, char** argv) {
   int cpus = static_cast<int>(flags.number("cpus", 2));
   long budget_ms = flags.number("budget-ms", 500);
   const std::string transport = flags.text("transport", "udp");
-  Settings base{"", "", 0, static_cast<int>(flags.number("spin-us", 100)), flags.number("rounds", 2000),
-                flags.number("warmup", 50), flags.number("touch-kib", 0) * 1024, flags.number("scatter-pages", 0),
-                flags.number("walk-entries", 0), flags.number("walk-stride", 128), flags.text("netns", ""), static_cast<int>(flags.number("hosts", 8)),
-                flags.number("sessions", 1) != 0, transport == "packet", transport == "tcp",
+  Settings base{"",
+                "",
+                0,
+                static_cast<int>(flags.number("spin-us", 100)),
+                flags.number("rounds", 2000),
+                flags.number("warmup", 50),
+                flags.number("touch-kib", 0) * 1024,
+                flags.number("scatter-pages", 0),
+                flags.number("walk-entries", 0),
+                flags.number("walk-stride", 128),
+                flags.text("netns", ""),
+                static_cast<int>(flags.number("hosts", 8)),
+                flags.number("sessions", 1) != 0,
+                transport == "packet",
+                transport == "tcp",
                 static_cast<int>(flags.number("packet-types", bsp::transport::nic::kLoopbackEtherTypes))};
 
   // The first `cpus` of the allowed cores; every child inherits the mask.
@@ -703,7 +722,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "wake_cost: --transport=tcp runs the rounds and the alltoall\n");
         return 2;
       }
-      if ((pattern != "rounds" && pattern != "ring" && pattern != "alltoall") || (wait != "spin" && wait != "yield" && wait != "block")) {
+      if ((pattern != "rounds" && pattern != "ring" && pattern != "alltoall") ||
+          (wait != "spin" && wait != "yield" && wait != "block")) {
         std::fprintf(stderr, "wake_cost: unknown pattern %s or wait %s\n", pattern.c_str(), wait.c_str());
         return 2;
       }

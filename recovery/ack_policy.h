@@ -28,7 +28,7 @@ struct PolicyContext {
   Time now;
   Duration srtt;
   const BufferPool& pool;
-  std::size_t sendable;  // buffers send() may still take (the pool keeps a share for arrivals)
+  std::size_t sendable;       // buffers send() may still take (the pool keeps a share for arrivals)
   std::size_t send_capacity;  // the most buffers sends may hold
   int nprocs;
   std::size_t link_window = SIZE_MAX;    // the most frames one link may hold unacknowledged

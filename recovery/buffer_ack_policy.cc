@@ -34,8 +34,7 @@ class BufferAckPolicy final : public AckPolicy {
   AckDecision on_data(const PolicyContext& context, const ReceiveLink& link) override {
     std::size_t threshold = std::max<std::size_t>(
         1, context.pool.capacity() / (2 * static_cast<std::size_t>(std::max(1, context.nprocs))));
-    return link.peer_asked && link.since_ack >= threshold ? AckDecision::end_of_round
-                                                          : AckDecision::none;
+    return link.peer_asked && link.since_ack >= threshold ? AckDecision::end_of_round : AckDecision::none;
   }
 
  private:

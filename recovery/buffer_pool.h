@@ -32,9 +32,7 @@ class BufferPool {
   void release(Id id);
 
   std::span<std::byte> bytes(Id id) { return {storage_.get() + offset(id), buffer_size_}; }
-  std::span<const std::byte> bytes(Id id) const {
-    return {storage_.get() + offset(id), buffer_size_};
-  }
+  std::span<const std::byte> bytes(Id id) const { return {storage_.get() + offset(id), buffer_size_}; }
 
   std::size_t capacity() const { return capacity_; }
   std::size_t free_count() const { return free_.size(); }

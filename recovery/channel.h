@@ -56,11 +56,11 @@ struct ChannelConfig {
   int pid = 0;
   int nprocs = 1;
   std::uint32_t job_id = 0;
-  std::size_t buffers = 0;         // shared pool size n (0: the layer's default)
+  std::size_t buffers = 0;            // shared pool size n (0: the layer's default)
   std::string ack_policy = "buffer";  // "buffer" (paper 001), "every", "pupa"
-  int spin_us = 50;                // wait(): poll this long before blocking (0: block at once)
-  auth::Key secret{};              // the job's secret (auth/job_secret.h): frames carry a MAC
-  int also_wait_fd = -1;           // wait() also ends when this descriptor is readable (hybrid)
+  int spin_us = 50;                   // wait(): poll this long before blocking (0: block at once)
+  auth::Key secret{};                 // the job's secret (auth/job_secret.h): frames carry a MAC
+  int also_wait_fd = -1;              // wait() also ends when this descriptor is readable (hybrid)
 };
 
 class Channel {
@@ -98,9 +98,7 @@ class Channel {
   // Push-Pull's pulled path, where the transport to peer shares memory (transport.h's
   // stage / staged / next_superstep); by default there is none.
   virtual std::byte* stage(int /*peer*/, std::size_t /*size*/, std::uint64_t& /*token*/) { return nullptr; }
-  virtual std::span<const std::byte> staged(int /*peer*/, std::uint64_t /*token*/, std::size_t /*size*/) {
-    return {};
-  }
+  virtual std::span<const std::byte> staged(int /*peer*/, std::uint64_t /*token*/, std::size_t /*size*/) { return {}; }
   virtual void next_superstep() {}
 
   virtual const transport::Transport& transport() const = 0;
@@ -109,7 +107,6 @@ class Channel {
 // Builds the channel for a connected transport: a pass-through when the transport is
 // reliable, the recovery protocol otherwise, and for a hybrid (transport/hybrid_transport.h)
 // one of those per path behind one channel (recovery/hybrid_channel.h).
-std::unique_ptr<Channel> make_channel(std::unique_ptr<transport::Transport> transport,
-                                      const ChannelConfig& config);
+std::unique_ptr<Channel> make_channel(std::unique_ptr<transport::Transport> transport, const ChannelConfig& config);
 
 }  // namespace bsp::recovery

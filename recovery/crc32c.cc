@@ -98,9 +98,8 @@ __attribute__((target("sse4.2"))) std::uint64_t crc32c_three_lanes(const unsigne
   return crc;
 }
 
-__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(const unsigned char* data,
-                                                            std::size_t size,
-                                                            std::uint32_t crc) {
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(const unsigned char* data, std::size_t size,
+                                                             std::uint32_t crc) {
   std::uint64_t wide = crc;
   wide = crc32c_three_lanes<2048>(data, size, wide);
   wide = crc32c_three_lanes<256>(data, size, wide);

@@ -9,9 +9,7 @@ class EveryAckPolicy final : public AckPolicy {
  public:
   std::string_view name() const override { return "every"; }
   bool request_ack(const PolicyContext&, SendLink&) override { return false; }
-  AckDecision on_data(const PolicyContext&, const ReceiveLink&) override {
-    return AckDecision::this_frame;
-  }
+  AckDecision on_data(const PolicyContext&, const ReceiveLink&) override { return AckDecision::this_frame; }
   bool acks_every_frame() const override { return true; }
 };
 

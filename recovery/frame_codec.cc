@@ -1,7 +1,6 @@
 // recovery/frame_codec.cc: sealing (length, check, MAC) and checking wire headers.
 #include "recovery/frame_codec.h"
 
-
 #include <cstring>
 #include <string_view>
 
@@ -40,7 +39,6 @@ void seal(std::span<std::byte> head, std::span<const std::byte> payload, const F
   if (key.checksum) header.check = frame_check(head, payload);
   std::memcpy(head.data() + offsetof(Header, check), &header.check, sizeof header.check);
 }
-
 
 }  // namespace
 
@@ -83,8 +81,8 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key, std::uint64_t p
   seal(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, &payload_mac);
 }
 
-Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
-                    int nprocs, Header& header) {
+Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid, int nprocs,
+                    Header& header) {
   if (frame.size() < kHeaderSize) return Verdict::malformed;
   return check_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, job_id, my_pid, nprocs, header);
 }

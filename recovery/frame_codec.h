@@ -73,8 +73,8 @@ void seal_frame(std::span<std::byte> frame, const FrameKey& key, std::uint64_t p
 // let the kernel drop the rest (nic's BPF filter).
 std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_pid);
 
-Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
-                    int nprocs, Header& header);
+Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid, int nprocs,
+                    Header& header);
 // The same for a frame whose header and payload lie apart (udp's placement: the payload
 // read straight into the engine's stream): every check and the MAC over exactly these bytes.
 Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key,

@@ -27,14 +27,12 @@ class HybridChannel final : public Channel {
     network_config.also_wait_fd = local_transport_->wait_fd();
     std::unique_ptr<transport::Transport> network = paths_.release_network();
     network_ = network->capabilities().reliable ? make_passthrough_channel(std::move(network), network_config)
-                                                 : make_reliable_channel(std::move(network), network_config);
+                                                : make_reliable_channel(std::move(network), network_config);
   }
 
   std::size_t max_payload() const override { return std::min(local_->max_payload(), network_->max_payload()); }
 
-  SendResult send(int peer, std::span<const std::byte> payload) override {
-    return path(peer).send(peer, payload);
-  }
+  SendResult send(int peer, std::span<const std::byte> payload) override { return path(peer).send(peer, payload); }
 
   std::size_t progress(PayloadSink& sink) override { return local_->progress(sink) + network_->progress(sink); }
 

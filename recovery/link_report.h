@@ -40,9 +40,7 @@ inline constexpr std::size_t kReportHeadSize = 16;
 inline constexpr std::size_t kReportRangeSize = 8;
 
 // Bytes encode_report() writes for a report with `ranges` missing ranges.
-constexpr std::size_t report_size(std::size_t ranges) {
-  return kReportHeadSize + ranges * kReportRangeSize;
-}
+constexpr std::size_t report_size(std::size_t ranges) { return kReportHeadSize + ranges * kReportRangeSize; }
 
 // Writes report into out (at least report_size(report.missing.size()) bytes); returns the
 // bytes written.

@@ -29,19 +29,19 @@ inline std::uint64_t extend_seq(std::uint64_t reference, std::uint32_t wire) {
 struct OutstandingFrame {
   std::uint64_t seq = 0;
   BufferPool::Id buffer = 0;
-  std::uint16_t size = 0;     // frame bytes, header included
+  std::uint16_t size = 0;         // frame bytes, header included
   std::uint64_t payload_mac = 0;  // the payload's MAC (wire::copy_payload), for every seal
-  std::uint16_t sends = 0;    // transmissions so far (0: never transmitted)
-  bool ack_requested = false; // the last transmission carried the ack-request flag
-  bool resend_queued = false; // on SendLink::resends
+  std::uint16_t sends = 0;        // transmissions so far (0: never transmitted)
+  bool ack_requested = false;     // the last transmission carried the ack-request flag
+  bool resend_queued = false;     // on SendLink::resends
   Time last_sent{};
 };
 
 struct SendLink {
-  std::uint64_t acked = 0;     // every seq < acked is acknowledged (queue front's seq)
-  std::uint64_t next_new = 0;  // first seq never transmitted
-  std::uint64_t next_seq = 0;  // seq the next send() gets
-  std::uint64_t asked_end = 0; // one past the last seq transmitted with the ack-request flag
+  std::uint64_t acked = 0;             // every seq < acked is acknowledged (queue front's seq)
+  std::uint64_t next_new = 0;          // first seq never transmitted
+  std::uint64_t next_seq = 0;          // seq the next send() gets
+  std::uint64_t asked_end = 0;         // one past the last seq transmitted with the ack-request flag
   std::deque<OutstandingFrame> queue;  // seqs [acked, next_seq), in order
   std::deque<std::uint64_t> resends;   // seqs the receiver asked for again
 
@@ -49,7 +49,7 @@ struct SendLink {
   Time last_probe{};      // last ack-request probe (quiet link, or no free buffer)
   int probe_backoff = 0;  // unanswered ack-request probes in a row
 
-  bool ack_required = false;  // pupa: the sender is in its "acknowledgement required" state
+  bool ack_required = false;                        // pupa: the sender is in its "acknowledgement required" state
   std::uint32_t credit = tuning::kUnlimitedCredit;  // pupa: new frames the peer still takes
 
   OutstandingFrame* find(std::uint64_t seq) {
@@ -70,34 +70,34 @@ struct HeldFrame {
 };
 
 struct ReceiveLink {
-  std::uint64_t expected = 0;      // every seq < expected was delivered, in order
-  std::uint64_t received_end = 0;  // one past the highest seq seen (>= expected)
+  std::uint64_t expected = 0;               // every seq < expected was delivered, in order
+  std::uint64_t received_end = 0;           // one past the highest seq seen (>= expected)
   std::map<std::uint64_t, HeldFrame> held;  // out-of-order frames, by seq
 
-  std::size_t since_ack = 0;      // data frames accepted since the last ack told to the peer
-  bool peer_asked = false;        // a frame carried the ack-request flag since that ack
-  bool ack_owed = false;          // an explicit ack goes out at the end of this round
-  bool nack_owed = false;         // a NACK (missing ranges) goes out at the end of this round
-  bool answer_owed = false;       // a probe asked for our state: report + echo
-  std::uint32_t echo = 0;         // the probe stamp to echo
+  std::size_t since_ack = 0;  // data frames accepted since the last ack told to the peer
+  bool peer_asked = false;    // a frame carried the ack-request flag since that ack
+  bool ack_owed = false;      // an explicit ack goes out at the end of this round
+  bool nack_owed = false;     // a NACK (missing ranges) goes out at the end of this round
+  bool answer_owed = false;   // a probe asked for our state: report + echo
+  std::uint32_t echo = 0;     // the probe stamp to echo
 
-  Time last_nack{};       // last NACK listing every gap (retried after a backed-off interval)
+  Time last_nack{};  // last NACK listing every gap (retried after a backed-off interval)
   int nack_backoff = 0;
-  bool nack_retry = false;      // the owed NACK is the retry: it lists every gap again
+  bool nack_retry = false;       // the owed NACK is the retry: it lists every gap again
   std::uint64_t nacked_end = 0;  // gaps below this were NACKed: a NACK for a new gap lists
                                  // only what lies past it (resends of the rest are on the way)
 
-  Time last_heard{};      // last valid frame from the peer
-  bool awaited = false;   // the engine waits for this peer (set by Channel::wait)
+  Time last_heard{};     // last valid frame from the peer
+  bool awaited = false;  // the engine waits for this peer (set by Channel::wait)
   Time awaited_since{};
-  Time last_probe{};      // last probe we sent because we were waiting for the peer
+  Time last_probe{};  // last probe we sent because we were waiting for the peer
   int probe_backoff = 0;
 
   // Lowest seq refused for want of a buffer (kNone: none). Reports stop there until the
   // frames before it are delivered, then ask for it and what follows, in order.
   static constexpr std::uint64_t kNone = ~std::uint64_t{0};
   std::uint64_t overflow_from = kNone;
-  bool overflowed = false;  // pupa: zero credit advertised until the gap is closed
+  bool overflowed = false;                                     // pupa: zero credit advertised until the gap is closed
   std::uint32_t advertised_credit = tuning::kUnlimitedCredit;  // last credit we sent
 
   bool has_gap() const { return received_end > expected; }

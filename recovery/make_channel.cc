@@ -8,10 +8,10 @@
 
 namespace bsp::recovery {
 
-std::unique_ptr<Channel> make_channel(std::unique_ptr<transport::Transport> transport,
-                                      const ChannelConfig& config) {
+std::unique_ptr<Channel> make_channel(std::unique_ptr<transport::Transport> transport, const ChannelConfig& config) {
   if (transport::PathSplit* paths = transport->path_split()) {
-    if (paths->has_local_peers() && paths->has_network_peers()) return make_hybrid_channel(std::move(transport), config);
+    if (paths->has_local_peers() && paths->has_network_peers())
+      return make_hybrid_channel(std::move(transport), config);
     // One path only: every peer on this host (or alone), or none.
     return make_channel(paths->has_network_peers() ? paths->release_network() : paths->release_local(), config);
   }

@@ -127,8 +127,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
     if (head.size() != wire::kHeaderSize || length < wire::kHeaderSize || sink_ == nullptr) return {};
     wire::Header header;
     std::memcpy(&header, head.data(), wire::kHeaderSize);
-    if (header.magic != wire::kMagic ||
-        header.type != static_cast<std::uint8_t>(wire::FrameType::data) ||
+    if (header.magic != wire::kMagic || header.type != static_cast<std::uint8_t>(wire::FrameType::data) ||
         header.length != length - wire::kHeaderSize || header.job_id != config_.job_id || header.dst != config_.pid ||
         header.src != peer || header.seq != expected_seq_[static_cast<std::size_t>(peer)]) {
       return {};

@@ -47,17 +47,16 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
                              " is too small for the wire header");
   }
   if (config.nprocs < 1 || config.pid < 0 || config.pid >= config.nprocs) {
-    throw std::runtime_error("reliable channel: pid " + std::to_string(config.pid) +
-                             " out of range for " + std::to_string(config.nprocs) + " processes");
+    throw std::runtime_error("reliable channel: pid " + std::to_string(config.pid) + " out of range for " +
+                             std::to_string(config.nprocs) + " processes");
   }
   max_ranges_ = std::min(tuning::kMaxRangesPerReport,
                          (config.mtu - wire::kHeaderSize - kReportHeadSize) / kReportRangeSize);
   receive_reserve_ = pool_.capacity() / tuning::kReceiveReserveDivisor;
   send_reserve_ = pool_.capacity() / tuning::kSendReserveDivisor;
   // A default pool (pool_frames) is large enough for the rule to give kMinLinkWindow or more.
-  link_window_ = std::max(tuning::kMinLinkWindow,
-                          pool_.capacity() / tuning::kLinkWindowDivisor /
-                              static_cast<std::size_t>(std::max(1, config.nprocs - 1)));
+  link_window_ = std::max(tuning::kMinLinkWindow, pool_.capacity() / tuning::kLinkWindowDivisor /
+                                                      static_cast<std::size_t>(std::max(1, config.nprocs - 1)));
   Time now = clock_.now();
   for (SendLink& link : send_) link.last_activity = link.last_probe = now;
   for (ReceiveLink& link : receive_) link.last_heard = link.last_nack = link.last_probe = now;
@@ -67,9 +66,7 @@ ProtocolCore::ProtocolCore(const CoreConfig& config, const Clock& clock, FrameOu
 
 ProtocolCore::~ProtocolCore() = default;
 
-std::size_t ProtocolCore::max_payload() const {
-  return std::min<std::size_t>(config_.mtu - wire::kHeaderSize, 0xFFFF);
-}
+std::size_t ProtocolCore::max_payload() const { return std::min<std::size_t>(config_.mtu - wire::kHeaderSize, 0xFFFF); }
 
 PolicyContext ProtocolCore::context(Time now) const {
   std::size_t free = pool_.free_count();
@@ -123,8 +120,7 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
 // at most once per round trip per link.
 void ProtocolCore::ask_for_acks() {
   Time now = clock_.now();
-  std::size_t threshold = std::max<std::size_t>(
-      1, pool_.capacity() / (2 * static_cast<std::size_t>(config_.nprocs)));
+  std::size_t threshold = std::max<std::size_t>(1, pool_.capacity() / (2 * static_cast<std::size_t>(config_.nprocs)));
   int busiest = -1;
   std::size_t most = 0;
   bool asked = false;
@@ -146,9 +142,7 @@ void ProtocolCore::ask_for_acks() {
   flush_control();
 }
 
-bool ProtocolCore::credit_allows(const SendLink& link) const {
-  return !policy_->flow_control() || link.credit > 0;
-}
+bool ProtocolCore::credit_allows(const SendLink& link) const { return !policy_->flow_control() || link.credit > 0; }
 
 // Pupa's optimistic flow control over a shared pool: unlimited credit until an
 // out-of-order frame finds no buffer (overflow); then zero, so the sender only resends
@@ -177,8 +171,8 @@ void ProtocolCore::transmit() {
   // The active peers in the order (round_robin_ + step) % p of a sweep over all p: only
   // they can have anything to transmit.
   const std::size_t count = active_.size();
-  const std::size_t first = static_cast<std::size_t>(
-      std::lower_bound(active_.begin(), active_.end(), round_robin_) - active_.begin());
+  const std::size_t first = static_cast<std::size_t>(std::lower_bound(active_.begin(), active_.end(), round_robin_) -
+                                                     active_.begin());
   for (std::size_t step = 0; step < count && open; ++step) {
     int peer = active_[(first + step) % count];
     ++links_visited_;
@@ -533,8 +527,7 @@ void ProtocolCore::queue_resend(SendLink& link, std::uint64_t seq, Time now) {
 
 // ---------------------------------------------------------------- control frames and timers
 
-void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint32_t echo,
-                               bool ack_request, Time now) {
+void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint32_t echo, bool ack_request, Time now) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   // A NACK for a new gap lists only the gaps not asked for yet; the retry, a probe's
   // answer and an ack turned NACK list them all. Asking again for every open gap whenever
@@ -576,8 +569,7 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
     }
     if (listed_all && cursor < report_end) {
       if (report.missing.size() < max_ranges_) {
-        report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor),
-                                          static_cast<std::uint32_t>(report_end)});
+        report.missing.push_back(SeqRange{static_cast<std::uint32_t>(cursor), static_cast<std::uint32_t>(report_end)});
       } else {
         listed_all = false;
       }
@@ -607,8 +599,8 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
     case FrameType::nack:
       ++stats_.nacks_sent;
       if (list_from == link.expected) link.last_nack = now;  // it listed every gap
-      link.nacked_end = std::max(link.nacked_end, listed_all ? report_end
-                                                             : static_cast<std::uint64_t>(report.missing.back().end));
+      link.nacked_end = std::max(link.nacked_end,
+                                 listed_all ? report_end : static_cast<std::uint64_t>(report.missing.back().end));
       link.nack_owed = false;  // ranges beyond this frame's room: asked for by the retry
       link.nack_retry = false;
       break;
@@ -656,8 +648,7 @@ Time ProtocolCore::idle_ack_due(const ReceiveLink& link) const {
 
 Time ProtocolCore::receiver_probe_due(const ReceiveLink& link) const {
   if (!link.awaited) return Time::max();
-  return std::max({link.awaited_since, link.last_heard, link.last_probe}) +
-         rtt_.retry_interval(link.probe_backoff);
+  return std::max({link.awaited_since, link.last_heard, link.last_probe}) + rtt_.retry_interval(link.probe_backoff);
 }
 
 // Sends what this round owes the peer: the answer to a probe (report with the
@@ -730,8 +721,7 @@ bool ProtocolCore::link_idle(int peer) const {
   if (receiver.has_gap() || !receiver.held.empty() || receiver.awaited || receiver.since_ack > 0) return false;
   if (receiver.ack_owed || receiver.nack_owed || receiver.answer_owed) return false;
   if (receiver.overflow_from != ReceiveLink::kNone) return false;
-  if (policy_->flow_control() &&
-      (receiver.overflowed || receiver.advertised_credit != tuning::kUnlimitedCredit)) {
+  if (policy_->flow_control() && (receiver.overflowed || receiver.advertised_credit != tuning::kUnlimitedCredit)) {
     return false;
   }
   return true;

@@ -41,7 +41,7 @@ struct CoreConfig {
   std::size_t buffers = 0;  // pool size n (0: 8 MiB of MTU-sized buffers, 1024..4096)
   std::size_t mtu = 0;      // largest frame, header included
   std::string ack_policy = "buffer";
-  auth::Key secret{};       // the job's secret: frames are sealed and checked with it
+  auth::Key secret{};  // the job's secret: frames are sealed and checked with it
 };
 
 // Where the core's frames go: the transport, or an in-memory network in tests.
@@ -137,8 +137,8 @@ class ProtocolCore {
   bool credit_allows(const SendLink& link) const;
 
   void take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack, Time now);
-  std::size_t take_data(int peer, const wire::Header& header, std::span<const std::byte> payload,
-                        PayloadSink& sink, Time now);
+  std::size_t take_data(int peer, const wire::Header& header, std::span<const std::byte> payload, PayloadSink& sink,
+                        Time now);
   void take_report(int peer, const LinkReport& report, Time now);
   void take_sender_news(int peer, const wire::Header& header, bool report_follows, Time now);
   void heard_data(ReceiveLink& link, const wire::Header& header, Time now);
@@ -151,8 +151,7 @@ class ProtocolCore {
   Time sender_probe_due(const SendLink& link) const;
   Time receiver_probe_due(const ReceiveLink& link) const;
   Time idle_ack_due(const ReceiveLink& link) const;
-  void emit_report(int peer, wire::FrameType type, bool answer, std::uint32_t echo, bool ack_request,
-                   Time now);
+  void emit_report(int peer, wire::FrameType type, bool answer, std::uint32_t echo, bool ack_request, Time now);
   void emit_probe(int peer, Time now);
   void emit_owed(int peer, Time now);
   void flush_control();
@@ -181,10 +180,10 @@ class ProtocolCore {
   std::size_t link_window_;  // most frames one link may hold unacknowledged
   std::size_t untransmitted_ = 0;
   int round_robin_ = 0;
-  std::vector<int> active_;         // sorted pids
-  std::vector<char> is_active_;     // by pid
+  std::vector<int> active_;      // sorted pids
+  std::vector<char> is_active_;  // by pid
   mutable std::uint64_t links_visited_ = 0;
-  bool awaiting_ = false;  // the last service_waiting() named peers the engine waits for
+  bool awaiting_ = false;    // the last service_waiting() named peers the engine waits for
   int placement_peer_ = -1;  // see placement_peer()
 
   std::vector<transport::OutFrame> batch_;

@@ -42,9 +42,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
 
   std::size_t max_payload() const override { return core_.max_payload(); }
 
-  SendResult send(int peer, std::span<const std::byte> payload) override {
-    return core_.send(peer, payload);
-  }
+  SendResult send(int peer, std::span<const std::byte> payload) override { return core_.send(peer, payload); }
 
   std::size_t progress(PayloadSink& sink) override {
     sink_ = &sink;
@@ -74,8 +72,8 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     if (!flushed) due = std::min(due, now + tuning::kPendingFlushRetry);
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(due - now);
     if (left.count() <= 0) return;
-    spin_then_block(transport_->wait_fd(), spin_us_, left,
-                    [this] { return readable(transport_->wait_fd()); }, also_wait_fd_);
+    spin_then_block(
+        transport_->wait_fd(), spin_us_, left, [this] { return readable(transport_->wait_fd()); }, also_wait_fd_);
   }
 
   int wait_fd() const override { return transport_->wait_fd(); }

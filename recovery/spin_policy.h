@@ -28,8 +28,7 @@ std::string machine_identity();
 // How many of the job's processes share the cores of pid `self`, self included: those
 // whose machine (machines[i], from machine_identity()) is self's; by host address
 // (processes_on_host) when self's machine is unknown.
-int processes_on_machine(const std::vector<std::string>& machines, const std::vector<std::string>& addresses,
-                         int self);
+int processes_on_machine(const std::vector<std::string>& machines, const std::vector<std::string>& addresses, int self);
 
 // How many of the job's processes (addresses[i]: pid i's transport address) run on the
 // host of pid `self`, self included. Hosts are told apart by what each transport

@@ -10,26 +10,26 @@
 namespace bsp::recovery {
 
 // X(field, key printed by --stats, meaning)
-#define BSP_CHANNEL_STATS_FIELDS(X)                                                                    \
-  X(data_sent, "data_sent", "data frames sent (first transmissions)")                                 \
-  X(data_received, "data_received", "data frames accepted (in order or buffered)")                   \
-  X(bytes_sent, "bytes_sent", "payload bytes of data_sent")                                          \
-  X(bytes_received, "bytes_received", "payload bytes of data_received")                              \
-  X(explicit_acks_sent, "explicit_acks", "ack frames (not piggy-backed)")                            \
-  X(acks_received, "acks_received", "ack frames received")                                           \
-  X(ack_requests_sent, "ack_requests", "data frames flagged ack-requested")                          \
-  X(nacks_sent, "nacks", "retransmission requests sent")                                             \
-  X(nacks_received, "nacks_received", "retransmission requests received")                            \
-  X(retransmissions, "retransmissions", "data frames sent again")                                    \
-  X(gaps_detected, "gaps", "times a missing sequence number was noticed")                            \
-  X(probes_sent, "probes", "silent-link probes (tail loss)")                                         \
-  X(duplicates_received, "duplicates", "data frames already received, dropped")                      \
-  X(corrupt_dropped, "corrupt", "CRC mismatch")                                                      \
-  X(foreign_dropped, "foreign", "not from a process of this job (MAC), other job, not for us")       \
-  X(malformed_dropped, "malformed", "short, bad magic/version/type/length or report")                \
-  X(window_refused, "window_refused", "sequence numbers no member could have sent yet")             \
-  X(send_buffer_waits, "send_waits", "send() found no free buffer")                                  \
-  X(overflow_dropped, "overflow_refused", "out-of-order data frames refused: no free buffer")            \
+#define BSP_CHANNEL_STATS_FIELDS(X)                                                            \
+  X(data_sent, "data_sent", "data frames sent (first transmissions)")                          \
+  X(data_received, "data_received", "data frames accepted (in order or buffered)")             \
+  X(bytes_sent, "bytes_sent", "payload bytes of data_sent")                                    \
+  X(bytes_received, "bytes_received", "payload bytes of data_received")                        \
+  X(explicit_acks_sent, "explicit_acks", "ack frames (not piggy-backed)")                      \
+  X(acks_received, "acks_received", "ack frames received")                                     \
+  X(ack_requests_sent, "ack_requests", "data frames flagged ack-requested")                    \
+  X(nacks_sent, "nacks", "retransmission requests sent")                                       \
+  X(nacks_received, "nacks_received", "retransmission requests received")                      \
+  X(retransmissions, "retransmissions", "data frames sent again")                              \
+  X(gaps_detected, "gaps", "times a missing sequence number was noticed")                      \
+  X(probes_sent, "probes", "silent-link probes (tail loss)")                                   \
+  X(duplicates_received, "duplicates", "data frames already received, dropped")                \
+  X(corrupt_dropped, "corrupt", "CRC mismatch")                                                \
+  X(foreign_dropped, "foreign", "not from a process of this job (MAC), other job, not for us") \
+  X(malformed_dropped, "malformed", "short, bad magic/version/type/length or report")          \
+  X(window_refused, "window_refused", "sequence numbers no member could have sent yet")        \
+  X(send_buffer_waits, "send_waits", "send() found no free buffer")                            \
+  X(overflow_dropped, "overflow_refused", "out-of-order data frames refused: no free buffer")  \
   X(placed, "placed", "data frames read straight into the engine's stream (udp placement)")
 
 struct ChannelStats {

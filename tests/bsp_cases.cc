@@ -21,10 +21,9 @@
 #include "bsplib/bsp.h"
 #include "bsplib/bsp_stats.h"
 
-#define CHECK(condition)                                                                     \
-  do {                                                                                       \
-    if (!(condition)) bsp_abort("CHECK failed on pid %d: %s (%s:%d)", bsp_pid(), #condition, \
-                                __FILE__, __LINE__);                                         \
+#define CHECK(condition)                                                                                          \
+  do {                                                                                                            \
+    if (!(condition)) bsp_abort("CHECK failed on pid %d: %s (%s:%d)", bsp_pid(), #condition, __FILE__, __LINE__); \
   } while (0)
 
 namespace {
@@ -356,7 +355,8 @@ void large_gathered() {
     bsp_sync();
     for (int i = 0; i < count; ++i) {
       if (area[i] != put_value(left, step, i)) bsp_abort("large_gathered: pid %d area[%d] = %d\n", me(), i, area[i]);
-      if (second[i] != hp_value(left, step, i)) bsp_abort("large_gathered: pid %d second[%d] = %d\n", me(), i, second[i]);
+      if (second[i] != hp_value(left, step, i))
+        bsp_abort("large_gathered: pid %d second[%d] = %d\n", me(), i, second[i]);
       int before = step == 0 ? -1 : put_value(left2, step - 1, i);
       if (p() == 1) before = step == 0 ? -1 : put_value(me(), step - 1, i);
       if (fetched[i] != before) bsp_abort("large_gathered: pid %d fetched[%d] = %d\n", me(), i, fetched[i]);

@@ -24,7 +24,6 @@ const std::string kBsprun = "bsplib/bsprun";
 const std::string kCases = "tests/bsp_cases";
 const std::string kPrefix = "bc" + std::to_string(::getpid() % 100000);
 
-
 class ClusterTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:
   static void SetUpTestSuite() {
@@ -104,14 +103,13 @@ TEST(ClusterSpinTest, SpinFollowsTheMachineNotTheNamespace) {
   for (long spin : spins(4)) EXPECT_GT(spin, 0) << "4 processes on " << cores << " cores";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    FourHosts, ClusterTest,
-    ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
-                       ::testing::Values("put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps",
-                                         "large_transfers", "many_small_puts")),
-    [](const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
-      return std::get<0>(info.param) + "_" + std::get<1>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(FourHosts, ClusterTest,
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
+                                            ::testing::Values("put_all_to_all", "get_before_put", "bsmp_all_to_all",
+                                                              "many_supersteps", "large_transfers", "many_small_puts")),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                         });
 
 }  // namespace
 
@@ -124,8 +122,8 @@ class ShapedClusterTest : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
     if (::geteuid() != 0) return;
-    ProgramResult up =
-        run_program({"tools/cluster.sh", "up", "4", "--prefix", prefix(), "--rate", "100mbit", "--queue", "15000"}, 60s);
+    ProgramResult up = run_program(
+        {"tools/cluster.sh", "up", "4", "--prefix", prefix(), "--rate", "100mbit", "--queue", "15000"}, 60s);
     ready_ = up.exit_code == 0;
   }
   static void TearDownTestSuite() {

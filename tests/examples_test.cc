@@ -38,17 +38,17 @@ class ExamplesTest : public ::testing::Test {
   // A C++ example: bspcc compiles it as C++20 against the installed include/bsp/bsp.hpp.
   static std::string compile_cpp(const std::string& example) {
     std::string binary = prefix_ + "/cpp_" + example;
-    ProgramResult built = run_program({prefix_ + "/bin/bspcc", "-O2", "-Wall", "-Wextra", "-Werror",
-                                       "examples/cpp/" + example + ".cc", "-o", binary},
-                                      180s);
+    ProgramResult built = run_program(
+        {prefix_ + "/bin/bspcc", "-O2", "-Wall", "-Wextra", "-Werror", "examples/cpp/" + example + ".cc", "-o", binary},
+        180s);
     EXPECT_EQ(built.exit_code, 0) << built.err;
     return binary;
   }
 
   static ProgramResult run(int procs, const std::string& binary, const std::string& input = "",
                            const std::string& transport = "tcp", const std::vector<std::string>& args = {}) {
-    std::vector<std::string> argv = {prefix_ + "/bin/bsprun", "-n", std::to_string(procs),
-                                     "--transport=" + transport, binary};
+    std::vector<std::string> argv = {prefix_ + "/bin/bsprun", "-n", std::to_string(procs), "--transport=" + transport,
+                                     binary};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_program(argv, 60s, input);
   }
@@ -59,8 +59,8 @@ class ExamplesTest : public ::testing::Test {
 std::string ExamplesTest::prefix_;
 
 TEST_F(ExamplesTest, InstallLaysOutTheToolchain) {
-  for (const char* file : {"/bin/bspcc", "/bin/bsprun", "/include/bsp.h", "/include/bsp/bsp.hpp", "/include/bsp/entry.h",
-                           "/lib/libbsp.so", "/lib/pkgconfig/bsp.pc"}) {
+  for (const char* file : {"/bin/bspcc", "/bin/bsprun", "/include/bsp.h", "/include/bsp/bsp.hpp",
+                           "/include/bsp/entry.h", "/lib/libbsp.so", "/lib/pkgconfig/bsp.pc"}) {
     ProgramResult listed = run_program({"test", "-e", prefix_ + file}, 10s);
     EXPECT_EQ(listed.exit_code, 0) << file;
   }
@@ -110,8 +110,8 @@ TEST_F(ExamplesTest, CompilesAsCxxToo) {
 // toolset's options never reach the compiler, and -device / -flibrary-level / -stat become
 // the program's defaults, which the environment still overrides.
 TEST_F(ExamplesTest, OxfordCompilerOptions) {
-  const std::vector<std::string> oxford = {"-flibrary-level", "2", "-bspfifo", "10000", "-fcombine-puts",
-                                           "-fcombine-puts-buffer", "256K,128M,4K"};
+  const std::vector<std::string> oxford = {
+      "-flibrary-level", "2", "-bspfifo", "10000", "-fcombine-puts", "-fcombine-puts-buffer", "256K,128M,4K"};
   std::vector<std::string> show = {prefix_ + "/bin/bspcc", "--show", "-O3"};
   show.insert(show.end(), oxford.begin(), oxford.end());
   show.insert(show.end(), {"examples/inner_product.c", "-o", prefix_ + "/ip_oxford"});
@@ -137,10 +137,11 @@ TEST_F(ExamplesTest, OxfordCompilerOptions) {
   EXPECT_NE(ran.out.find("(correct)"), std::string::npos) << ran.out;
 
   const std::string source = prefix_ + "/defaults.c";
-  std::ofstream(source) << "#include \"bsp.h\"\n"
-                           "int main(void) {\n"
-                           "  printf(\"transport=%s level=%s\\n\", getenv(\"BSP_TRANSPORT\"), getenv(\"BSP_LIBRARY_LEVEL\"));\n"
-                           "  return 0;\n}\n";
+  std::ofstream(source)
+      << "#include \"bsp.h\"\n"
+         "int main(void) {\n"
+         "  printf(\"transport=%s level=%s\\n\", getenv(\"BSP_TRANSPORT\"), getenv(\"BSP_LIBRARY_LEVEL\"));\n"
+         "  return 0;\n}\n";
   ProgramResult compiled = run_program({prefix_ + "/bin/bspcc", "-Werror=implicit-function-declaration", "-device",
                                         "udp", "-flibrary-level=0", source, "-o", prefix_ + "/defaults"},
                                        120s);
@@ -183,8 +184,9 @@ TEST_F(ExamplesTest, CppWordCount) {
   for (int procs : {1, 4}) {
     ProgramResult result = run(procs, binary);
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_NE(result.out.find("42 words, 27 distinct, on " + std::to_string(procs) + " processes\n     6 the\n     4 a\n"),
-              std::string::npos)
+    EXPECT_NE(
+        result.out.find("42 words, 27 distinct, on " + std::to_string(procs) + " processes\n     6 the\n     4 a\n"),
+        std::string::npos)
         << result.out;
   }
 }

@@ -53,9 +53,8 @@ TEST(DefaultProcessCount, IsTheSlotsOfTheHosts) {
 TEST(Output, WholeLinesIntoAPipe) {
   const int p = 4, lines = 3000;
   for (const char* transport : {"shm", "tcp"}) {
-    ProgramResult result = run_program({kBsprun, "-n", std::to_string(p), std::string("--transport=") + transport,
-                                        kCases, "--case=lines"},
-                                       120s);
+    ProgramResult result = run_program(
+        {kBsprun, "-n", std::to_string(p), std::string("--transport=") + transport, kCases, "--case=lines"}, 120s);
     ASSERT_EQ(result.exit_code, 0) << describe(result).substr(0, 4000);
     const std::regex whole("pid ([0-9]+) line ([0-9]+) ([a-z]+) end");
     std::vector<int> next(p, 0);
@@ -80,7 +79,8 @@ TEST(Output, WholeLinesIntoAPipe) {
 }
 
 TEST(Stats, TotalsHaveNoBinaryNoise) {
-  ProgramResult result = run_program({kBsprun, "-n", "4", "--transport=shm", "--stats", kCases, "--case=supersteps"}, 60s);
+  ProgramResult result = run_program({kBsprun, "-n", "4", "--transport=shm", "--stats", kCases, "--case=supersteps"},
+                                     60s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   auto total = result.err.find("  total ");
   ASSERT_NE(total, std::string::npos) << describe(result);
@@ -113,7 +113,8 @@ TEST(EarlyUsageError, IsTheOnlyMessageOverShm) {
 // directory" and nothing else).
 TEST(EarlyDeath, IsNamedNotTheVanishedInbox) {
   for (int round = 0; round < 6; ++round) {
-    ProgramResult result = run_program({kBsprun, "-n", "4", "--transport=shm", kCases, "--case=killed_first_slow0"}, 60s);
+    ProgramResult result = run_program({kBsprun, "-n", "4", "--transport=shm", kCases, "--case=killed_first_slow0"},
+                                       60s);
     EXPECT_EQ(result.exit_code, 1) << describe(result);
     EXPECT_NE(result.err.find("pid 3 was killed by signal 9"), std::string::npos) << describe(result);
     EXPECT_EQ(result.err.find("inbox"), std::string::npos) << describe(result);

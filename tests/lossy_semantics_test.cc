@@ -38,8 +38,9 @@ const Loss kLosses[] = {{"drop1", 0.01, 0.001}, {"drop10", 0.10, 0.001}, {"drop3
 
 ProgramResult run_lossy(const std::string& transport, const std::string& policy, const std::string& fault, int procs,
                         const std::vector<std::string>& case_args, const std::string& sync = "auto") {
-  std::vector<std::string> argv = {kBsprun, "-n", std::to_string(procs), "--transport=" + transport,
-                                   "--ack-policy=" + policy, "--sync=" + sync, "--stats"};
+  std::vector<std::string> argv = {
+      kBsprun,          "-n",     std::to_string(procs), "--transport=" + transport, "--ack-policy=" + policy,
+      "--sync=" + sync, "--stats"};
   if (!fault.empty()) argv.push_back("--fault=" + fault);
   argv.push_back(kCases);
   argv.insert(argv.end(), case_args.begin(), case_args.end());
@@ -63,24 +64,26 @@ TEST_P(LossySemanticsTest, Holds) {
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
 }
 
-const std::vector<std::string> kCasesUnderLoss = {
-    "put_all_to_all", "get_before_put",  "overlapping_puts", "put_copies_source", "hp_variants",
-    "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all", "many_supersteps",
-    "empty_supersteps", "large_transfers", "many_small_puts", "zero_length", "enquiry", "many_to_one",
-    "large_gathered"};
+const std::vector<std::string> kCasesUnderLoss = {"put_all_to_all",    "get_before_put",  "overlapping_puts",
+                                                  "put_copies_source", "hp_variants",     "registration_order_and_pop",
+                                                  "tagsize_states",    "bsmp_all_to_all", "many_supersteps",
+                                                  "empty_supersteps",  "large_transfers", "many_small_puts",
+                                                  "zero_length",       "enquiry",         "many_to_one",
+                                                  "large_gathered"};
 
 std::string loss_param_name(const std::string& transport, const Loss& loss, const std::string& policy) {
   return transport + "_" + loss.name + "_" + policy;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Faults, LossySemanticsTest,
-    ::testing::Combine(::testing::Values("udp", "nic"), ::testing::ValuesIn(kLosses),
-                       ::testing::Values("buffer", "every", "pupa"), ::testing::ValuesIn(kCasesUnderLoss)),
-    [](const ::testing::TestParamInfo<LossyCase>& info) {
-      return loss_param_name(std::get<0>(info.param), std::get<1>(info.param), std::get<2>(info.param)) + "_" +
-             std::get<3>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(Faults, LossySemanticsTest,
+                         ::testing::Combine(::testing::Values("udp", "nic"), ::testing::ValuesIn(kLosses),
+                                            ::testing::Values("buffer", "every", "pupa"),
+                                            ::testing::ValuesIn(kCasesUnderLoss)),
+                         [](const ::testing::TestParamInfo<LossyCase>& info) {
+                           return loss_param_name(std::get<0>(info.param), std::get<1>(info.param),
+                                                  std::get<2>(info.param)) +
+                                  "_" + std::get<3>(info.param);
+                         });
 
 // ---- the same cases with the sparse superstep protocol (its acks, barrier messages and
 // registration changes lost, duplicated and reordered too), p = 4 and 8, buffer policy ----
@@ -154,8 +157,8 @@ TEST_P(LossyPatternTest, NoLossNoRetransmissions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Patterns, LossyPatternTest,
-                         ::testing::Combine(::testing::Values("udp", "nic"), ::testing::Values("buffer", "every", "pupa"),
-                                            ::testing::Values(2, 4, 8)),
+                         ::testing::Combine(::testing::Values("udp", "nic"),
+                                            ::testing::Values("buffer", "every", "pupa"), ::testing::Values(2, 4, 8)),
                          [](const ::testing::TestParamInfo<Pattern>& info) {
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_p" +
                                   std::to_string(std::get<2>(info.param));
@@ -189,9 +192,16 @@ TEST_P(NicModeUnderLossTest, LargeTransfersAndManyToOneArriveIntact) {
   const auto& [rx, tx] = GetParam();
   SKIP_UNLESS_USABLE(std::string("nic"));
   for (const auto& [name, extra] : {std::pair{"large_transfers", ""}, std::pair{"many_to_one", "--mb=4"}}) {
-    std::vector<std::string> argv = {kBsprun, "-n", "4", "--transport=nic", std::string("--nic-rx=") + rx,
-                                     std::string("--nic-tx=") + tx, "--stats", "--fault=" + kLosses[1].spec(),
-                                     kCases, std::string("--case=") + name};
+    std::vector<std::string> argv = {kBsprun,
+                                     "-n",
+                                     "4",
+                                     "--transport=nic",
+                                     std::string("--nic-rx=") + rx,
+                                     std::string("--nic-tx=") + tx,
+                                     "--stats",
+                                     "--fault=" + kLosses[1].spec(),
+                                     kCases,
+                                     std::string("--case=") + name};
     if (*extra) argv.push_back(extra);
     ProgramResult result = run_program(argv, 180s);
     ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);

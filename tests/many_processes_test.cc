@@ -30,9 +30,9 @@ int processes() {
 
 void start_and_end(const std::string& transport, int procs, std::chrono::milliseconds deadline) {
   if (!bsp::testing::transport_usable(kBsprun, transport)) GTEST_SKIP() << transport << " is not usable here";
-  ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs), "--transport=" + transport, "--stats",
-                                      kCases, "--case=enquiry"},
-                                     deadline);
+  ProgramResult result = run_program(
+      {kBsprun, "-n", std::to_string(procs), "--transport=" + transport, "--stats", kCases, "--case=enquiry"},
+      deadline);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case enquiry passed"), std::string::npos) << describe(result);
   std::vector<long> rss = bsp::testing::stats_per_process(result, "max_rss_kib");
@@ -41,8 +41,8 @@ void start_and_end(const std::string& transport, int procs, std::chrono::millise
   long mean = 0;
   for (long value : rss) mean += value;
   mean /= procs;
-  std::printf("%s p=%d: %.1f s, peak RSS per process %ld / %ld / %ld KiB (min / mean / max)\n", transport.c_str(), procs,
-              result.seconds, rss.front(), mean, rss.back());
+  std::printf("%s p=%d: %.1f s, peak RSS per process %ld / %ld / %ld KiB (min / mean / max)\n", transport.c_str(),
+              procs, result.seconds, rss.front(), mean, rss.back());
   // The library, the program and its buffers: well under 64 MiB each, whatever p.
   EXPECT_LT(rss.back(), 64 * 1024) << transport;
   if (transport == "tcp") {

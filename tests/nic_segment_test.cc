@@ -54,7 +54,8 @@ class Cluster {
         {"ip", "-n", sw, "route", "add", address + "/32", "dev", port},
         {"ip", "netns", "exec", sw, "sh", "-c",
          "echo 1 > /proc/sys/net/ipv4/ip_forward && echo 1 > /proc/sys/net/ipv4/conf/br0/proxy_arp && "
-         "echo 1 > /proc/sys/net/ipv4/conf/" + port + "/proxy_arp"},
+         "echo 1 > /proc/sys/net/ipv4/conf/" +
+             port + "/proxy_arp"},
     };
     for (const std::vector<std::string>& step : steps) {
       ProgramResult result = run_program(step, 20s);
@@ -142,8 +143,8 @@ TEST_F(IntactClusterTest, LoopbackAcrossNamespacesFailsNamingThePeers) {
 // pid 0 on lo, the others on eth0: refused by the addresses alone, without waiting.
 TEST_F(IntactClusterTest, LoopbackMixedWithEthernetIsRefusedAtOnce) {
   ProgramResult result = run_program(
-      {kBsprun, "-n", "4", "--netns=" + cluster_->prefix(), "--transport=nic", "--connect-timeout-ms=60000", "sh",
-       "-c", "if [ \"$BSP_PID\" = 0 ]; then export BSP_IFACE=lo; fi; exec \"$0\" --case=put_all_to_all", kCases},
+      {kBsprun, "-n", "4", "--netns=" + cluster_->prefix(), "--transport=nic", "--connect-timeout-ms=60000", "sh", "-c",
+       "if [ \"$BSP_PID\" = 0 ]; then export BSP_IFACE=lo; fi; exec \"$0\" --case=put_all_to_all", kCases},
       60s);
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0) << describe(result);
@@ -160,8 +161,8 @@ TEST(NicFrameSizeTest, FramesFollowTheInterfaceMtu) {
   Cluster cluster(2, unique_prefix("nj"));
   SKIP_UNLESS_READY(cluster);
   auto payload_per_frame = [&] {
-    ProgramResult result = run_program({kBsprun, "-n", "2", "--netns=" + cluster.prefix(), "--transport=nic",
-                                        "--stats", kCases, "--case=large_transfers"},
+    ProgramResult result = run_program({kBsprun, "-n", "2", "--netns=" + cluster.prefix(), "--transport=nic", "--stats",
+                                        kCases, "--case=large_transfers"},
                                        60s);
     EXPECT_NE(result.out.find("case large_transfers passed"), std::string::npos) << describe(result);
     double frames = stats_total(result, "data_sent");
@@ -171,12 +172,12 @@ TEST(NicFrameSizeTest, FramesFollowTheInterfaceMtu) {
   EXPECT_GT(ethernet, 1300);
   EXPECT_LE(ethernet, 1500 - 32);  // the wire header's 32 bytes of each 1500
   const std::string sw = cluster.prefix() + "sw";
-  for (const std::vector<std::string>& step : std::vector<std::vector<std::string>>{
-           {"ip", "-n", cluster.prefix() + "0", "link", "set", "eth0", "mtu", "9000"},
-           {"ip", "-n", cluster.prefix() + "1", "link", "set", "eth0", "mtu", "9000"},
-           {"ip", "-n", sw, "link", "set", "v0", "mtu", "9000"},
-           {"ip", "-n", sw, "link", "set", "v1", "mtu", "9000"},
-           {"ip", "-n", sw, "link", "set", "br0", "mtu", "9000"}}) {
+  for (const std::vector<std::string>& step :
+       std::vector<std::vector<std::string>>{{"ip", "-n", cluster.prefix() + "0", "link", "set", "eth0", "mtu", "9000"},
+                                             {"ip", "-n", cluster.prefix() + "1", "link", "set", "eth0", "mtu", "9000"},
+                                             {"ip", "-n", sw, "link", "set", "v0", "mtu", "9000"},
+                                             {"ip", "-n", sw, "link", "set", "v1", "mtu", "9000"},
+                                             {"ip", "-n", sw, "link", "set", "br0", "mtu", "9000"}}) {
     ProgramResult result = run_program(step, 20s);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
   }

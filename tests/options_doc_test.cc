@@ -23,7 +23,8 @@ TEST(OptionsDocTest, ReadmeShowsTheOptionsTable) {
   std::stringstream text;
   text << readme.rdbuf();
   EXPECT_NE(text.str().find(table.out), std::string::npos)
-      << "README.md's options table differs from `bsprun --help=markdown`:\n" << table.out;
+      << "README.md's options table differs from `bsprun --help=markdown`:\n"
+      << table.out;
 }
 
 TEST(OptionsDocTest, BadValuesAreRefusedInOneLine) {

@@ -26,8 +26,7 @@ double calibrated_bound(double idle_seconds, const ProgramResult& reference, dou
 }
 
 ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
-                          const std::string& input,
-                          const std::map<std::string, std::string>& environment) {
+                          const std::string& input, const std::map<std::string, std::string>& environment) {
   ProgramResult result;
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) || ::pipe2(in_pipe, O_CLOEXEC)) return result;
@@ -58,8 +57,8 @@ ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::mil
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_pipes = 2;
   while (open_pipes > 0) {
-    auto left = deadline - std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::steady_clock::now() - started);
+    auto left = deadline -
+                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     if (left.count() <= 0) {
       result.timed_out = true;
       ::kill(-child, SIGKILL);

@@ -11,7 +11,7 @@
 namespace bsp::testing {
 
 struct ProgramResult {
-  int exit_code = -1;     // exit status, or 128 + signal
+  int exit_code = -1;  // exit status, or 128 + signal
   bool timed_out = false;
   std::string out;
   std::string err;
@@ -19,8 +19,7 @@ struct ProgramResult {
 };
 
 ProgramResult run_program(const std::vector<std::string>& argv,
-                          std::chrono::milliseconds deadline = std::chrono::seconds(60),
-                          const std::string& input = "",
+                          std::chrono::milliseconds deadline = std::chrono::seconds(60), const std::string& input = "",
                           const std::map<std::string, std::string>& environment = {});
 
 // The absolute path of a file (relative to the test's working directory), or the path

@@ -29,14 +29,12 @@ const std::string kCases = "tests/bsp_cases";
 bool transport_available(const std::string& transport) { return bsp::testing::transport_usable(kBsprun, transport); }
 
 // sync: bsprun's --sync (auto: dense on the 1 to 8 processes here).
-ProgramResult run_case(const std::string& transport, int procs, const std::string& name,
-                       const std::string& input = "", std::chrono::milliseconds deadline = 120s,
-                       const std::string& sync = "auto") {
-  return run_program({kBsprun, "-n", std::to_string(procs), "--transport=" + transport, "--sync=" + sync, kCases,
-                      "--case=" + name},
-                     deadline, input);
+ProgramResult run_case(const std::string& transport, int procs, const std::string& name, const std::string& input = "",
+                       std::chrono::milliseconds deadline = 120s, const std::string& sync = "auto") {
+  return run_program(
+      {kBsprun, "-n", std::to_string(procs), "--transport=" + transport, "--sync=" + sync, kCases, "--case=" + name},
+      deadline, input);
 }
-
 
 // ---- semantics that must hold ----
 using Semantics = std::tuple<std::string, int, std::string, std::string>;  // transport, procs, case, sync
@@ -59,13 +57,15 @@ std::string semantics_name(const ::testing::TestParamInfo<Semantics>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, SemanticsTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8),
-                                            ::testing::ValuesIn(kHoldingCases), ::testing::Values("auto")),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"),
+                                            ::testing::Values(1, 2, 3, 4, 8), ::testing::ValuesIn(kHoldingCases),
+                                            ::testing::Values("auto")),
                          semantics_name);
 // The same with the sparse superstep protocol forced (auto takes it from 16 processes).
 INSTANTIATE_TEST_SUITE_P(SparseSync, SemanticsTest,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8),
-                                            ::testing::ValuesIn(kHoldingCases), ::testing::Values("sparse")),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"),
+                                            ::testing::Values(1, 2, 3, 4, 8), ::testing::ValuesIn(kHoldingCases),
+                                            ::testing::Values("sparse")),
                          semantics_name);
 
 // Over tcp with at most 2 connections open per process (--tcp-connections=2) at p = 8:
@@ -76,9 +76,9 @@ class TcpConnectionLimitTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(TcpConnectionLimitTest, Holds) {
   const std::string& name = GetParam();
   if (!transport_available("tcp")) GTEST_SKIP() << "transport tcp is not built in";
-  ProgramResult result = run_program({kBsprun, "-n", "8", "--transport=tcp", "--tcp-connections=2", "--stats", kCases,
-                                      "--case=" + name},
-                                     120s, name == "stdin_to_pid0" ? "12345\n" : "");
+  ProgramResult result = run_program(
+      {kBsprun, "-n", "8", "--transport=tcp", "--tcp-connections=2", "--stats", kCases, "--case=" + name}, 120s,
+      name == "stdin_to_pid0" ? "12345\n" : "");
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
   EXPECT_EQ(bsp::testing::stats_total(result, "tcp_refused"), 0) << describe(result);
@@ -98,10 +98,10 @@ TEST(CombinePutsOff, OneRecordPerPutSameResults) {
     if (!transport_available(transport)) continue;
     for (int procs : {2, 3}) {
       for (std::string name : {"combined_puts", "strided_puts"}) {
-        ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs),
-                                            std::string("--transport=") + transport, "--combine-puts=0", kCases,
-                                            "--case=" + name},
-                                           60s);
+        ProgramResult result = run_program(
+            {kBsprun, "-n", std::to_string(procs), std::string("--transport=") + transport, "--combine-puts=0", kCases,
+             "--case=" + name},
+            60s);
         EXPECT_EQ(result.exit_code, 0) << transport << " p=" << procs << ": " << describe(result);
         EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
       }
@@ -164,9 +164,10 @@ TEST_P(FailureTest, PutOutsideRegistration) {
 // At library level 2 the call is not checked against the remote registration: the
 // destination stops the job when the put's header arrives (before its data).
 TEST_P(FailureTest, PutOutsideRegistrationCaughtWhereItLands) {
-  ProgramResult result = run_program({kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(),
-                                      "--sync=" + sync(), "--library-level=2", kCases, "--case=put_outside_registration"},
-                                     30s);
+  ProgramResult result = run_program(
+      {kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(), "--sync=" + sync(), "--library-level=2",
+       kCases, "--case=put_outside_registration"},
+      30s);
   EXPECT_NE(result.exit_code, 0);
   std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 4 + 12 bytes";
   EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
@@ -175,10 +176,10 @@ TEST_P(FailureTest, PutOutsideRegistrationCaughtWhereItLands) {
 // A strided record (puts of one size at equal steps, combined) is checked as a whole where
 // it lands: its last put lies outside, so the run's header stops the job.
 TEST_P(FailureTest, StridedPutOutsideRegistrationCaughtWhereItLands) {
-  ProgramResult result =
-      run_program({kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(), "--sync=" + sync(),
-                   "--library-level=2", kCases, "--case=strided_put_outside_registration"},
-                  30s);
+  ProgramResult result = run_program(
+      {kBsprun, "-n", std::to_string(procs()), "--transport=" + transport(), "--sync=" + sync(), "--library-level=2",
+       kCases, "--case=strided_put_outside_registration"},
+      30s);
   EXPECT_NE(result.exit_code, 0);
   std::string expected = "bsp_put by pid " + std::to_string(procs() - 1) + " into pid 0: offset 0 + 20 bytes";
   EXPECT_NE(result.err.find(expected), std::string::npos) << describe(result);
@@ -249,8 +250,7 @@ INSTANTIATE_TEST_SUITE_P(SparseSync, FailureTest,
 
 // ---- the progress watchdog ----
 TEST(WatchdogTest, LongWaitNamesTheProcessThatHasNotArrived) {
-  ProgramResult result =
-      run_program({kBsprun, "-n", "3", "--stall-warn=1", kCases, "--case=slow_process"}, 30s);
+  ProgramResult result = run_program({kBsprun, "-n", "3", "--stall-warn=1", kCases, "--case=slow_process"}, 30s);
   EXPECT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.err.find("in bsp_sync (superstep 1) for pid 2 (last data moved"), std::string::npos)
       << describe(result);
@@ -268,10 +268,11 @@ TEST(WatchdogTest, CutDataLinkStopsTheJob) {
     EXPECT_NE(result.exit_code, 0) << transport << "\n" << describe(result);
     EXPECT_FALSE(result.timed_out) << transport;
     EXPECT_NE(result.err.find("the data link between pid 0 and pid 1 carries nothing"), std::string::npos)
-        << transport << "\n" << describe(result);
+        << transport << "\n"
+        << describe(result);
     // The link timeout (2 s) and the stop: 10 s idle, or 2 s + a multiple of a clean job.
     EXPECT_LT(result.seconds, 2.0 + bsp::testing::calibrated_bound(8.0, reference)) << transport << "\n"
-                                                                                     << describe(result);
+                                                                                    << describe(result);
   }
 }
 
@@ -288,8 +289,8 @@ TEST(StatsTest, FaultInjectorCountsAreReported) {
 
 // Over tcp, --stats shows what set-up refused (nothing, in a job nobody attacks).
 TEST(StatsTest, TcpSetUpRefusalsAreReported) {
-  ProgramResult result =
-      run_program({kBsprun, "-n", "3", "--transport=tcp", "--stats", kCases, "--case=put_all_to_all"}, 60s);
+  ProgramResult result = run_program(
+      {kBsprun, "-n", "3", "--transport=tcp", "--stats", kCases, "--case=put_all_to_all"}, 60s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::stats_total(result, "tcp_refused"), 0) << describe(result);
   EXPECT_EQ(bsp::testing::stats_total(result, "tcp_unproven_peers"), 0) << describe(result);
@@ -333,8 +334,8 @@ TEST(StartTest, UnknownTransportIsReported) {
 }
 
 TEST(StartTest, TransportChosenByEnvironment) {
-  ProgramResult result =
-      run_program({kCases, "--case=put_all_to_all", "--procs=2"}, 60s, "", {{"BSP_TRANSPORT", "nonesuch"}});
+  ProgramResult result = run_program({kCases, "--case=put_all_to_all", "--procs=2"}, 60s, "",
+                                     {{"BSP_TRANSPORT", "nonesuch"}});
   EXPECT_NE(result.exit_code, 0);
   EXPECT_LT(result.seconds, 10.0) << "a failed start must stop the job promptly";
   EXPECT_NE(result.err.find("unknown transport 'nonesuch'"), std::string::npos) << describe(result);
@@ -347,8 +348,7 @@ namespace {
 TEST(TraceTest, EveryProcessWritesAPcapOfItsFrames) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string base = std::string(tmp ? tmp : "/tmp") + "/trace.pcap";
-  ProgramResult result =
-      run_program({kBsprun, "-n", "3", "--trace=" + base, kCases, "--case=put_all_to_all"}, 60s);
+  ProgramResult result = run_program({kBsprun, "-n", "3", "--trace=" + base, kCases, "--case=put_all_to_all"}, 60s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   for (int pid = 0; pid < 3; ++pid) {
     std::string file = base.substr(0, base.size() - 5) + "." + std::to_string(pid) + ".pcap";

@@ -43,10 +43,10 @@ TEST_P(FramesTest, EmptySuperstepSendsLogarithmicallyMany) {
   const int p = 16, bound = 2 * 4 + 2;
   double per_protocol[2];
   for (int sparse = 0; sparse < 2; ++sparse) {
-    ProgramResult result =
-        run_program({kBsprun, "-n", std::to_string(p), "--transport=" + transport,
-                     sparse ? "--sync=sparse" : "--sync=dense", "--stats", kCases, "--case=empty_supersteps"},
-                    180s);
+    ProgramResult result = run_program(
+        {kBsprun, "-n", std::to_string(p), "--transport=" + transport, sparse ? "--sync=sparse" : "--sync=dense",
+         "--stats", kCases, "--case=empty_supersteps"},
+        180s);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     per_protocol[sparse] = frames_per_process_superstep(result);
   }
@@ -79,18 +79,17 @@ class SixtyFourOverUdp : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SixtyFourOverUdp, Holds) {
   const std::string& name = GetParam();
-  ProgramResult result =
-      run_program({kBsprun, "-n", "64", "--transport=udp", kCases, "--case=" + name}, 300s,
-                  name == "stdin_to_pid0" ? "12345\n" : "");
+  ProgramResult result = run_program({kBsprun, "-n", "64", "--transport=udp", kCases, "--case=" + name}, 300s,
+                                     name == "stdin_to_pid0" ? "12345\n" : "");
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SemanticsCases, SixtyFourOverUdp,
-    ::testing::Values("put_all_to_all", "get_before_put", "overlapping_puts", "put_copies_source", "hp_variants",
-                      "registration_order_and_pop", "tagsize_states", "bsmp_all_to_all", "many_supersteps",
-                      "empty_supersteps", "large_transfers", "many_small_puts", "zero_length", "enquiry",
-                      "stdin_to_pid0", "many_to_one", "combined_puts", "racing_puts_and_gets"));
+INSTANTIATE_TEST_SUITE_P(SemanticsCases, SixtyFourOverUdp,
+                         ::testing::Values("put_all_to_all", "get_before_put", "overlapping_puts", "put_copies_source",
+                                           "hp_variants", "registration_order_and_pop", "tagsize_states",
+                                           "bsmp_all_to_all", "many_supersteps", "empty_supersteps", "large_transfers",
+                                           "many_small_puts", "zero_length", "enquiry", "stdin_to_pid0", "many_to_one",
+                                           "combined_puts", "racing_puts_and_gets"));
 
 }  // namespace

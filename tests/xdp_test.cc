@@ -115,8 +115,8 @@ class XdpTest : public ::testing::Test {
   }
   static ProgramResult run_xdp(int processes, const std::vector<std::string>& options, const std::string& name,
                                const std::string& transport = "xdp") {
-    std::vector<std::string> argv = {kBsprun, "-n", std::to_string(processes), "--netns=" + kPrefix,
-                                     "--transport=" + transport, "--stats"};
+    std::vector<std::string> argv = {
+        kBsprun, "-n", std::to_string(processes), "--netns=" + kPrefix, "--transport=" + transport, "--stats"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(kCases);
     argv.push_back("--case=" + name);
@@ -132,8 +132,8 @@ std::string XdpTest::setup_error_;
 // The cases cluster_test runs over tcp, udp and nic, over xdp; each says which XDP and
 // UMEM mode it ran in, and leaves no program behind.
 TEST_F(XdpTest, SemanticsAcrossHosts) {
-  for (const char* name : {"put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps",
-                           "large_transfers", "many_small_puts", "strided_puts", "zero_length"}) {
+  for (const char* name : {"put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps", "large_transfers",
+                           "many_small_puts", "strided_puts", "zero_length"}) {
     ProgramResult result = run_xdp(kHosts, {}, name);
     ASSERT_EQ(result.exit_code, 0) << name << ": " << describe(result);
     EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
@@ -146,21 +146,44 @@ TEST_F(XdpTest, SemanticsAcrossHosts) {
 // The BSPlib 1998 conformance programs (tests/conformance) across the 4 hosts, launched
 // by bsprun, and with bsp_begin asking for fewer processes than launched.
 TEST_F(XdpTest, ConformanceAcrossHosts) {
-  const char* programs[] = {
-      "pid_nprocs",          "end_only_pid0",       "time_nondecreasing",  "push_reg_by_order",
-      "pop_reg_most_recent", "null_registration",   "put_copies_source",   "put_lands_at_sync",
-      "put_offsets",         "put_last_wins",       "put_to_self",         "put_many_writers",
-      "hpput",               "get_swap",            "get_then_put",        "get_before_put",
-      "get_from_self",       "get_reads_at_sync",   "hpget",               "bsmp_next_superstep",
-      "bsmp_qsize",          "bsmp_get_tag_empty",  "bsmp_move",           "bsmp_hpmove",
-      "bsmp_unmoved_discarded", "bsmp_send_to_self", "bsmp_tag_size_zero", "bsmp_set_tagsize",
-      "send_copies_payload", "zero_length",         "empty_supersteps",    "large_transfers",
-      "oxford_header"};
+  const char* programs[] = {"pid_nprocs",
+                            "end_only_pid0",
+                            "time_nondecreasing",
+                            "push_reg_by_order",
+                            "pop_reg_most_recent",
+                            "null_registration",
+                            "put_copies_source",
+                            "put_lands_at_sync",
+                            "put_offsets",
+                            "put_last_wins",
+                            "put_to_self",
+                            "put_many_writers",
+                            "hpput",
+                            "get_swap",
+                            "get_then_put",
+                            "get_before_put",
+                            "get_from_self",
+                            "get_reads_at_sync",
+                            "hpget",
+                            "bsmp_next_superstep",
+                            "bsmp_qsize",
+                            "bsmp_get_tag_empty",
+                            "bsmp_move",
+                            "bsmp_hpmove",
+                            "bsmp_unmoved_discarded",
+                            "bsmp_send_to_self",
+                            "bsmp_tag_size_zero",
+                            "bsmp_set_tagsize",
+                            "send_copies_payload",
+                            "zero_length",
+                            "empty_supersteps",
+                            "large_transfers",
+                            "oxford_header"};
   for (const char* program : programs) {
     const std::string binary = std::string("tests/conformance/") + program;
     for (const char* ask : {"", "--ask=2"}) {
-      std::vector<std::string> argv = {kBsprun, "-n", std::to_string(kHosts), "--netns=" + kPrefix, "--transport=xdp",
-                                       binary, "--mode=launched"};
+      std::vector<std::string> argv = {kBsprun,           "-n",   std::to_string(kHosts), "--netns=" + kPrefix,
+                                       "--transport=xdp", binary, "--mode=launched"};
       if (*ask) argv.push_back(ask);
       ProgramResult result = run_program(argv, 60s);
       EXPECT_EQ(result.exit_code, 0) << program << " " << ask << ": " << describe(result);
@@ -197,8 +220,8 @@ TEST_F(XdpTest, NoProgramLeftAfterAProcessIsKilled) {
 // first job is SIGKILLed whole, launcher included: no program stays on any interface.
 TEST_F(XdpTest, SharedInterfacesAndCleanupAfterSigkill) {
   ASSERT_EQ(wait_for_no_programs(10s), "") << "programs left by an earlier test";
-  BackgroundJob running({kBsprun, "-n", "2", "--netns=" + kPrefix, "--transport=xdp", kCases,
-                         "--case=sync_until_stopped"});
+  BackgroundJob running(
+      {kBsprun, "-n", "2", "--netns=" + kPrefix, "--transport=xdp", kCases, "--case=sync_until_stopped"});
   auto deadline = std::chrono::steady_clock::now() + 30s;
   while (!(carries_program(0) && carries_program(1)) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(20ms);
@@ -262,8 +285,8 @@ TEST(XdpPrivilegeTest, RefusedWithoutCapabilitiesSaysWhatToUse) {
 // xdp process attaches on the interface: it detaches those whose owner is gone, and runs.
 TEST_F(XdpTest, StaleProgramsSweptByTheNextJob) {
   ASSERT_EQ(wait_for_no_programs(10s), "") << "programs left by an earlier test";
-  BackgroundJob running({kBsprun, "-n", "2", "--netns=" + kPrefix, "--transport=xdp", kCases,
-                         "--case=sync_until_stopped"});
+  BackgroundJob running(
+      {kBsprun, "-n", "2", "--netns=" + kPrefix, "--transport=xdp", kCases, "--case=sync_until_stopped"});
   auto deadline = std::chrono::steady_clock::now() + 30s;
   std::vector<pid_t> found;
   while (std::chrono::steady_clock::now() < deadline) {

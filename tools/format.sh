@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/format.sh: runs clang-format (.clang-format at the root) on C and C++ sources.
-# The tree was never reformatted as a whole, so by default only the lines you changed are
-# formatted: those that differ between the working tree and a base revision
+# The whole tree is formatted (CI runs --check --all); by default only the lines you changed
+# are formatted: those that differ between the working tree and a base revision
 # ($FORMAT_BASE, else the merge base of HEAD and main). Named files, or --all, are
 # formatted whole (git clang-format sees only tracked files: git add a new file first, or
 # name it). third_party/ is never touched.
@@ -34,7 +34,7 @@ if ! command -v clang-format >/dev/null 2>&1; then
 fi
 
 sources() {  # tracked C and C++ files outside third_party/
-  git ls-files -- '*.c' '*.cc' '*.h' ':(exclude)third_party/*'
+  git ls-files -- '*.c' '*.cc' '*.h' '*.hpp' ':(exclude)third_party/*'
 }
 
 if [ "$all" = 1 ] || [ $# -gt 0 ]; then

@@ -5,22 +5,26 @@
 #   --loaded  the same under stress-ng keeping both cores busy for the whole run (a shared
 #             CI runner or a busy login node): every test must pass there too.
 #   --long    also the long tier: the targets tagged "long" (256 processes, the soak).
+#   --quick   only the small and medium tests (unit tests, one transport or feature each):
+#             a few minutes after the build, for a change's first check.
 # Other arguments go to bazel test.
 set -u
 cd "$(dirname "$0")/.."
 loaded=0
 long=0
+quick=0
 for arg in "$@"; do
   case "$arg" in
     --loaded) loaded=1 ;;
     --long) long=1 ;;
+    --quick) quick=1 ;;
   esac
 done
 # Drop our own flags, keep the rest for bazel.
 for arg in "$@"; do
   shift
   case "$arg" in
-    --loaded | --long) ;;
+    --loaded | --long | --quick) ;;
     *) set -- "$@" "$arg" ;;
   esac
 done
@@ -30,6 +34,8 @@ if [ $long -eq 1 ]; then
   # The long tier's targets are tagged manual too (so //... leaves them out): name them.
   targets="$targets $(bazel query 'attr(tags, "\blong\b", //...)' 2>/dev/null | tr '\n' ' ')"
 fi
+sizes=""
+[ $quick -eq 1 ] && sizes="--test_size_filters=small,medium"
 stress=""
 if [ $loaded -eq 1 ]; then
   # One CPU hog per core (--cpu 0: as many as there are), for the whole run.
@@ -39,7 +45,7 @@ if [ $loaded -eq 1 ]; then
   echo "test.sh: running under stress-ng --cpu 0 (pid $stress) on $(nproc) cores"
 fi
 # shellcheck disable=SC2086  # $targets is a list of labels
-bazel test $targets --local_test_jobs=1 --test_output=errors "$@"
+bazel test $targets $sizes --local_test_jobs=1 --test_output=errors "$@"
 status=$?
 python3 tools/count_tests.py bazel-testlogs
 counted=$?

@@ -57,9 +57,10 @@ void HybridTransport::connect(const std::vector<std::string>& addresses) {
     const std::string& address = addresses[peer];
     auto parts = split_hybrid_address(address);
     if (!parts) {
-      throw std::runtime_error(fmt::format("{} transport: pid {}'s address '{}' is not a {} address (did every "
-                                           "process get the same --transport?)",
-                                           name_, peer, address, name_));
+      throw std::runtime_error(
+          fmt::format("{} transport: pid {}'s address '{}' is not a {} address (did every "
+                      "process get the same --transport?)",
+                      name_, peer, address, name_));
     }
     local_addresses[peer] = std::move(parts->first);
     network_addresses[peer] = std::move(parts->second);
@@ -77,7 +78,9 @@ void HybridTransport::decorate_paths(const Decorator& decorate) {
   network_ = decorate(std::move(network_));
 }
 
-bool HybridTransport::has_local_peers() const { return std::find(local_peer_.begin(), local_peer_.end(), true) != local_peer_.end(); }
+bool HybridTransport::has_local_peers() const {
+  return std::find(local_peer_.begin(), local_peer_.end(), true) != local_peer_.end();
+}
 
 bool HybridTransport::has_network_peers() const {
   for (int peer = 0; peer < nprocs_; ++peer) {

@@ -46,7 +46,8 @@ void TransportOption::check(const std::string& variable, const std::string& valu
 }
 
 TransportOption number_option(std::string name, std::string default_text, std::string help, long low, long high) {
-  return {std::move(name), std::move(default_text), std::move(help), TransportOption::Kind::number, low, high, {}, false};
+  return {
+      std::move(name), std::move(default_text), std::move(help), TransportOption::Kind::number, low, high, {}, false};
 }
 
 TransportOption text_option(std::string name, std::string default_text, std::string help) {
@@ -55,8 +56,14 @@ TransportOption text_option(std::string name, std::string default_text, std::str
 
 TransportOption one_of_option(std::string name, std::string default_text, std::string help,
                               std::vector<std::string> choices) {
-  return {std::move(name),   std::move(default_text), std::move(help), TransportOption::Kind::one_of, 0, 0,
-          std::move(choices), false};
+  return {std::move(name),
+          std::move(default_text),
+          std::move(help),
+          TransportOption::Kind::one_of,
+          0,
+          0,
+          std::move(choices),
+          false};
 }
 
 TransportOption internal_option(std::string name, std::string help) {

@@ -25,7 +25,8 @@ std::map<std::string, RegisteredOption>& options() {
 
 }  // namespace
 
-void register_transport(const std::string& name, TransportFactory factory, const std::vector<TransportOption>& options) {
+void register_transport(const std::string& name, TransportFactory factory,
+                        const std::vector<TransportOption>& options) {
   factories()[name] = std::move(factory);
   for (const TransportOption& option : options) register_transport_option(option, name);
 }
@@ -42,12 +43,11 @@ std::vector<RegisteredOption> transport_options() {
   return all;
 }
 
-std::unique_ptr<Transport> create_transport(const std::string& name,
-                                            const TransportConfig& config) {
+std::unique_ptr<Transport> create_transport(const std::string& name, const TransportConfig& config) {
   if (std::vector<std::string> parts = hybrid_parts(name); !parts.empty()) {
     if (parts[0] != "shm" || parts[1].empty() || !hybrid_parts(parts[1]).empty() || parts[1] == "shm") {
-      throw std::runtime_error(fmt::format(
-          "unknown transport '{}': a hybrid is shm+NETWORK, with NETWORK one of tcp, udp, nic", name));
+      throw std::runtime_error(
+          fmt::format("unknown transport '{}': a hybrid is shm+NETWORK, with NETWORK one of tcp, udp, nic", name));
     }
     TransportConfig local_config = config;
     local_config.options.erase("fault");  // faults are for the network path
@@ -56,14 +56,15 @@ std::unique_ptr<Transport> create_transport(const std::string& name,
   }
   auto found = factories().find(name);
   if (found == factories().end()) {
-    throw std::runtime_error(fmt::format("unknown transport '{}' (known: {})", name,
-                                         fmt::join(transport_names(), ", ")));
+    throw std::runtime_error(
+        fmt::format("unknown transport '{}' (known: {})", name, fmt::join(transport_names(), ", ")));
   }
   std::unique_ptr<Transport> transport = found->second(config);
   auto fault = config.options.find("fault");
   if (fault == config.options.end() || fault->second.empty()) return transport;
   if (transport->capabilities().reliable) {
-    throw std::runtime_error(fmt::format("--fault needs a datagram transport (udp, nic): '{}' is a reliable stream", name));
+    throw std::runtime_error(
+        fmt::format("--fault needs a datagram transport (udp, nic): '{}' is a reliable stream", name));
   }
   return wrap_with_faults(std::move(transport), fault->second, config.pid);
 }

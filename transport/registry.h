@@ -14,8 +14,7 @@
 
 namespace bsp::transport {
 
-using TransportFactory =
-    std::function<std::unique_ptr<Transport>(const TransportConfig& config)>;
+using TransportFactory = std::function<std::unique_ptr<Transport>(const TransportConfig& config)>;
 
 // Adds a factory under name (at static-initialisation time), and the options it reads.
 void register_transport(const std::string& name, TransportFactory factory,
@@ -37,8 +36,7 @@ std::vector<RegisteredOption> transport_options();
 // when there is no such transport. With a non-empty option "fault" (a fault spec, see
 // fault/fault_transport.h) the transport is wrapped in the fault decorator; a reliable
 // transport (tcp) refuses it, since its stream cannot lose a frame.
-std::unique_ptr<Transport> create_transport(const std::string& name,
-                                            const TransportConfig& config);
+std::unique_ptr<Transport> create_transport(const std::string& name, const TransportConfig& config);
 
 // Names of every registered transport and of the hybrids (shm+NETWORK), sorted.
 std::vector<std::string> transport_names();

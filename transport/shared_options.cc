@@ -16,20 +16,20 @@ const TransportOption& sndbuf() {
 }
 
 const TransportOption& mtu() {
-  static const TransportOption option =
-      number_option("mtu", "by link", "largest frame in bytes for udp, nic and xdp (64 to 65535)", 64, 65535);
+  static const TransportOption option = number_option(
+      "mtu", "by link", "largest frame in bytes for udp, nic and xdp (64 to 65535)", 64, 65535);
   return option;
 }
 
 const TransportOption& iface() {
-  static const TransportOption option =
-      text_option("iface", "by host", "network interface for the nic and xdp transports");
+  static const TransportOption option = text_option("iface", "by host",
+                                                    "network interface for the nic and xdp transports");
   return option;
 }
 
 const TransportOption& host() {
-  static const TransportOption option =
-      text_option("host", "127.0.0.1", "address tcp and udp listen on (and nic finds its interface by)");
+  static const TransportOption option = text_option("host", "127.0.0.1",
+                                                    "address tcp and udp listen on (and nic finds its interface by)");
   return option;
 }
 

@@ -57,7 +57,7 @@ struct TransportConfig {
   // proves with it that a peer belongs to the job.
   auth::Key secret{};
   // Fields every frame addressed to this process matches (see FrameMatch).
-  std::vector<FrameMatch> receive_filter;
+  std::vector<FrameMatch> receive_filter{};
 };
 
 struct Capabilities {
@@ -109,8 +109,7 @@ class FrameSink {
   // empty to have the frame delivered by on_frame as usual. A transport that was given room
   // writes only there, and only those bytes, then calls on_frame_placed (or reports peer
   // lost); it asks for no other placement from peer meanwhile.
-  virtual std::span<std::byte> place_frame(int /*peer*/, std::span<const std::byte> /*head*/,
-                                           std::size_t /*length*/) {
+  virtual std::span<std::byte> place_frame(int /*peer*/, std::span<const std::byte> /*head*/, std::size_t /*length*/) {
     return {};
   }
   // The frame whose tail place_frame's room now holds, in its turn among peer's frames.

@@ -61,9 +61,10 @@ ControlClient::ControlClient(const std::string& hosts, unsigned short port, cons
     socket_.close(ignored);
     pending_.clear();
     if (std::chrono::steady_clock::now() + pause >= deadline) {
-      throw std::runtime_error(fmt::format("the job's coordinator at {}:{} closed the session before it was proven, "
-                                           "{} times in {} s (a flood of other connections?)",
-                                           host, port, attempt, connect_timeout_.count() / 1000));
+      throw std::runtime_error(
+          fmt::format("the job's coordinator at {}:{} closed the session before it was proven, "
+                      "{} times in {} s (a flood of other connections?)",
+                      host, port, attempt, connect_timeout_.count() / 1000));
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(2 * pause, kMaxRetry);
@@ -98,8 +99,8 @@ std::string ControlClient::connect_to(const std::vector<std::string>& candidates
     socket_.close(ignored);
     failures.push_back(fmt::format("{}: {}", candidate, ec.message()));
   }
-  throw std::runtime_error(fmt::format("cannot reach the job's coordinator on port {} ({})", port,
-                                       fmt::join(failures, "; ")));
+  throw std::runtime_error(
+      fmt::format("cannot reach the job's coordinator on port {} ({})", port, fmt::join(failures, "; ")));
 }
 
 // Answers the challenge; true once the coordinator says the proof holds. Throws
@@ -113,7 +114,8 @@ bool ControlClient::prove(const auth::Key& secret) {
     throw std::runtime_error(fmt::format("did not send its challenge within {} ms", connect_timeout_.count()));
   }
   boost::system::error_code ec;
-  asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()), ec);
+  asio::write(socket_, asio::buffer(MessageWriter(MessageType::proof).u64(session_proof(secret, challenge)).bytes()),
+              ec);
   if (ec) throw JobAborted{"closed before the proof", false};
   std::string body;
   if (!read_message(connect_timeout_, type, body)) {
@@ -131,8 +133,7 @@ std::string ControlClient::local_address() const {
   return ec ? std::string() : local.address().to_string();
 }
 
-bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t& type,
-                                 std::string& body) {
+bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t& type, std::string& body) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     if (pending_.size() >= kFrameHeader) {
@@ -145,8 +146,7 @@ bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t
         return true;
       }
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     pollfd waiter{fd(), POLLIN, 0};
     int ready = ::poll(&waiter, 1, std::max<long>(0, left.count()));
     if (ready == 0) return false;
@@ -201,8 +201,7 @@ void ControlClient::abort(const std::string& message) {
   std::string body;
   try {
     while (std::chrono::steady_clock::now() < deadline) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (!read_message(left, type, body)) return;
       if (static_cast<MessageType>(type) == MessageType::abort) return;
     }

@@ -16,7 +16,7 @@
 namespace bsp::control {
 
 struct JobStart {
-  bool excess = false;   // this process is not needed (pid >= job size)
+  bool excess = false;  // this process is not needed (pid >= job size)
   int nprocs = 0;
   std::uint32_t job_id = 0;
   std::vector<std::string> addresses;  // index = pid
@@ -74,7 +74,7 @@ class ControlClient {
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_;
   std::chrono::milliseconds connect_timeout_;  // reaching the coordinator and proving: grows with the job
-  std::string pending_;  // bytes read but not yet a whole message
+  std::string pending_;                        // bytes read but not yet a whole message
   int reconnects_ = 0;
 };
 

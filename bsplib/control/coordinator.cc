@@ -25,11 +25,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto kReapInterval = 20ms;     // how often launched processes are checked
-constexpr auto kLostGrace = 300ms;       // EOF without exit status: wait this long for it
-constexpr auto kRemoteLostGrace = 600ms; // the same for a process whose end its launcher reports
-constexpr auto kKillGrace = 3000ms;      // after an abort, processes get this long to stop
-constexpr auto kAcceptPause = 20ms;      // accept failed (out of descriptors): try again after
+constexpr auto kReapInterval = 20ms;      // how often launched processes are checked
+constexpr auto kLostGrace = 300ms;        // EOF without exit status: wait this long for it
+constexpr auto kRemoteLostGrace = 600ms;  // the same for a process whose end its launcher reports
+constexpr auto kKillGrace = 3000ms;       // after an abort, processes get this long to stop
+constexpr auto kAcceptPause = 20ms;       // accept failed (out of descriptors): try again after
 // Unproven sessions held at once: room for every process to connect at the same moment
 // plus this many strangers, within what the descriptor limit leaves (unproven_limits()).
 constexpr std::size_t kStrangerSlots = 64;
@@ -61,15 +61,15 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
 
   struct Process {
     std::shared_ptr<Session> session;
-    pid_t os_pid = -1;      // this host's child: waited for and killed by OS pid
+    pid_t os_pid = -1;           // this host's child: waited for and killed by OS pid
     pid_t reported_os_pid = -1;  // what the process said in its hello
-    bool remote = false;    // on another host: its launcher reports its end
+    bool remote = false;         // on another host: its launcher reports its end
     bool reaped = false;
     int wait_status = 0;
     bool hello = false;
     bool excess = false;
     bool done = false;
-    bool lost = false;  // control connection closed
+    bool lost = false;          // control connection closed
     bool never_joined = false;  // exited without calling bsp_begin
     StartReport start_said;     // how far its start got, when its launcher reported its end
     // The progress watchdog: the process's last report of a long wait in bsp_sync.
@@ -278,10 +278,14 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         return send(session, MessageWriter(MessageType::proven).bytes());
       }
       switch (type) {
-        case MessageType::hello: return on_hello(session, reader);
-        case MessageType::abort: return on_abort(session, reader.str());
-        case MessageType::done: return on_done(session->pid, reader.str());
-        case MessageType::stall: return on_stall(session->pid, reader);
+        case MessageType::hello:
+          return on_hello(session, reader);
+        case MessageType::abort:
+          return on_abort(session, reader.str());
+        case MessageType::done:
+          return on_done(session->pid, reader.str());
+        case MessageType::stall:
+          return on_stall(session->pid, reader);
         default:
           break;
       }
@@ -346,9 +350,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     start_timer.expires_at(last_join + budget);
     start_timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
       if (ec || self->aborted || self->is_over || self->job_size > 0) return;
-      if (std::chrono::steady_clock::now() < self->last_join +
-          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-              std::chrono::duration<double>(self->start_budget_seconds()))) {
+      if (std::chrono::steady_clock::now() <
+          self->last_join + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(self->start_budget_seconds()))) {
         return self->watch_start();  // a join came meanwhile
       }
       self->start_timed_out();
@@ -410,7 +414,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     int superstep = reader.i32();
     double seconds = reader.i32() / 1000.0;
     std::uint32_t count = reader.u32();
-    if (count > static_cast<std::uint32_t>(config.processes)) throw std::runtime_error("stall report names too many pids");
+    if (count > static_cast<std::uint32_t>(config.processes))
+      throw std::runtime_error("stall report names too many pids");
     std::vector<int> awaiting;
     std::vector<double> silent;
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -434,11 +439,11 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
         int other = p.awaiting[i];
         const Process& q = processes[other];
         std::string heard = fmt::format("last data moved {:.1f} s ago", p.silent_seconds[i]);
-        whom.push_back(q.stalled ? fmt::format("pid {} ({}; in bsp_sync of superstep {} too)", other, heard,
-                                               q.stall_superstep)
-                                 : fmt::format("pid {} ({}; not known to wait in bsp_sync: computing, or stuck "
-                                               "outside BSPlib)",
-                                               other, heard));
+        whom.push_back(
+            q.stalled ? fmt::format("pid {} ({}; in bsp_sync of superstep {} too)", other, heard, q.stall_superstep)
+                      : fmt::format("pid {} ({}; not known to wait in bsp_sync: computing, or stuck "
+                                    "outside BSPlib)",
+                                    other, heard));
       }
       fmt::print(stderr, "{}: pid {} has waited {:.1f} s in bsp_sync (superstep {}) for {}\n", config.who, pid, seconds,
                  superstep, fmt::join(whom, ", "));
@@ -451,7 +456,9 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       const Process& q = processes[other];
       auto back = std::find(q.awaiting.begin(), q.awaiting.end(), pid);
       bool mutual = q.stalled && back != q.awaiting.end();
-      double silent = mutual ? std::min(p.silent_seconds[i], q.silent_seconds[static_cast<std::size_t>(back - q.awaiting.begin())]) : 0;
+      double silent = mutual ? std::min(p.silent_seconds[i],
+                                        q.silent_seconds[static_cast<std::size_t>(back - q.awaiting.begin())])
+                             : 0;
       if (mutual && silent >= config.link_timeout_seconds) {
         return stop_failed(fmt::format(
             "{}: the data link between pid {} and pid {} carries nothing: both wait in bsp_sync (supersteps {} and "
@@ -501,15 +508,16 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     timer->async_wait([self = shared_from_this(), timer, pid](boost::system::error_code) {
       Process& p = self->processes[pid];
       if (!self->aborted && !p.done && !p.excess) {
-        self->fail(pid, p.reaped ? describe_exit(p.wait_status) + " before bsp_end"
-                                 : "closed its connection before bsp_end");
+        self->fail(
+            pid, p.reaped ? describe_exit(p.wait_status) + " before bsp_end" : "closed its connection before bsp_end");
       }
     });
   }
 
   // ---- failure and abort ----
   void fail(int pid, const std::string& what) {
-    stop_failed(fmt::format("{}: process pid {}{} {}; stopping the other processes\n", config.who, pid, where(pid), what));
+    stop_failed(
+        fmt::format("{}: process pid {}{} {}; stopping the other processes\n", config.who, pid, where(pid), what));
   }
 
   // " on host NAME (OS pid N)" for a process on another host, else "".
@@ -618,8 +626,10 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
       if (plain_status == 0) plain_status = status;
     }
     if (config.processes > 1) {
-      fmt::print(stderr, "{}: none of the {} processes called bsp_begin: the program never joined a BSPlib job "
-                         "(each copy ran on its own)\n", config.who, config.processes);
+      fmt::print(stderr,
+                 "{}: none of the {} processes called bsp_begin: the program never joined a BSPlib job "
+                 "(each copy ran on its own)\n",
+                 config.who, config.processes);
       std::fflush(stderr);
     }
   }
@@ -672,7 +682,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     for (const std::string& key : keys) line += fmt::format(" {}={:.{}f}", key, total[key], decimals[key]);
     fmt::print(stderr, "  total  {}\n", line);
     // What strangers cost: unproven sessions pushed out by a flood, accepts that failed.
-    fmt::print(stderr, "  coordinator unproven_pushed_out={} accept_failures={}\n", unproven_pushed_out, accept_failures);
+    fmt::print(stderr, "  coordinator unproven_pushed_out={} accept_failures={}\n", unproven_pushed_out,
+               accept_failures);
     std::fflush(stderr);
   }
 
@@ -681,7 +692,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
   tcp::acceptor acceptor;
   asio::steady_timer reap_timer;
   asio::steady_timer kill_timer;
-  asio::steady_timer accept_timer;  // the pause after a failed accept
+  asio::steady_timer accept_timer;          // the pause after a failed accept
   std::size_t max_unproven = 0;             // unproven sessions open at once
   std::size_t max_unproven_per_source = 0;  // of them, from one address
   long accept_failures = 0;

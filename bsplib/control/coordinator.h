@@ -24,23 +24,23 @@ namespace bsp::control {
 
 // What a launcher learned of how far a process's start got (launch/start_report.h).
 struct StartReport {
-  bool began = false;       // it entered bsp_begin
-  std::string exec_error;   // non-empty: it could not be started
+  bool began = false;      // it entered bsp_begin
+  std::string exec_error;  // non-empty: it could not be started
 };
 
 struct CoordinatorConfig {
-  int processes = 1;              // processes launched (pids 0 .. processes-1)
+  int processes = 1;  // processes launched (pids 0 .. processes-1)
   std::uint32_t job_id = 0;
-  auth::Key secret{};             // the job's secret: a session must prove it knows it
-  std::string who = "bsprun";     // prefix of the coordinator's own messages
-  bool print_stats = false;       // print the processes' statistics reports at the end
+  auth::Key secret{};                // the job's secret: a session must prove it knows it
+  std::string who = "bsprun";        // prefix of the coordinator's own messages
+  bool print_stats = false;          // print the processes' statistics reports at the end
   double link_timeout_seconds = 30;  // two processes stalled waiting for each other this long: stop
   // Start-up: once a process has joined, the job stops naming the pids not joined when
   // this long passes without another join (0: 120 s + 0.5 s per process + 10 s per
   // other host: a loaded machine or a large job gets longer, and every join restarts it).
   double start_timeout_seconds = 0;
-  std::vector<pid_t> os_pids;     // launched processes' OS pids (-1: not a child, skip)
-  int listen_fd = -1;             // an already listening socket to adopt (-1: open one)
+  std::vector<pid_t> os_pids;                // launched processes' OS pids (-1: not a child, skip)
+  int listen_fd = -1;                        // an already listening socket to adopt (-1: open one)
   std::string listen_address = "127.0.0.1";  // where to open it
   // Processes on other hosts (started through a remote shell): index = pid, "" for a
   // process of this host. Their exits are reported by the launcher (process_exited), and

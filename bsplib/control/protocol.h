@@ -18,17 +18,17 @@
 namespace bsp::control {
 
 enum class MessageType : std::uint8_t {
-  hello = 1,   // process -> coordinator: i32 pid, i32 requested nprocs, i32 os pid, str address,
-               // str machine (the kernel's boot id: processes with one share its cores)
-  start = 2,   // coordinator -> process: i32 nprocs, u32 job id, nprocs x str address,
-               // nprocs x str machine
-  excess = 3,  // coordinator -> process: not needed (pid >= nprocs): leave quietly
-  abort = 4,   // either way: str message (coordinator -> process: stop now)
-  done = 5,    // process -> coordinator: reached bsp_end; str statistics report (may be empty)
-  finish = 6,  // coordinator -> process: every process reached bsp_end; close and leave
-  stall = 7,   // process -> coordinator: i32 superstep, i32 ms waited in bsp_sync, u32 n,
-               // n x (i32 pid still awaited, i32 ms since anything moved between the two)
-               // (n = 0: the wait is over)
+  hello = 1,      // process -> coordinator: i32 pid, i32 requested nprocs, i32 os pid, str address,
+                  // str machine (the kernel's boot id: processes with one share its cores)
+  start = 2,      // coordinator -> process: i32 nprocs, u32 job id, nprocs x str address,
+                  // nprocs x str machine
+  excess = 3,     // coordinator -> process: not needed (pid >= nprocs): leave quietly
+  abort = 4,      // either way: str message (coordinator -> process: stop now)
+  done = 5,       // process -> coordinator: reached bsp_end; str statistics report (may be empty)
+  finish = 6,     // coordinator -> process: every process reached bsp_end; close and leave
+  stall = 7,      // process -> coordinator: i32 superstep, i32 ms waited in bsp_sync, u32 n,
+                  // n x (i32 pid still awaited, i32 ms since anything moved between the two)
+                  // (n = 0: the wait is over)
   challenge = 8,  // coordinator -> process, first on every connection: 16 random bytes
   proof = 9,      // process -> coordinator, its first message: u64 session_proof()
   proven = 10,    // coordinator -> process: the proof holds (empty); a session closed before
@@ -50,16 +50,14 @@ inline std::uint64_t session_proof(const auth::Key& secret, std::string_view cha
                             std::as_bytes(std::span(challenge.data(), challenge.size()))});
 }
 
-inline constexpr std::size_t kFrameHeader = 5;         // u32 length + u8 type
+inline constexpr std::size_t kFrameHeader = 5;        // u32 length + u8 type
 inline constexpr std::uint32_t kMaxBody = 16u << 20;  // sanity bound on a message body
 // What a proven process may send the coordinator (hello, abort, done, stall) is small.
 inline constexpr std::uint32_t kMaxBodyToCoordinator = 1u << 20;
 
 class MessageWriter {
  public:
-  explicit MessageWriter(MessageType type) : bytes_(kFrameHeader, '\0') {
-    bytes_[4] = static_cast<char>(type);
-  }
+  explicit MessageWriter(MessageType type) : bytes_(kFrameHeader, '\0') { bytes_[4] = static_cast<char>(type); }
   MessageWriter& i32(std::int32_t value) { return raw(&value, 4); }
   MessageWriter& u32(std::uint32_t value) { return raw(&value, 4); }
   MessageWriter& u64(std::uint64_t value) { return raw(&value, 8); }

@@ -30,14 +30,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Child {
-  int pid = -1;             // BSPlib pid
+  int pid = -1;  // BSPlib pid
   pid_t os_pid = -1;
-  int out = -1, err = -1;   // read ends of its stdout and stderr
-  int start = -1;           // read end of its start pipe (start_report.h)
+  int out = -1, err = -1;  // read ends of its stdout and stderr
+  int start = -1;          // read end of its start pipe (start_report.h)
   bool reaped = false;
   int status = 0;
   bool reported = false;
-  int drain_rounds = 0;     // loop rounds since it ended with output pipes open
+  int drain_rounds = 0;  // loop rounds since it ended with output pipes open
 };
 
 class Agent {
@@ -113,8 +113,7 @@ class Agent {
     const pid_t agent = ::getpid();
     for (int pid : setup.pids) {
       int out[2], err[2], in[2] = {-1, -1};
-      if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
-          (pid == 0 && ::pipe2(in, O_CLOEXEC) != 0)) {
+      if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || (pid == 0 && ::pipe2(in, O_CLOEXEC) != 0)) {
         throw std::runtime_error(fmt::format("cannot make pipes: {}", std::strerror(errno)));
       }
       StartPipe start_pipe = make_start_pipe();
@@ -268,8 +267,11 @@ class Agent {
       fd = -1;
       return;
     }
-    send(agent_message(AgentMessage::output).i32(child.pid).u32(static_cast<std::uint32_t>(stream))
-             .blob(std::string_view(buffer, static_cast<std::size_t>(got))).bytes());
+    send(agent_message(AgentMessage::output)
+             .i32(child.pid)
+             .u32(static_cast<std::uint32_t>(stream))
+             .blob(std::string_view(buffer, static_cast<std::size_t>(got)))
+             .bytes());
   }
 
   void reap() {

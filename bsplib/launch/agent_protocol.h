@@ -104,7 +104,8 @@ inline AgentSetup decode_setup(std::string_view body) {
   for (std::uint32_t n = count(65536, "variables"); n > 0; --n) setup.environment.push_back(reader.str());
   for (std::uint32_t n = count(65535, "pids"); n > 0; --n) {
     int pid = reader.i32();
-    if (pid < 0 || static_cast<std::uint32_t>(pid) >= setup.processes) throw std::runtime_error("setup: pid out of range");
+    if (pid < 0 || static_cast<std::uint32_t>(pid) >= setup.processes)
+      throw std::runtime_error("setup: pid out of range");
     setup.pids.push_back(pid);
   }
   if (setup.argv.empty()) throw std::runtime_error("setup: no program");

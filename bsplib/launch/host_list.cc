@@ -112,9 +112,10 @@ std::vector<Placement> place(int processes, const std::vector<Host>& hosts) {
   int slots = 0;
   for (const Host& host : hosts) slots += host.slots;
   if (processes > slots) {
-    throw std::invalid_argument(fmt::format("{} processes asked for, but the hosts have {} slot{} in all; "
-                                            "give more slots (nodeA:4 or slots=4) or fewer processes",
-                                            processes, slots, slots == 1 ? "" : "s"));
+    throw std::invalid_argument(
+        fmt::format("{} processes asked for, but the hosts have {} slot{} in all; "
+                    "give more slots (nodeA:4 or slots=4) or fewer processes",
+                    processes, slots, slots == 1 ? "" : "s"));
   }
   std::vector<Placement> placements;
   int pid = 0;

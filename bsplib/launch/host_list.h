@@ -11,7 +11,7 @@
 namespace bsp::launch {
 
 struct Host {
-  std::string name;   // as the user wrote it: what the remote shell is given
+  std::string name;  // as the user wrote it: what the remote shell is given
   int slots = 1;
   std::string iface;  // "" = the job's --iface, if any
 };

@@ -72,12 +72,12 @@ struct PipeReader : std::enable_shared_from_this<PipeReader> {
   PipeReader(boost::asio::io_context& io, int fd, int pid_, int stream_, OutputForwarder& output_)
       : pipe(io, fd), pid(pid_), stream(stream_), output(output_) {}
   void read() {
-    pipe.async_read_some(boost::asio::buffer(buffer), [self = shared_from_this()](boost::system::error_code ec,
-                                                                                  std::size_t got) {
-      if (ec) return self->output.flush(self->pid);
-      self->output.write(self->pid, self->stream, std::string_view(self->buffer.data(), got));
-      self->read();
-    });
+    pipe.async_read_some(boost::asio::buffer(buffer),
+                         [self = shared_from_this()](boost::system::error_code ec, std::size_t got) {
+                           if (ec) return self->output.flush(self->pid);
+                           self->output.write(self->pid, self->stream, std::string_view(self->buffer.data(), got));
+                           self->read();
+                         });
   }
   boost::asio::posix::stream_descriptor pipe;
   int pid, stream;

@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char* kLibrary = "libpmix.so.2";
 constexpr const char* kContactKey = "bsplib.contact";  // rank 0's coordinator, job id, secret
-constexpr int kFenceTimeoutSeconds = 120;                // as the control handshake's wait
+constexpr int kFenceTimeoutSeconds = 120;              // as the control handshake's wait
 constexpr auto kAbortWait = std::chrono::seconds(2);
 
 // The functions we call, typed by the real header.
@@ -71,8 +71,8 @@ Session& connected() {
     // Global: libpmix's own plugins resolve its symbols.
     void* handle = ::dlopen(kLibrary, RTLD_NOW | RTLD_GLOBAL);
     if (!handle) {
-      throw std::runtime_error(fmt::format("started by a PMIx launcher (PMIX_RANK is set) but cannot load {}: {}",
-                                           kLibrary, ::dlerror()));
+      throw std::runtime_error(
+          fmt::format("started by a PMIx launcher (PMIX_RANK is set) but cannot load {}: {}", kLibrary, ::dlerror()));
     }
     Library& pmix = state.pmix;
     resolve(handle, pmix.init, "PMIx_Init");
@@ -132,14 +132,22 @@ long job_number(Session& state, const char* key) {
   if (!found) return -1;
   const pmix_value_t& value = *found->value;
   switch (value.type) {
-    case PMIX_UINT32: return value.data.uint32;
-    case PMIX_UINT64: return static_cast<long>(value.data.uint64);
-    case PMIX_INT: return value.data.integer;
-    case PMIX_UINT: return value.data.uint;
-    case PMIX_SIZE: return static_cast<long>(value.data.size);
-    case PMIX_UINT16: return value.data.uint16;
-    case PMIX_INT32: return value.data.int32;
-    default: return -1;
+    case PMIX_UINT32:
+      return value.data.uint32;
+    case PMIX_UINT64:
+      return static_cast<long>(value.data.uint64);
+    case PMIX_INT:
+      return value.data.integer;
+    case PMIX_UINT:
+      return value.data.uint;
+    case PMIX_SIZE:
+      return static_cast<long>(value.data.size);
+    case PMIX_UINT16:
+      return value.data.uint16;
+    case PMIX_INT32:
+      return value.data.int32;
+    default:
+      return -1;
   }
 }
 
@@ -207,7 +215,8 @@ int job_size() {
   if (state.job_size > 0) return state.job_size;  // also after finalize (bsp_nprocs after bsp_end)
   connected();
   long size = job_number(state, PMIX_JOB_SIZE);
-  if (size < 1) throw std::runtime_error("the PMIx launcher does not say how many processes it started (PMIX_JOB_SIZE)");
+  if (size < 1)
+    throw std::runtime_error("the PMIx launcher does not say how many processes it started (PMIX_JOB_SIZE)");
   state.job_size = static_cast<int>(size);
   return state.job_size;
 }
@@ -247,8 +256,8 @@ Contact exchange(const std::optional<Contact>& mine) {
   info[1].value.data.integer = kFenceTimeoutSeconds;
   pmix_proc_t everyone = process(state, PMIX_RANK_WILDCARD);
   if (pmix_status_t status = pmix.fence(&everyone, 1, info, 2); status != PMIX_SUCCESS) {
-    throw std::runtime_error(fmt::format("PMIx_Fence (waiting for every process of the job to start): {}",
-                                         describe(pmix, status)));
+    throw std::runtime_error(
+        fmt::format("PMIx_Fence (waiting for every process of the job to start): {}", describe(pmix, status)));
   }
   std::unique_ptr<Value> contact = get(state, process(state, 0), kContactKey);
   if (!contact || contact->value->type != PMIX_STRING || !contact->value->data.string) {

@@ -59,7 +59,7 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
     bool closed = false;  // the agent's output ended
     bool lost = false;
     Clock::time_point terminated_at{};  // when the remote shell was sent SIGTERM
-    std::map<int, pid_t> running;  // pid -> OS pid (-1 until started)
+    std::map<int, pid_t> running;       // pid -> OS pid (-1 until started)
   };
 
   Impl(asio::io_context& io_context, std::vector<std::string> rsh_words, std::string agent_path,
@@ -150,7 +150,8 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
       case AgentMessage::output: {
         int pid = reader.i32();
         int stream = static_cast<int>(reader.u32());
-        if (!session->running.count(pid) || (stream != 1 && stream != 2)) throw std::runtime_error("output of a stranger");
+        if (!session->running.count(pid) || (stream != 1 && stream != 2))
+          throw std::runtime_error("output of a stranger");
         output.write(pid, stream, std::string_view(body).substr(8));
         break;
       }
@@ -171,8 +172,8 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
         break;
       }
       case AgentMessage::failed:
-        return lose(session, fmt::format("cannot start processes on host {}: {}", session->placement.host.name,
-                                         reader.str()));
+        return lose(session,
+                    fmt::format("cannot start processes on host {}: {}", session->placement.host.name, reader.str()));
       default:
         break;  // heartbeat
     }
@@ -255,8 +256,8 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
     session->to_agent.close(ignored);
     if (coordinator && !pids.empty()) {
       coordinator->processes_lost(
-          pids, fmt::format("bsprun: {}; {} {} there {} lost; stopping the job\n", why, pids.size() == 1 ? "pid" : "pids",
-                            fmt::join(pids, ", "), pids.size() == 1 ? "is" : "are"));
+          pids, fmt::format("bsprun: {}; {} {} there {} lost; stopping the job\n", why,
+                            pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "), pids.size() == 1 ? "is" : "are"));
     }
   }
 
@@ -278,8 +279,9 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
       for (;;) {
         ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
         if (got < 0 && errno == EINTR) continue;
-        std::string bytes = got > 0 ? agent_message(AgentMessage::stdin_data).blob(std::string_view(buffer, got)).bytes()
-                                    : agent_message(AgentMessage::stdin_end).bytes();
+        std::string bytes = got > 0
+                                ? agent_message(AgentMessage::stdin_data).blob(std::string_view(buffer, got)).bytes()
+                                : agent_message(AgentMessage::stdin_end).bytes();
         auto self = weak.lock();
         if (!self) return;
         asio::post(io, [self, target, bytes = std::move(bytes)] { self->send(target, bytes); });
@@ -298,8 +300,7 @@ struct RemoteHosts::Impl : std::enable_shared_from_this<Impl> {
   Clock::time_point over_since{};
 };
 
-RemoteHosts::RemoteHosts(asio::io_context& io, std::vector<std::string> rsh, std::string agent,
-                         OutputForwarder& output)
+RemoteHosts::RemoteHosts(asio::io_context& io, std::vector<std::string> rsh, std::string agent, OutputForwarder& output)
     : impl_(std::make_shared<Impl>(io, std::move(rsh), std::move(agent), output)) {}
 
 RemoteHosts::~RemoteHosts() { impl_->timer.cancel(); }

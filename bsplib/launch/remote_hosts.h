@@ -23,8 +23,7 @@ class RemoteHosts {
  public:
   // rsh: the remote shell's command words (e.g. {"ssh", "-x"}); agent: this bsprun's
   // path, which every host must have (as Open MPI's orted).
-  RemoteHosts(boost::asio::io_context& io, std::vector<std::string> rsh, std::string agent,
-              OutputForwarder& output);
+  RemoteHosts(boost::asio::io_context& io, std::vector<std::string> rsh, std::string agent, OutputForwarder& output);
   ~RemoteHosts();
 
   // Starts the agent on placement's host with setup (setup.pids filled in here).

@@ -14,8 +14,8 @@ inline constexpr const char* kStartFdVariable = "BSP_START_FD";
 
 // What a process said through its start pipe.
 struct StartReport {
-  bool began = false;        // it entered bsp_begin
-  std::string exec_error;    // non-empty: it could not be started (exec failed)
+  bool began = false;      // it entered bsp_begin
+  std::string exec_error;  // non-empty: it could not be started (exec failed)
 };
 
 // A pipe for one child: both ends close-on-exec; the child keeps its write end with

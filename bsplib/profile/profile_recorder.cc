@@ -117,15 +117,15 @@ std::string expand_path(const std::string& pattern, const std::string& program, 
 
 Recorder::Recorder(const std::string& path, int pid, int nprocs, const std::string& transport,
                    const recovery::Channel& channel, bool overwrite)
-    : pid_(pid), nprocs_(nprocs), channel_(channel), peers_(static_cast<std::size_t>(nprocs)), overwrite_(overwrite) {
+    : overwrite_(overwrite), pid_(pid), nprocs_(nprocs), channel_(channel), peers_(static_cast<std::size_t>(nprocs)) {
   std::string program = program_path();
   std::string name = program.substr(program.rfind('/') + 1);
   path_ = expand_path(path, name, transport);
   struct stat there {};
   if (pid == 0 && !overwrite && ::lstat(path_.c_str(), &there) == 0) {
     // Said now, not after the whole run when the parts are joined.
-    throw std::runtime_error(fmt::format("--profile: {} exists; refusing to write over it ({})", path_,
-                                         auth::kOverwriteHint));
+    throw std::runtime_error(
+        fmt::format("--profile: {} exists; refusing to write over it ({})", path_, auth::kOverwriteHint));
   }
   std::string part = part_name(path_, pid);
   std::string error;
@@ -218,9 +218,10 @@ std::string Recorder::join_parts() const {
     return error;
   }
   if (missing > 0) {
-    return fmt::format("{} of {} processes' parts ({}.partN) were not found here (written on another host?); {} "
-                       "holds the others; append theirs to it",
-                       missing, nprocs_, path_, path_);
+    return fmt::format(
+        "{} of {} processes' parts ({}.partN) were not found here (written on another host?); {} "
+        "holds the others; append theirs to it",
+        missing, nprocs_, path_, path_);
   }
   return {};
 }

@@ -22,8 +22,8 @@ class Recorder {
   // refused unless overwrite, and pid 0 refuses an existing FILE too, before the job
   // runs). `path` may hold %e (the program's name), %t (the transport) and %% (a percent
   // sign). Throws std::runtime_error if it cannot.
-  Recorder(const std::string& path, int pid, int nprocs, const std::string& transport,
-           const recovery::Channel& channel, bool overwrite = false);
+  Recorder(const std::string& path, int pid, int nprocs, const std::string& transport, const recovery::Channel& channel,
+           bool overwrite = false);
   ~Recorder();
 
   void count_put(int pid, long nbytes) {

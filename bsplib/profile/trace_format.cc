@@ -98,8 +98,8 @@ Step decode_step(Cursor& c, std::int32_t nprocs) {
   s.gets = c.get<std::uint32_t>("gets");
   s.sends = c.get<std::uint32_t>("sends");
   WireCounters& w = s.wire;
-  for (std::uint64_t* field : {&w.bytes_sent, &w.bytes_received, &w.frames_sent, &w.frames_received,
-                               &w.retransmissions, &w.acks_sent, &w.acks_received}) {
+  for (std::uint64_t* field : {&w.bytes_sent, &w.bytes_received, &w.frames_sent, &w.frames_received, &w.retransmissions,
+                               &w.acks_sent, &w.acks_received}) {
     *field = c.get<std::uint64_t>("channel counter");
   }
   auto n = c.get<std::uint32_t>("peer count");
@@ -181,8 +181,10 @@ ProcessTrace decode_section(Cursor& c) {
       default:
         break;  // a newer writer's record: skipped whole
     }
-    if (body.left() != 0 && type <= kEnd) body.fail(fmt::format("{} bytes left over in a record of type {}", body.left(), type));
-    if (c.left() == 0) c.fail(fmt::format("section of pid {} ends without its end record (process stopped?)", trace.pid));
+    if (body.left() != 0 && type <= kEnd)
+      body.fail(fmt::format("{} bytes left over in a record of type {}", body.left(), type));
+    if (c.left() == 0)
+      c.fail(fmt::format("section of pid {} ends without its end record (process stopped?)", trace.pid));
   }
 }
 

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
     for (std::uint64_t x : sorted) sum += x;
     ok = bsp::fold(world, ok, [](bool a, bool b) { return a && b; });
     std::size_t count = bsp::sum(world, sorted.size());
-    if (!ok || count != n || bsp::sum(world, sum) != bsp::sum(world, checksum)) world.abort("sample_sort: wrong result");
+    if (!ok || count != n || bsp::sum(world, sum) != bsp::sum(world, checksum))
+      world.abort("sample_sort: wrong result");
     std::size_t most = bsp::max(world, sorted.size());
     if (world.rank() == 0) {
       std::printf("sorted %zu numbers on %d processes in %.3f s (largest part %zu, %.2f x the mean) (correct)\n", n,

@@ -58,7 +58,11 @@ void interior(const Cell& c, int axis, int n, int& lo, int& hi) {
 }  // namespace
 
 Adi::Adi(const MultiPartition& mp, std::vector<Cell>& cells, const Constants& k)
-    : mp_(mp), cells_(cells), k_(k), x_(k, (k.n + mp.q() - 1) / mp.q()), y_(k, (k.n + mp.q() - 1) / mp.q()),
+    : mp_(mp),
+      cells_(cells),
+      k_(k),
+      x_(k, (k.n + mp.q() - 1) / mp.q()),
+      y_(k, (k.n + mp.q() - 1) / mp.q()),
       z_(k, (k.n + mp.q() - 1) / mp.q()) {
   const int q = mp.q();
   const int max_face = mp.max_face_points();
@@ -70,7 +74,8 @@ Adi::Adi(const MultiPartition& mp, std::vector<Cell>& cells, const Constants& k)
   solve_recv_.assign(std::size_t(kForwardCarry) * max_face, 0.0);
   line_store_.assign(25 * std::size_t(largest), 0.0);
   if (q > 1)
-    for (Cell& c : cells_) c.lhs_c.assign(25 * std::size_t(c.extent.size[0]) * c.extent.size[1] * c.extent.size[2], 0.0);
+    for (Cell& c : cells_)
+      c.lhs_c.assign(25 * std::size_t(c.extent.size[0]) * c.extent.size[1] * c.extent.size[2], 0.0);
   bsp_push_reg(face_recv_.data(), bsp_size_t(face_recv_.size() * sizeof(double)));
   bsp_push_reg(solve_recv_.data(), bsp_size_t(solve_recv_.size() * sizeof(double)));
   bsp_sync();
@@ -168,8 +173,7 @@ void Adi::sweep(LineSolver<A>& solver) {
     Cell& c = cells_[mp_.cell_at_stage(A, s)];
     const std::size_t line_points = c.extent.size[A];
     const int lines = for_each_line(c, [&](int l1, int l2, int index) {
-      solver.backward(c, l1, l2, &c.lhs_c[25 * line_points * index],
-                      &solve_recv_[std::size_t(kBackwardCarry) * index],
+      solver.backward(c, l1, l2, &c.lhs_c[25 * line_points * index], &solve_recv_[std::size_t(kBackwardCarry) * index],
                       s > 0 ? &solve_send_[std::size_t(kBackwardCarry) * index] : nullptr);
     });
     if (s > 0) {

@@ -19,7 +19,7 @@ struct Cell {
   explicit Cell(const CellExtent& e);
 
   CellExtent extent;
-  int p0 = 0, p1 = 0, p2 = 0;  // padded sizes
+  int p0 = 0, p1 = 0, p2 = 0;     // padded sizes
   std::ptrdiff_t stride[3] = {};  // point-index offset of one step along each axis
 
   // Point index of local (i, j, k), each in [-2, size + 1].
@@ -27,9 +27,9 @@ struct Cell {
     return (std::ptrdiff_t(k + kGhost) * p1 + (j + kGhost)) * p0 + (i + kGhost);
   }
 
-  std::vector<double> u, rhs, forcing;              // 5 per point
+  std::vector<double> u, rhs, forcing;                // 5 per point
   std::vector<double> rho_i, us, vs, ws, qs, square;  // 1 per point
-  std::vector<double> lhs_c;  // C' blocks (25 per point) kept between sweep stages (q > 1)
+  std::vector<double> lhs_c;                          // C' blocks (25 per point) kept between sweep stages (q > 1)
 };
 
 }  // namespace nas::bt

@@ -88,8 +88,9 @@ void forcing_line(const Constants& k, int axis, int lo, int count, double xyz[3]
     f[0] = f[0] - t2 * (UE(d, gp) - UE(d, gm)) + dtd1[0] * (UE(0, gp) - 2.0 * UE(0, g) + UE(0, gm));
     for (int m = 1; m < 4; ++m) {
       if (m == d) {
-        f[m] = f[m] - t2 * ((UE(m, gp) * BUF(d, gp) + k.c2 * (UE(4, gp) - q[gp])) -
-                            (UE(m, gm) * BUF(d, gm) + k.c2 * (UE(4, gm) - q[gm]))) +
+        f[m] = f[m] -
+               t2 * ((UE(m, gp) * BUF(d, gp) + k.c2 * (UE(4, gp) - q[gp])) -
+                     (UE(m, gm) * BUF(d, gm) + k.c2 * (UE(4, gm) - q[gm]))) +
                con[0] * (BUF(m, gp) - 2.0 * BUF(m, g) + BUF(m, gm)) +
                dtd1[m] * (UE(m, gp) - 2.0 * UE(m, g) + UE(m, gm));
       } else {
@@ -98,7 +99,8 @@ void forcing_line(const Constants& k, int axis, int lo, int count, double xyz[3]
                dtd1[m] * (UE(m, gp) - 2.0 * UE(m, g) + UE(m, gm));
       }
     }
-    f[4] = f[4] - t2 * (BUF(d, gp) * (k.c1 * UE(4, gp) - k.c2 * q[gp]) - BUF(d, gm) * (k.c1 * UE(4, gm) - k.c2 * q[gm])) +
+    f[4] = f[4] -
+           t2 * (BUF(d, gp) * (k.c1 * UE(4, gp) - k.c2 * q[gp]) - BUF(d, gm) * (k.c1 * UE(4, gm) - k.c2 * q[gm])) +
            0.5 * con[2] * (BUF(0, gp) - 2.0 * BUF(0, g) + BUF(0, gm)) + con[3] * (cuf[gp] - 2.0 * cuf[g] + cuf[gm]) +
            con[4] * (BUF(4, gp) - 2.0 * BUF(4, g) + BUF(4, gm)) + dtd1[4] * (UE(4, gp) - 2.0 * UE(4, g) + UE(4, gm));
   }

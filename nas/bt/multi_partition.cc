@@ -14,8 +14,10 @@ MultiPartition::MultiPartition(int nprocs, int pid, int n) : pid_(pid), n_(n) {
   int q = 1;
   while (q * q < nprocs) ++q;
   if (q * q != nprocs)
-    throw std::invalid_argument("the multi-partition decomposition needs a square number of processes "
-                                "(1, 4, 9, 16, ...), not " + std::to_string(nprocs));
+    throw std::invalid_argument(
+        "the multi-partition decomposition needs a square number of processes "
+        "(1, 4, 9, 16, ...), not " +
+        std::to_string(nprocs));
   if (n / q < 2)
     throw std::invalid_argument("a grid of " + std::to_string(n) + " points per direction cannot be cut into " +
                                 std::to_string(q) + " cells of at least 2 points");
@@ -49,9 +51,12 @@ CellExtent MultiPartition::extent(int pid, int c) const {
 
 int MultiPartition::neighbour(int axis, int side) const {
   switch (axis) {
-    case 0: return pid_of(row_, col_ + side);
-    case 1: return pid_of(row_ + side, col_);
-    default: return pid_of(row_ + side, col_ - side);
+    case 0:
+      return pid_of(row_, col_ + side);
+    case 1:
+      return pid_of(row_ + side, col_);
+    default:
+      return pid_of(row_ + side, col_ - side);
   }
 }
 
@@ -59,9 +64,12 @@ int MultiPartition::neighbour_cell(int axis, int side, int c) const { return axi
 
 int MultiPartition::cell_at_stage(int axis, int s) const {
   switch (axis) {
-    case 0: return wrap(s - col_, q_);
-    case 1: return wrap(row_ - s, q_);
-    default: return s;
+    case 0:
+      return wrap(s - col_, q_);
+    case 1:
+      return wrap(row_ - s, q_);
+    default:
+      return s;
   }
 }
 

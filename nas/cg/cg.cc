@@ -35,17 +35,15 @@ constexpr double kRcond = 0.1;
 constexpr double kEpsilon = 1.0e-10;  // absolute, on zeta
 
 const nas::ClassTable<CgClass> kClasses = {
-    {'S', {{1400, 7, 10.0, kRcond}, 15, 8.5971775078648}},
-    {'W', {{7000, 8, 12.0, kRcond}, 15, 10.362595087124}},
-    {'A', {{14000, 11, 20.0, kRcond}, 15, 17.130235054029}},
-    {'B', {{75000, 13, 60.0, kRcond}, 75, 22.712745482631}},
+    {'S', {{1400, 7, 10.0, kRcond}, 15, 8.5971775078648}},     {'W', {{7000, 8, 12.0, kRcond}, 15, 10.362595087124}},
+    {'A', {{14000, 11, 20.0, kRcond}, 15, 17.130235054029}},   {'B', {{75000, 13, 60.0, kRcond}, 75, 22.712745482631}},
     {'C', {{150000, 15, 110.0, kRcond}, 75, 28.973605592845}},
 };
 
 // One outer iteration: solve, then (one reduction superstep) x.z, z.z and the residual;
 // x <- z / ||z||. Returns zeta; *rnorm gets ||x - A z||.
-double power_step(nas::cg::DistributedCg& solver, const CgShape& shape, std::vector<double>& x,
-                  std::vector<double>& z, double* rnorm) {
+double power_step(nas::cg::DistributedCg& solver, const CgShape& shape, std::vector<double>& x, std::vector<double>& z,
+                  double* rnorm) {
   const int m = solver.local_size();
   double sums[3] = {0.0, 0.0, solver.solve(x.data(), z.data())};
   for (int j = 0; j < m; ++j) {
@@ -64,8 +62,8 @@ int cg_main(int argc, char** argv) {
   const CgClass& params = kClasses.at(options.problem_class);
   const CgShape& shape = params.shape;
   const int p = bsp_nprocs(), me = bsp_pid();
-  nas::print_banner("CG", options.problem_class, std::to_string(shape.n) + " rows, " +
-                                                     std::to_string(params.iterations) + " iterations");
+  nas::print_banner("CG", options.problem_class,
+                    std::to_string(shape.n) + " rows, " + std::to_string(params.iterations) + " iterations");
 
   double seed = nas::kNpbSeed;
   nas::randlc(&seed, nas::kNpbMultiplier);

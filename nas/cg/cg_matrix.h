@@ -11,10 +11,10 @@
 namespace nas::cg {
 
 struct CgShape {
-  int n;          // order of the matrix (NA)
-  int nonzer;     // nonzeros per generated vector (NONZER)
-  double shift;   // SHIFT
-  double rcond;   // condition-number target (0.1 for every class)
+  int n;         // order of the matrix (NA)
+  int nonzer;    // nonzeros per generated vector (NONZER)
+  double shift;  // SHIFT
+  double rcond;  // condition-number target (0.1 for every class)
 };
 
 // Rows [first_row, last_row) of A in CSR form (row_start has rows + 1 entries).
@@ -22,7 +22,7 @@ struct CsrRows {
   int first_row = 0;
   int rows = 0;
   std::vector<int> row_start;
-  std::vector<int> column;     // global column, 0-based
+  std::vector<int> column;  // global column, 0-based
   std::vector<double> value;
 };
 

@@ -46,10 +46,10 @@ class DistributedCg {
   static constexpr int kNarrowColumns = 65536;
 
   int n_;
-  CsrRows rows_;                       // its column list emptied when narrow_column_ holds it
+  CsrRows rows_;  // its column list emptied when narrow_column_ holds it
   std::vector<std::uint16_t> narrow_column_;
-  std::vector<double> full_;           // full-length p (or z), this block at rows_.first_row
-  std::vector<double> q_, r_;          // local blocks
+  std::vector<double> full_;   // full-length p (or z), this block at rows_.first_row
+  std::vector<double> q_, r_;  // local blocks
 };
 
 }  // namespace nas::cg

@@ -21,8 +21,17 @@ void all_reduce_min(double* values, int count);
 void all_gather(const void* mine, int nbytes, void* all);
 
 // Scalar conveniences.
-inline double all_sum(double value) { all_reduce_sum(&value, 1); return value; }
-inline double all_max(double value) { all_reduce_max(&value, 1); return value; }
-inline double all_min(double value) { all_reduce_min(&value, 1); return value; }
+inline double all_sum(double value) {
+  all_reduce_sum(&value, 1);
+  return value;
+}
+inline double all_max(double value) {
+  all_reduce_max(&value, 1);
+  return value;
+}
+inline double all_min(double value) {
+  all_reduce_min(&value, 1);
+  return value;
+}
 
 }  // namespace nas

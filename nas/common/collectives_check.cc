@@ -33,7 +33,8 @@ void check_all() {
     for (int i = 0; i < count; ++i) mine[i] = me * 100000 + i;
     nas::all_gather(mine.data(), count * static_cast<int>(sizeof(int)), all.data());
     for (int q = 0; q < p; ++q)
-      for (int i = 0; i < count; ++i) expect(all[static_cast<std::size_t>(q) * count + i] == q * 100000 + i, "all_gather", i);
+      for (int i = 0; i < count; ++i)
+        expect(all[static_cast<std::size_t>(q) * count + i] == q * 100000 + i, "all_gather", i);
   }
   // Identical bits everywhere: a sum whose value depends on the order of additions.
   double tricky = nas::all_sum(me % 2 ? 1e16 : 1.0);

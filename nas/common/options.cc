@@ -29,8 +29,8 @@ namespace {
 
 }  // namespace
 
-NpbOptions parse_npb_options(int argc, char** argv, const std::string& benchmark,
-                             const std::string& classes, const std::vector<std::string>& extra_names) {
+NpbOptions parse_npb_options(int argc, char** argv, const std::string& benchmark, const std::string& classes,
+                             const std::vector<std::string>& extra_names) {
   NpbOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -24,8 +24,7 @@ struct NpbOptions {
 // copy). classes: the letters the benchmark supports, e.g. "SWABC". extra_names: the
 // benchmark's own option names without "--". A bad option stops the job via bsp_abort
 // with a usage message, so the exit status is non-zero.
-NpbOptions parse_npb_options(int argc, char** argv, const std::string& benchmark,
-                             const std::string& classes,
+NpbOptions parse_npb_options(int argc, char** argv, const std::string& benchmark, const std::string& classes,
                              const std::vector<std::string>& extra_names = {});
 
 }  // namespace nas

@@ -67,18 +67,17 @@ int report_results(const BenchmarkResult& result, const RegionTimer& timer) {
   std::printf(" Communication time (s) = %10.3f mean, %10.3f max (inside BSPlib calls)\n", comm_sum / p, comm_max);
   std::printf(" Supersteps             = %10ld (since bsp_begin, process 0)\n", supersteps);
   double ack_percent = channel.data_received ? 100.0 * channel.explicit_acks / channel.data_received : 0.0;
-  std::printf(" Packets (timed region, all processes): data received = %llu, explicit acks = %.2f%%, "
-              "data dropped = %llu, duplicates received = %llu\n",
-              static_cast<unsigned long long>(channel.data_received), ack_percent,
-              static_cast<unsigned long long>(channel.retransmissions),
-              static_cast<unsigned long long>(channel.duplicates));
-  std::printf(" Packet details: bytes received = %llu, gaps detected = %llu, nacks sent = %llu, "
-              "refused for want of buffers = %llu, corrupt = %llu\n\n",
-              static_cast<unsigned long long>(channel.bytes_received),
-              static_cast<unsigned long long>(channel.gaps),
-              static_cast<unsigned long long>(channel.nacks),
-              static_cast<unsigned long long>(channel.overflow_refused),
-              static_cast<unsigned long long>(channel.corrupt));
+  std::printf(
+      " Packets (timed region, all processes): data received = %llu, explicit acks = %.2f%%, "
+      "data dropped = %llu, duplicates received = %llu\n",
+      static_cast<unsigned long long>(channel.data_received), ack_percent,
+      static_cast<unsigned long long>(channel.retransmissions), static_cast<unsigned long long>(channel.duplicates));
+  std::printf(
+      " Packet details: bytes received = %llu, gaps detected = %llu, nacks sent = %llu, "
+      "refused for want of buffers = %llu, corrupt = %llu\n\n",
+      static_cast<unsigned long long>(channel.bytes_received), static_cast<unsigned long long>(channel.gaps),
+      static_cast<unsigned long long>(channel.nacks), static_cast<unsigned long long>(channel.overflow_refused),
+      static_cast<unsigned long long>(channel.corrupt));
   std::fflush(stdout);
   return result.verified ? 0 : 1;
 }

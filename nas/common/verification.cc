@@ -25,8 +25,8 @@ bool within_relative(double value, double reference, double epsilon) {
 void print_check(const char* what, double value, double reference, bool ok) {
   if (bsp_pid() != 0) return;
   double error = reference == 0.0 ? std::fabs(value) : std::fabs((value - reference) / reference);
-  std::printf(" %-12s computed = %22.15E  reference = %22.15E  error = %9.2E  %s\n", what, value,
-              reference, error, ok ? "ok" : "FAILED");
+  std::printf(" %-12s computed = %22.15E  reference = %22.15E  error = %9.2E  %s\n", what, value, reference, error,
+              ok ? "ok" : "FAILED");
 }
 
 }  // namespace nas

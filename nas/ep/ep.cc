@@ -23,22 +23,20 @@
 
 namespace {
 
-constexpr int kBatchLog2 = 16;                // MK: 2^16 pairs per batch
+constexpr int kBatchLog2 = 16;  // MK: 2^16 pairs per batch
 constexpr int kPairsPerBatch = 1 << kBatchLog2;
-constexpr int kAnnuli = 10;                   // NQ
+constexpr int kAnnuli = 10;  // NQ
 constexpr double kSeed = 271828183.0;
 constexpr double kEpsilon = 1.0e-8;
 
 struct EpClass {
-  int m;               // 2^m pairs in total
-  double sx, sy;       // official sums of the deviates
+  int m;          // 2^m pairs in total
+  double sx, sy;  // official sums of the deviates
 };
 
 const nas::ClassTable<EpClass> kClasses = {
-    {'S', {24, -3.247834652034740e3, -6.958407078382297e3}},
-    {'W', {25, -2.863319731645753e3, -6.320053679109499e3}},
-    {'A', {28, -4.295875165629892e3, -1.580732573678431e4}},
-    {'B', {30, 4.033815542441498e4, -2.660669192809235e4}},
+    {'S', {24, -3.247834652034740e3, -6.958407078382297e3}}, {'W', {25, -2.863319731645753e3, -6.320053679109499e3}},
+    {'A', {28, -4.295875165629892e3, -1.580732573678431e4}}, {'B', {30, 4.033815542441498e4, -2.660669192809235e4}},
     {'C', {32, 4.764367927995374e4, -8.084072988043731e4}},
 };
 

@@ -13,7 +13,10 @@ int block_for(int longest) { return std::clamp(1024 / longest, 4, 32); }
 }  // namespace
 
 Fft3d::Fft3d(const SlabLayout& layout)
-    : layout_(layout), x_roots_(layout.nx()), y_roots_(layout.ny()), z_roots_(layout.nz()),
+    : layout_(layout),
+      x_roots_(layout.nx()),
+      y_roots_(layout.ny()),
+      z_roots_(layout.nz()),
       scratch_(std::max({layout.nx(), layout.ny(), layout.nz()}),
                block_for(std::max({layout.nx(), layout.ny(), layout.nz()}))) {}
 

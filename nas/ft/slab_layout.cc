@@ -12,9 +12,8 @@ namespace nas::ft {
 SlabLayout::SlabLayout(int nx, int ny, int nz, int nprocs, int pid)
     : nx_(nx), ny_(ny), nz_(nz), nprocs_(nprocs), pid_(pid) {
   if (nprocs < 1 || ny % nprocs != 0 || nz % nprocs != 0) {
-    throw std::invalid_argument("FT's slab decomposition needs the process count to divide " +
-                                std::to_string(ny) + " and " + std::to_string(nz) + ", not " +
-                                std::to_string(nprocs));
+    throw std::invalid_argument("FT's slab decomposition needs the process count to divide " + std::to_string(ny) +
+                                " and " + std::to_string(nz) + ", not " + std::to_string(nprocs));
   }
 }
 

@@ -37,9 +37,8 @@ inline void root(const FftRoots& roots, int sign, int index, double& re, double&
 
 // One stage from (xr, xi) into (yr, yi) for blocks of `block` lines.
 inline void stage(int sign, int n, int half, int groups, int block, const double* __restrict xr,
-                  const double* __restrict xi, double* __restrict yr, double* __restrict yi,
-                  const FftRoots& roots) {
-  const std::size_t run = std::size_t(half) * block;          // contiguous k,b run
+                  const double* __restrict xi, double* __restrict yr, double* __restrict yi, const FftRoots& roots) {
+  const std::size_t run = std::size_t(half) * block;           // contiguous k,b run
   const std::size_t second_half = std::size_t(n / 2) * block;  // x offset of the pair
   for (int i = 0; i < groups; ++i) {
     double wr, wi;
@@ -154,8 +153,8 @@ void scatter(const double* __restrict re, const double* __restrict im, int n, in
 
 }  // namespace
 
-void fft_lines(int sign, Complex* data, std::ptrdiff_t element_stride, std::ptrdiff_t lines,
-               std::ptrdiff_t line_stride, const FftRoots& roots, FftScratch& scratch) {
+void fft_lines(int sign, Complex* data, std::ptrdiff_t element_stride, std::ptrdiff_t lines, std::ptrdiff_t line_stride,
+               const FftRoots& roots, FftScratch& scratch) {
   const int n = roots.n();
   const int m = roots.log2n();
   if (n == 1) return;

@@ -45,7 +45,7 @@ class FftScratch {
 
 // Transforms `lines` lines in place: line l's element j is at
 // data[l * line_stride + j * element_stride].
-void fft_lines(int sign, Complex* data, std::ptrdiff_t element_stride, std::ptrdiff_t lines,
-               std::ptrdiff_t line_stride, const FftRoots& roots, FftScratch& scratch);
+void fft_lines(int sign, Complex* data, std::ptrdiff_t element_stride, std::ptrdiff_t lines, std::ptrdiff_t line_stride,
+               const FftRoots& roots, FftScratch& scratch);
 
 }  // namespace nas::ft

@@ -22,8 +22,7 @@ class BucketRanking {
  public:
   // Collective (registers the receive area: one bsp_sync). keys_per_process: the most
   // keys any process holds; shared_ints: how many ints rank() all-gathers per process.
-  BucketRanking(int max_key_log2, int buckets_log2, std::int64_t total_keys, int keys_per_process,
-                int shared_ints);
+  BucketRanking(int max_key_log2, int buckets_log2, std::int64_t total_keys, int keys_per_process, int shared_ints);
   ~BucketRanking();
   BucketRanking(const BucketRanking&) = delete;
   BucketRanking& operator=(const BucketRanking&) = delete;
@@ -45,12 +44,12 @@ class BucketRanking {
   std::int64_t keys_below() const { return keys_below_; }
 
  private:
-  int shift_;            // key >> shift_ = bucket
+  int shift_;  // key >> shift_ = bucket
   int buckets_;
   std::int64_t total_keys_;
   int shared_ints_;
-  std::vector<int> exchange_;      // my bucket counts + shared ints
-  std::vector<int> gathered_;      // everyone's exchange_, by pid
+  std::vector<int> exchange_;  // my bucket counts + shared ints
+  std::vector<int> gathered_;  // everyone's exchange_, by pid
   std::vector<int> shared_all_;
   std::vector<int> bucket_owner_;  // owner pid of each bucket
   std::vector<int> bucket_start_;  // where each bucket starts in send_

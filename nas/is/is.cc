@@ -36,18 +36,24 @@ const nas::ClassTable<IsClass> kClasses = {
     {'W', {20, 16, 10, {357773, 934767, 875723, 898999, 404505}, {1249, 11698, 1039987, 1043896, 1048018}}},
     {'A', {23, 19, 10, {2112377, 662041, 5336171, 3642833, 4250760}, {104, 17523, 123928, 8288932, 8388264}}},
     {'B', {25, 21, 10, {41869, 812306, 5102857, 18232239, 26860214}, {33422937, 10244, 59149, 33135281, 99}}},
-    {'C', {27, 23, 10, {44172927, 72999161, 74326391, 129606274, 21736814}, {61147, 882988, 266290, 133997595, 133525895}}},
+    {'C',
+     {27, 23, 10, {44172927, 72999161, 74326391, 129606274, 21736814}, {61147, 882988, 266290, 133997595, 133525895}}},
 };
 
 // How the official rank of test key `test` moves with the iteration, per class (the
 // two keys changed each iteration sit below some test keys and above others).
 std::int64_t expected_rank(char problem_class, int test, int iteration, std::int64_t official) {
   switch (problem_class) {
-    case 'S': return test <= 2 ? official + iteration : official - iteration;
-    case 'W': return test < 2 ? official + (iteration - 2) : official - iteration;
-    case 'A': return test <= 2 ? official + (iteration - 1) : official - (iteration - 1);
-    case 'B': return (test == 1 || test == 2 || test == 4) ? official + iteration : official - iteration;
-    default: return test <= 2 ? official + iteration : official - iteration;  // C
+    case 'S':
+      return test <= 2 ? official + iteration : official - iteration;
+    case 'W':
+      return test < 2 ? official + (iteration - 2) : official - iteration;
+    case 'A':
+      return test <= 2 ? official + (iteration - 1) : official - (iteration - 1);
+    case 'B':
+      return (test == 1 || test == 2 || test == 4) ? official + iteration : official - iteration;
+    default:
+      return test <= 2 ? official + iteration : official - iteration;  // C
   }
 }
 
@@ -64,11 +70,10 @@ int check_test_ranks(const nas::is::BucketRanking& ranking, const IsClass& param
     std::int64_t rank = ranking.rank_table()[key - 1 - ranking.key_begin()];
     std::int64_t official = nas::reference_value(params.test_rank[t], options);
     std::int64_t expected = expected_rank(options.problem_class, t, iteration, official);
-    if (rank == expected)
-      ++passed;
+    if (rank == expected) ++passed;
     else
-      std::printf(" Failed partial verification: iteration %d, test key %d, rank %lld, expected %lld\n", iteration,
-                  t, static_cast<long long>(rank), static_cast<long long>(expected));
+      std::printf(" Failed partial verification: iteration %d, test key %d, rank %lld, expected %lld\n", iteration, t,
+                  static_cast<long long>(rank), static_cast<long long>(expected));
   }
   return passed;
 }

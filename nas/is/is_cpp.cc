@@ -39,10 +39,14 @@ const nas::ClassTable<IsClass> kClasses = {
 
 std::int64_t expected_rank(char problem_class, int test, int iteration, std::int64_t official) {
   switch (problem_class) {
-    case 'S': return test <= 2 ? official + iteration : official - iteration;
-    case 'W': return test < 2 ? official + (iteration - 2) : official - iteration;
-    case 'A': return test <= 2 ? official + (iteration - 1) : official - (iteration - 1);
-    default: return (test == 1 || test == 2 || test == 4) ? official + iteration : official - iteration;  // B
+    case 'S':
+      return test <= 2 ? official + iteration : official - iteration;
+    case 'W':
+      return test < 2 ? official + (iteration - 2) : official - iteration;
+    case 'A':
+      return test <= 2 ? official + (iteration - 1) : official - (iteration - 1);
+    default:
+      return (test == 1 || test == 2 || test == 4) ? official + iteration : official - iteration;  // B
   }
 }
 
@@ -57,7 +61,8 @@ class Ranking {
         stride_(static_cast<std::size_t>(buckets_ + kTests)),
         exchange_(stride_),
         gathered_(world, static_cast<std::size_t>(world.size()) * stride_),
-        receive_(world, std::min<std::size_t>(static_cast<std::size_t>(total_keys), keys_per_process + keys_per_process / 2)),
+        receive_(world,
+                 std::min<std::size_t>(static_cast<std::size_t>(total_keys), keys_per_process + keys_per_process / 2)),
         owner_(static_cast<std::size_t>(buckets_)),
         start_(static_cast<std::size_t>(buckets_) + 1),
         send_(keys_per_process),
@@ -111,7 +116,8 @@ class Ranking {
     for (int b = 0; b < buckets_; ++b) start_[b + 1] = start_[b] + counts[b];
     const int own_base = first < end ? start_[first] : 0;
     for (int b = 0; b < buckets_; ++b) {
-      write_at_[b] = owner_[b] == me ? receive_.data() + offset_at_[me] + (start_[b] - own_base) : send_.data() + start_[b];
+      write_at_[b] = owner_[b] == me ? receive_.data() + offset_at_[me] + (start_[b] - own_base)
+                                     : send_.data() + start_[b];
     }
     int** write_at = write_at_.data();
     for (int key : keys) *write_at[key >> shift]++ = key;
@@ -197,8 +203,8 @@ int is_main(bsp::world& world, int argc, char** argv) {
       for (int q = 0; q < p; ++q) key = std::max(key, ranking.shared_of(q, t));
       if (key < 1 || key - 1 < ranking.key_begin() || key - 1 >= ranking.key_end()) continue;
       std::int64_t rank = ranking.table()[key - 1 - ranking.key_begin()];
-      std::int64_t expected =
-          expected_rank(options.problem_class, t, iteration, nas::reference_value(params.test_rank[t], options));
+      std::int64_t expected = expected_rank(options.problem_class, t, iteration,
+                                            nas::reference_value(params.test_rank[t], options));
       if (rank == expected) {
         ++passed;
       } else {

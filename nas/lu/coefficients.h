@@ -9,7 +9,7 @@
 namespace nas::lu {
 
 inline constexpr double kC1 = kGasC1, kC2 = kGasC2, kC3 = kGasC3, kC4 = kGasC4, kC5 = kGasC5;
-inline constexpr double kOmega = 1.2;  // SSOR over-relaxation factor
+inline constexpr double kOmega = 1.2;                  // SSOR over-relaxation factor
 inline constexpr double kResidualTolerance = 1.0e-08;  // per equation, stops SSOR early
 
 struct Coefficients {

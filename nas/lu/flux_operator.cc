@@ -13,8 +13,7 @@ struct FluxOperator::Direction {
   double d[5];
 };
 
-FluxOperator::FluxOperator(const LocalFields& fields, const Coefficients& coefficients)
-    : f_(fields), c_(coefficients) {
+FluxOperator::FluxOperator(const LocalFields& fields, const Coefficients& coefficients) : f_(fields), c_(coefficients) {
   const int longest = std::max({fields.nxa, fields.nya, fields.nz0});
   u_.resize(5 * longest);
   rho_.resize(longest);
@@ -34,9 +33,8 @@ void FluxOperator::kinetic_terms(const double* field, double* rho_i, double* qs)
 }
 
 template <int N>
-void FluxOperator::line(const Direction& dir, const double* field, const double* rho_i,
-                        const double* qs, double* out, std::size_t first_point,
-                        std::size_t stride, int count, int lo, int hi, int global_first,
+void FluxOperator::line(const Direction& dir, const double* field, const double* rho_i, const double* qs, double* out,
+                        std::size_t first_point, std::size_t stride, int count, int lo, int hi, int global_first,
                         int global_points) {
   const int a = std::max(0, lo - 2), b = std::min(count - 1, hi + 2);
   double* U = u_.data();
@@ -69,8 +67,7 @@ void FluxOperator::line(const Direction& dir, const double* field, const double*
     fl[4] = (C1 * v[4] - C2 * q) * un;
   }
   for (int p = lo; p <= hi; ++p)
-    for (int m = 0; m < 5; ++m)
-      O[5 * p + m] = O[5 * p + m] - dir.t2 * (F[5 * (p + 1) + m] - F[5 * (p - 1) + m]);
+    for (int m = 0; m < 5; ++m) O[5 * p + m] = O[5 * p + m] - dir.t2 * (F[5 * (p + 1) + m] - F[5 * (p - 1) + m]);
 
   // Viscous flux between p-1 and p.
   for (int p = lo; p <= hi + 1; ++p) {
@@ -112,11 +109,9 @@ void FluxOperator::line(const Direction& dir, const double* field, const double*
     } else if (g == 1) {
       for (int m = 0; m < 5; ++m) o[m] = o[m] - dssp * (+5.0 * v[m] - 4.0 * v[m + 5] + v[m + 10]);
     } else if (g == 2) {
-      for (int m = 0; m < 5; ++m)
-        o[m] = o[m] - dssp * (-4.0 * v[m - 5] + 6.0 * v[m] - 4.0 * v[m + 5] + v[m + 10]);
+      for (int m = 0; m < 5; ++m) o[m] = o[m] - dssp * (-4.0 * v[m - 5] + 6.0 * v[m] - 4.0 * v[m + 5] + v[m + 10]);
     } else if (g == global_points - 3) {
-      for (int m = 0; m < 5; ++m)
-        o[m] = o[m] - dssp * (v[m - 10] - 4.0 * v[m - 5] + 6.0 * v[m] - 4.0 * v[m + 5]);
+      for (int m = 0; m < 5; ++m) o[m] = o[m] - dssp * (v[m - 10] - 4.0 * v[m - 5] + 6.0 * v[m] - 4.0 * v[m + 5]);
     } else {  // g == global_points - 2
       for (int m = 0; m < 5; ++m) o[m] = o[m] - dssp * (v[m - 10] - 4.0 * v[m - 5] + 5.0 * v[m]);
     }
@@ -141,8 +136,7 @@ void FluxOperator::add(const double* field, const double* rho_i, const double* q
       line<1>(x, field, rho_i, qs, out, f.point(k, j, 0), 1, f.nxa, f.ist, f.iend, f.gi(0), f.nx0);
   for (int k = 1; k <= nz - 2; ++k)
     for (int i = f.ist; i <= f.iend; ++i)
-      line<2>(y, field, rho_i, qs, out, f.point(k, 0, i), std::size_t(f.nxa), f.nya, f.jst, f.jend,
-           f.gj(0), f.ny0);
+      line<2>(y, field, rho_i, qs, out, f.point(k, 0, i), std::size_t(f.nxa), f.nya, f.jst, f.jend, f.gj(0), f.ny0);
   const std::size_t plane = std::size_t(f.nya) * f.nxa;
   for (int j = f.jst; j <= f.jend; ++j)
     for (int i = f.ist; i <= f.iend; ++i)

@@ -29,9 +29,9 @@ class FluxOperator {
   struct Direction;  // the coefficients of one direction
   // One line of points: gathers, applies the 1-D operator along it, scatters back.
   template <int N>  // N: the momentum component along the line (1 = x, 2 = y, 3 = z)
-  void line(const Direction& dir, const double* field, const double* rho_i, const double* qs,
-            double* out, std::size_t first_point, std::size_t stride, int count, int lo,
-            int hi, int global_first, int global_points);
+  void line(const Direction& dir, const double* field, const double* rho_i, const double* qs, double* out,
+            std::size_t first_point, std::size_t stride, int count, int lo, int hi, int global_first,
+            int global_points);
 
   const LocalFields& f_;
   const Coefficients& c_;

@@ -11,8 +11,7 @@ void set_boundary_values(LocalFields& f, const Coefficients& c) {
     for (int j = f.jown0(); j <= f.jown1(); ++j)
       for (int i = f.iown0(); i <= f.iown1(); ++i) {
         const int gi = f.gi(i), gj = f.gj(j);
-        const bool boundary = k == 0 || k == f.nz0 - 1 || gj == 0 || gj == f.ny0 - 1 ||
-                              gi == 0 || gi == f.nx0 - 1;
+        const bool boundary = k == 0 || k == f.nz0 - 1 || gj == 0 || gj == f.ny0 - 1 || gi == 0 || gi == f.nx0 - 1;
         if (boundary) c.exact(gi, gj, k, f.u_at(k, j, i));
       }
 }
@@ -39,8 +38,7 @@ void set_initial_values(LocalFields& f, const Coefficients& c) {
           const double pxi = (1.0 - xi) * ue_1jk[m] + xi * ue_nx0jk[m];
           const double peta = (1.0 - eta) * ue_i1k[m] + eta * ue_iny0k[m];
           const double pzeta = (1.0 - zeta) * ue_ij1[m] + zeta * ue_ijnz[m];
-          u[m] = pxi + peta + pzeta - pxi * peta - peta * pzeta - pzeta * pxi +
-                 pxi * peta * pzeta;
+          u[m] = pxi + peta + pzeta - pxi * peta - peta * pzeta - pzeta * pxi + pxi * peta * pzeta;
         }
       }
     }

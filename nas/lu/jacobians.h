@@ -21,15 +21,9 @@ struct DirectionMetrics {
   double d[5];
 };
 
-inline DirectionMetrics x_metrics(const Coefficients& c) {
-  return {c.tx1, c.tx2, {c.dx1, c.dx2, c.dx3, c.dx4, c.dx5}};
-}
-inline DirectionMetrics y_metrics(const Coefficients& c) {
-  return {c.ty1, c.ty2, {c.dy1, c.dy2, c.dy3, c.dy4, c.dy5}};
-}
-inline DirectionMetrics z_metrics(const Coefficients& c) {
-  return {c.tz1, c.tz2, {c.dz1, c.dz2, c.dz3, c.dz4, c.dz5}};
-}
+inline DirectionMetrics x_metrics(const Coefficients& c) { return {c.tx1, c.tx2, {c.dx1, c.dx2, c.dx3, c.dx4, c.dx5}}; }
+inline DirectionMetrics y_metrics(const Coefficients& c) { return {c.ty1, c.ty2, {c.dy1, c.dy2, c.dy3, c.dy4, c.dy5}}; }
+inline DirectionMetrics z_metrics(const Coefficients& c) { return {c.tz1, c.tz2, {c.dz1, c.dz2, c.dz3, c.dz4, c.dz5}}; }
 
 inline constexpr double kR43 = 4.0 / 3.0;
 inline constexpr double kC1345 = kC1 * kC3 * kC4 * kC5;
@@ -61,8 +55,7 @@ inline void diagonal_block(const Coefficients& c, const double* w, double rho_i,
   D[1][4] = dt * 2.0 * tmp2 * w[1] * cx;
   D[2][4] = dt * 2.0 * tmp2 * w[2] * cy;
   D[3][4] = dt * 2.0 * tmp2 * w[3] * cz;
-  D[4][4] = 1.0 + dt * 2.0 * (tx1 + ty1 + tz1) * c1345 * tmp1 +
-            dt * 2.0 * (tx1 * c.dx5 + ty1 * c.dy5 + tz1 * c.dz5);
+  D[4][4] = 1.0 + dt * 2.0 * (tx1 + ty1 + tz1) * c1345 * tmp1 + dt * 2.0 * (tx1 * c.dx5 + ty1 * c.dy5 + tz1 * c.dz5);
 }
 
 // The off-diagonal block towards a neighbour with state w, 1/rho = rho_i, kinetic term
@@ -70,8 +63,8 @@ inline void diagonal_block(const Coefficients& c, const double* w, double rho_i,
 // is -dt (lower sweep) or +dt (upper sweep). N is a template argument so that every
 // entry's position is a constant and the block can live in registers once inlined.
 template <int N>
-inline void off_diagonal_block(const Coefficients& c, const DirectionMetrics& dir,
-                               double sdt, const double* w, double rho_i, double q, Block& M) {
+inline void off_diagonal_block(const Coefficients& c, const DirectionMetrics& dir, double sdt, const double* w,
+                               double rho_i, double q, Block& M) {
   constexpr double r43 = kR43, c1345 = kC1345, c34 = kC34;
   constexpr double C1 = kC1, C2 = kC2;
   const double dt = c.dt, t1 = dir.t1, t2 = dir.t2;
@@ -86,10 +79,8 @@ inline void off_diagonal_block(const Coefficients& c, const DirectionMetrics& di
   M[n][0] = sdt * t2;
 
   // Normal momentum row.
-  M[0][n] = sdt * t2 * (-(wn * tmp1) * (wn * tmp1) + C2 * q * tmp1) -
-            dt * t1 * (-r43 * c34 * tmp2 * wn);
-  M[n][n] = sdt * t2 * ((2.0 - C2) * (wn * tmp1)) - dt * t1 * (r43 * c34 * tmp1) -
-            dt * t1 * dir.d[n];
+  M[0][n] = sdt * t2 * (-(wn * tmp1) * (wn * tmp1) + C2 * q * tmp1) - dt * t1 * (-r43 * c34 * tmp2 * wn);
+  M[n][n] = sdt * t2 * ((2.0 - C2) * (wn * tmp1)) - dt * t1 * (r43 * c34 * tmp1) - dt * t1 * dir.d[n];
   M[4][n] = sdt * t2 * C2;
 
   // Tangential momentum rows, and their entries in the normal row.
@@ -107,8 +98,8 @@ inline void off_diagonal_block(const Coefficients& c, const DirectionMetrics& di
   for (int m = 1; m <= 3; ++m) cm[m] = m == n ? (r43 * c34 - c1345) : (c34 - c1345);
   M[0][4] = sdt * t2 * ((C2 * 2.0 * q - C1 * w[4]) * (wn * tmp2)) -
             dt * t1 *
-                (-cm[1] * tmp3 * (w[1] * w[1]) - cm[2] * tmp3 * (w[2] * w[2]) -
-                 cm[3] * tmp3 * (w[3] * w[3]) - c1345 * tmp2 * w[4]);
+                (-cm[1] * tmp3 * (w[1] * w[1]) - cm[2] * tmp3 * (w[2] * w[2]) - cm[3] * tmp3 * (w[3] * w[3]) -
+                 c1345 * tmp2 * w[4]);
   M[n][4] = sdt * t2 * (C1 * (w[4] * tmp1) - C2 * (q * tmp1 + wn * wn * tmp2)) -
             dt * t1 * (r43 * c34 - c1345) * tmp2 * wn;
   for (int o = 1; o <= 3; ++o) {

@@ -5,8 +5,7 @@
 
 namespace nas::lu {
 
-LocalFields::LocalFields(const ProcessGrid& grid, int nx0_, int ny0_, int nz0_)
-    : nx0(nx0_), ny0(ny0_), nz0(nz0_) {
+LocalFields::LocalFields(const ProcessGrid& grid, int nx0_, int ny0_, int nz0_) : nx0(nx0_), ny0(ny0_), nz0(nz0_) {
   gx0 = grid.x_first();
   gy0 = grid.y_first();
   nxl = grid.x_count();

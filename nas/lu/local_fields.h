@@ -18,10 +18,10 @@ inline constexpr int kGhost = 2;
 struct LocalFields {
   LocalFields(const ProcessGrid& grid, int nx0, int ny0, int nz0);
 
-  int nx0, ny0, nz0;    // global grid
-  int gx0, gy0;         // global index of the first owned point
-  int nxl, nyl;         // owned points along i and j
-  int nxa, nya;         // allocated extent along i and j (owned + 2 ghost layers each side)
+  int nx0, ny0, nz0;  // global grid
+  int gx0, gy0;       // global index of the first owned point
+  int nxl, nyl;       // owned points along i and j
+  int nxa, nya;       // allocated extent along i and j (owned + 2 ghost layers each side)
   // Local index ranges (inclusive) of the points SSOR updates: owned and strictly inside
   // the global grid (global 1 .. n0-2). Empty when ist > iend.
   int ist, iend, jst, jend;
@@ -35,9 +35,7 @@ struct LocalFields {
   int gj(int j) const { return gy0 + j - kGhost; }
 
   // Point index (multiply by 5 for the 5-vector fields).
-  std::size_t point(int k, int j, int i) const {
-    return (std::size_t(k) * nya + j) * nxa + i;
-  }
+  std::size_t point(int k, int j, int i) const { return (std::size_t(k) * nya + j) * nxa + i; }
   double* u_at(int k, int j, int i) { return &u[5 * point(k, j, i)]; }
   double* rsd_at(int k, int j, int i) { return &rsd[5 * point(k, j, i)]; }
   double* frct_at(int k, int j, int i) { return &frct[5 * point(k, j, i)]; }

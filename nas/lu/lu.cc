@@ -35,8 +35,8 @@ using namespace nas::lu;
 constexpr double kEpsilon = 1.0e-08;
 
 // Checks the eleven results against the (possibly perturbed) references, printing each.
-bool verify(const LuClass& params, const nas::NpbOptions& options, const SsorNorms& norms,
-            const double errors[5], double surface) {
+bool verify(const LuClass& params, const nas::NpbOptions& options, const SsorNorms& norms, const double errors[5],
+            double surface) {
   bool ok = true;
   char label[32];
   for (int m = 0; m < 5; ++m) {
@@ -60,8 +60,7 @@ bool verify(const LuClass& params, const nas::NpbOptions& options, const SsorNor
 }
 
 int lu_main(int argc, char** argv) {
-  const nas::NpbOptions options =
-      nas::parse_npb_options(argc, argv, "lu", kLuClasses.letters(), {"kblock"});
+  const nas::NpbOptions options = nas::parse_npb_options(argc, argv, "lu", kLuClasses.letters(), {"kblock"});
   const LuClass& params = kLuClasses.at(options.problem_class);
   const int n = params.n;
   const std::string size = std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n);
@@ -86,11 +85,9 @@ int lu_main(int argc, char** argv) {
   NeighbourExchange exchange(*grid, fields);
   const Wavefront wavefront(*grid, n, planes_per_block);
   if (bsp_pid() == 0) {
-    std::printf(" Iterations: %d\n Process grid: %d x %d\n", params.iterations, grid->px(),
-                grid->py());
-    std::printf(" Pipeline: %d blocks of %d k-planes, %d supersteps per sweep\n\n",
-                wavefront.blocks(), wavefront.planes_per_block(),
-                wavefront.supersteps_per_sweep());
+    std::printf(" Iterations: %d\n Process grid: %d x %d\n", params.iterations, grid->px(), grid->py());
+    std::printf(" Pipeline: %d blocks of %d k-planes, %d supersteps per sweep\n\n", wavefront.blocks(),
+                wavefront.planes_per_block(), wavefront.supersteps_per_sweep());
   }
 
   set_boundary_values(fields, coefficients);

@@ -14,8 +14,7 @@ bool along_x(Side s) { return s == kXLow || s == kXHigh; }
 
 }  // namespace
 
-NeighbourExchange::NeighbourExchange(const ProcessGrid& grid, const LocalFields& fields)
-    : f_(fields) {
+NeighbourExchange::NeighbourExchange(const ProcessGrid& grid, const LocalFields& fields) : f_(fields) {
   neighbour_[kXLow] = grid.x_low();
   neighbour_[kXHigh] = grid.x_high();
   neighbour_[kYLow] = grid.y_low();
@@ -26,8 +25,7 @@ NeighbourExchange::NeighbourExchange(const ProcessGrid& grid, const LocalFields&
     receive_[s].assign(along_x(Side(s)) ? x_face : y_face, 0.0);
     bsp_push_reg(receive_[s].data(), bsp_size_t(receive_[s].size() * sizeof(double)));
     ghost_receive_[s].assign(along_x(Side(s)) ? x_face : y_face, 0.0);
-    bsp_push_reg(ghost_receive_[s].data(),
-                 bsp_size_t(ghost_receive_[s].size() * sizeof(double)));
+    bsp_push_reg(ghost_receive_[s].data(), bsp_size_t(ghost_receive_[s].size() * sizeof(double)));
   }
   send_.assign(std::max(x_face, y_face), 0.0);
   bsp_sync();
@@ -40,8 +38,8 @@ NeighbourExchange::~NeighbourExchange() {
   }
 }
 
-std::size_t NeighbourExchange::pack(Side side, const double* field, int index, int layers,
-                                    int k0, int k1, double* buf) const {
+std::size_t NeighbourExchange::pack(Side side, const double* field, int index, int layers, int k0, int k1,
+                                    double* buf) const {
   const LocalFields& f = f_;
   double* out = buf;
   for (int k = k0; k <= k1; ++k) {
@@ -97,8 +95,7 @@ void NeighbourExchange::post_ghosts(const double* field) {
     const Side side = Side(s);
     if (neighbour_[s] < 0) continue;
     const std::size_t n = pack(side, field, first_owned[s], 2, 0, f.nz0 - 1, send_.data());
-    bsp_put(neighbour_[s], send_.data(), ghost_receive_[opposite(side)].data(), 0,
-            bsp_size_t(n * sizeof(double)));
+    bsp_put(neighbour_[s], send_.data(), ghost_receive_[opposite(side)].data(), 0, bsp_size_t(n * sizeof(double)));
   }
 }
 
@@ -107,15 +104,13 @@ void NeighbourExchange::collect_ghosts(double* field) {
   // What the neighbour on a side sent lands in the two ghost layers beyond that side.
   const int ghost_first[4] = {f.iown0() - 2, f.iown1() + 1, f.jown0() - 2, f.jown1() + 1};
   for (int s = 0; s < 4; ++s)
-    if (neighbour_[s] >= 0)
-      unpack(Side(s), field, ghost_first[s], 2, 0, f.nz0 - 1, ghost_receive_[s].data());
+    if (neighbour_[s] >= 0) unpack(Side(s), field, ghost_first[s], 2, 0, f.nz0 - 1, ghost_receive_[s].data());
 }
 
 void NeighbourExchange::send_face(Side side, const double* field, int index, int k0, int k1) {
   if (neighbour_[side] < 0) return;
   const std::size_t n = pack(side, field, index, 1, k0, k1, send_.data());
-  bsp_put(neighbour_[side], send_.data(), receive_[opposite(side)].data(), 0,
-          bsp_size_t(n * sizeof(double)));
+  bsp_put(neighbour_[side], send_.data(), receive_[opposite(side)].data(), 0, bsp_size_t(n * sizeof(double)));
 }
 
 void NeighbourExchange::receive_face(Side side, double* field, int index, int k0, int k1) {

@@ -45,10 +45,8 @@ class NeighbourExchange {
 
  private:
   // Copies `layers` faces starting at `index` for planes k0..k1 between field and buf.
-  std::size_t pack(Side side, const double* field, int index, int layers, int k0, int k1,
-                   double* buf) const;
-  void unpack(Side side, double* field, int index, int layers, int k0, int k1,
-              const double* buf) const;
+  std::size_t pack(Side side, const double* field, int index, int layers, int k0, int k1, double* buf) const;
+  void unpack(Side side, double* field, int index, int layers, int k0, int k1, const double* buf) const;
 
   const LocalFields& f_;
   int neighbour_[4];

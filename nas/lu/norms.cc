@@ -9,9 +9,7 @@
 namespace nas::lu {
 namespace {
 
-double interior_points(const LocalFields& f) {
-  return double(f.nx0 - 2) * double(f.ny0 - 2) * double(f.nz0 - 2);
-}
+double interior_points(const LocalFields& f) { return double(f.nx0 - 2) * double(f.ny0 - 2) * double(f.nz0 - 2); }
 
 }  // namespace
 
@@ -49,8 +47,7 @@ double surface_integral(const LocalFields& f, const Coefficients& c) {
   const int ni = i1 - i0 + 1, nj = j1 - j0 + 1, nk = k1 - k0 + 1;
   // Six face arrays: k = k0 and k = k1 over (j, i); j = j0 and j = j1 over (k, i);
   // i = i0 and i = i1 over (k, j).
-  const std::size_t s_kz = std::size_t(nj) * ni, s_jy = std::size_t(nk) * ni,
-                    s_ix = std::size_t(nk) * nj;
+  const std::size_t s_kz = std::size_t(nj) * ni, s_jy = std::size_t(nk) * ni, s_ix = std::size_t(nk) * nj;
   std::vector<double> faces(2 * (s_kz + s_jy + s_ix), 0.0);
   double* bottom = faces.data();
   double* top = bottom + s_kz;
@@ -91,8 +88,7 @@ double surface_integral(const LocalFields& f, const Coefficients& c) {
     for (int a = 0; a < rows - 1; ++a)
       for (int b = 0; b < cols - 1; ++b) {
         const std::size_t here = std::size_t(a) * cols + b, up = here + cols;
-        sum = sum + (p1[here] + p1[here + 1] + p1[up] + p1[up + 1] + p2[here] + p2[here + 1] +
-                     p2[up] + p2[up + 1]);
+        sum = sum + (p1[here] + p1[here + 1] + p1[up] + p1[up + 1] + p2[here] + p2[here + 1] + p2[up] + p2[up + 1]);
       }
     return sum;
   };

@@ -9,8 +9,8 @@
 
 namespace nas::lu {
 
-Ssor::Ssor(LocalFields& fields, const Coefficients& coefficients, FluxOperator& op,
-           NeighbourExchange& exchange, const Wavefront& wavefront)
+Ssor::Ssor(LocalFields& fields, const Coefficients& coefficients, FluxOperator& op, NeighbourExchange& exchange,
+           const Wavefront& wavefront)
     : f_(fields), c_(coefficients), op_(op), exchange_(exchange), wavefront_(wavefront) {}
 
 void Ssor::compute_residual() {
@@ -75,8 +75,7 @@ SsorNorms Ssor::run(int iterations, int itmax, RegionTimer* timer) {
     bool converged = true;
     for (int m = 0; m < 5; ++m) converged = converged && norms.residual[m] < kResidualTolerance;
     if (converged) {
-      if (bsp_pid() == 0)
-        std::printf("\n convergence was achieved after %4d pseudo-time steps\n", step);
+      if (bsp_pid() == 0) std::printf("\n convergence was achieved after %4d pseudo-time steps\n", step);
       break;
     }
   }

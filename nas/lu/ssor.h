@@ -2,8 +2,8 @@
 // dt, runs the lower and upper block triangular sweeps (pipelined, see wavefront.h),
 // updates u by rsd / (omega (2 - omega)), and recomputes the residual rsd = F(u) - frct.
 // Each process updates its u and puts u's new ghost layers to its neighbours in the
-// superstep of its last upper block, so an iteration is just the two sweeps' supersteps. Norms are taken as NPB does: the residual's at
-// the start and after the last iteration (inorm = itmax), the correction's at the last.
+// superstep of its last upper block, so an iteration is just the two sweeps' supersteps. Norms are taken as NPB does:
+// the residual's at the start and after the last iteration (inorm = itmax), the correction's at the last.
 #pragma once
 
 #include "nas/common/region_timer.h"
@@ -23,8 +23,8 @@ struct SsorNorms {
 
 class Ssor {
  public:
-  Ssor(LocalFields& fields, const Coefficients& coefficients, FluxOperator& op,
-       NeighbourExchange& exchange, const Wavefront& wavefront);
+  Ssor(LocalFields& fields, const Coefficients& coefficients, FluxOperator& op, NeighbourExchange& exchange,
+       const Wavefront& wavefront);
 
   // rsd <- F(u) - frct, after exchanging u's ghost layers (collective), or with the
   // ghost layers already in place.

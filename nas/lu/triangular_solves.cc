@@ -46,8 +46,7 @@ void lower_solve_plane(LocalFields& f, const Coefficients& c, int k) {
       Block A, B, C, D;
       double tv[5];
       const std::size_t p = f.point(k, j, i);
-      const std::size_t pk = f.point(k - 1, j, i), pj = f.point(k, j - 1, i),
-                        pi = f.point(k, j, i - 1);
+      const std::size_t pk = f.point(k - 1, j, i), pj = f.point(k, j - 1, i), pi = f.point(k, j, i - 1);
       off_diagonal_block<3>(c, zm, sdt, u + 5 * pk, rho[pk], qs[pk], A);
       off_diagonal_block<2>(c, ym, sdt, u + 5 * pj, rho[pj], qs[pj], B);
       off_diagonal_block<1>(c, xm, sdt, u + 5 * pi, rho[pi], qs[pi], C);
@@ -91,8 +90,7 @@ void upper_solve_plane(LocalFields& f, const Coefficients& c, int k) {
       Block A, B, C, D;
       double tv[5], x[5];
       const std::size_t p = f.point(k, j, i);
-      const std::size_t pk = f.point(k + 1, j, i), pj = f.point(k, j + 1, i),
-                        pi = f.point(k, j, i + 1);
+      const std::size_t pk = f.point(k + 1, j, i), pj = f.point(k, j + 1, i), pi = f.point(k, j, i + 1);
       off_diagonal_block<1>(c, xm, sdt, u + 5 * pi, rho[pi], qs[pi], A);
       off_diagonal_block<2>(c, ym, sdt, u + 5 * pj, rho[pj], qs[pj], B);
       off_diagonal_block<3>(c, zm, sdt, u + 5 * pk, rho[pk], qs[pk], C);

@@ -10,14 +10,10 @@ namespace {
 // A box of points [lo, hi] (inclusive) per direction.
 struct Box {
   std::array<int, 3> lo, hi;
-  std::size_t size() const {
-    return std::size_t(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
-  }
+  std::size_t size() const { return std::size_t(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1); }
 };
 
-std::array<int, 3> offset_of(int direction) {
-  return {direction % 3 - 1, (direction / 3) % 3 - 1, direction / 9 - 1};
-}
+std::array<int, 3> offset_of(int direction) { return {direction % 3 - 1, (direction / 3) % 3 - 1, direction / 9 - 1}; }
 
 // The interior points a block sends towards its neighbour at offset d...
 Box source_box(const std::array<int, 3>& m, const std::array<int, 3>& d) {
@@ -70,8 +66,7 @@ void copy_box(const Grid3& g, const Box& from, const Box& to) {
 
 }  // namespace
 
-HaloExchange::HaloExchange(const ProcessGrid& grid, const std::array<int, 3>& largest)
-    : grid_(grid) {
+HaloExchange::HaloExchange(const ProcessGrid& grid, const std::array<int, 3>& largest) : grid_(grid) {
   std::size_t total = 0;
   for (int t = 0; t < kDirections; ++t) {
     const std::array<int, 3> d = offset_of(t);

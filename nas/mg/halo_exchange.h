@@ -32,7 +32,7 @@ class HaloExchange {
   static constexpr int kDirections = 27;  // (dx, dy, dz) in {-1, 0, 1}^3; the centre unused
 
   const ProcessGrid& grid_;
-  std::array<int, kDirections> neighbour_{};          // pid across each direction
+  std::array<int, kDirections> neighbour_{};            // pid across each direction
   std::array<std::size_t, kDirections> slot_offset_{};  // in doubles, same on every process
   std::vector<double> send_;
   std::vector<double> receive_;  // registered

@@ -23,21 +23,19 @@ namespace {
 
 constexpr double kEpsilon = 1.0e-8;
 constexpr double kOperator[4] = {-8.0 / 3.0, 0.0, 1.0 / 6.0, 1.0 / 12.0};
-constexpr double kSmootherA[4] = {-3.0 / 8.0, +1.0 / 32.0, -1.0 / 64.0, 0.0};  // S, W, A
+constexpr double kSmootherA[4] = {-3.0 / 8.0, +1.0 / 32.0, -1.0 / 64.0, 0.0};   // S, W, A
 constexpr double kSmootherB[4] = {-3.0 / 17.0, +1.0 / 33.0, -1.0 / 61.0, 0.0};  // B, C
 
 struct MgClass {
-  int n;                  // grid points per direction
+  int n;  // grid points per direction
   int iterations;
-  bool smoother_b;        // NPB's S(b) smoother instead of S(a)
-  double l2_reference;    // official L2 norm of the final residual
+  bool smoother_b;      // NPB's S(b) smoother instead of S(a)
+  double l2_reference;  // official L2 norm of the final residual
 };
 
 const nas::ClassTable<MgClass> kClasses = {
-    {'S', {32, 4, false, 0.5307707005734e-04}},
-    {'W', {128, 4, false, 0.6467329375339e-05}},
-    {'A', {256, 4, false, 0.2433365309069e-05}},
-    {'B', {256, 20, true, 0.1800564401355e-05}},
+    {'S', {32, 4, false, 0.5307707005734e-04}},  {'W', {128, 4, false, 0.6467329375339e-05}},
+    {'A', {256, 4, false, 0.2433365309069e-05}}, {'B', {256, 20, true, 0.1800564401355e-05}},
     {'C', {512, 20, true, 0.5706732285740e-06}},
 };
 
@@ -57,8 +55,7 @@ int mg_main(int argc, char** argv) {
   const nas::NpbOptions options = nas::parse_npb_options(argc, argv, "mg", kClasses.letters());
   const MgClass& params = kClasses.at(options.problem_class);
   const nas::mg::MgProblem problem = problem_for(params);
-  const std::string size = std::to_string(params.n) + "x" + std::to_string(params.n) + "x" +
-                           std::to_string(params.n);
+  const std::string size = std::to_string(params.n) + "x" + std::to_string(params.n) + "x" + std::to_string(params.n);
   nas::print_banner("MG", options.problem_class, size);
 
   const int coarsest_points = 2;  // level 1 is 2x2x2
@@ -69,8 +66,8 @@ int mg_main(int argc, char** argv) {
     bsp_abort("mg: %s\n", e.what());
   }
   if (bsp_pid() == 0) {
-    std::printf(" Iterations: %d\n Process grid: %d x %d x %d\n\n", params.iterations,
-                grid->extent(0), grid->extent(1), grid->extent(2));
+    std::printf(" Iterations: %d\n Process grid: %d x %d x %d\n\n", params.iterations, grid->extent(0), grid->extent(1),
+                grid->extent(2));
   }
 
   nas::mg::Multigrid mg(problem, *grid);

@@ -11,8 +11,12 @@
 namespace nas::mg {
 
 Multigrid::Multigrid(const MgProblem& problem, const ProcessGrid& grid)
-    : problem_(problem), grid_(grid), u_storage_(problem.levels + 1),
-      r_storage_(problem.levels + 1), u_(problem.levels + 1), r_(problem.levels + 1) {
+    : problem_(problem),
+      grid_(grid),
+      u_storage_(problem.levels + 1),
+      r_storage_(problem.levels + 1),
+      u_(problem.levels + 1),
+      r_(problem.levels + 1) {
   int longest_line = 0;
   for (int k = 1; k <= problem.levels; ++k) {
     const int width = problem.n >> (problem.levels - k);
@@ -27,8 +31,7 @@ Multigrid::Multigrid(const MgProblem& problem, const ProcessGrid& grid)
     longest_line = std::max(longest_line, m1);
   }
   v_storage_.assign(u_[problem.levels].size(), 0.0);
-  v_ = Grid3{v_storage_.data(), u_[problem.levels].m1, u_[problem.levels].m2,
-             u_[problem.levels].m3};
+  v_ = Grid3{v_storage_.data(), u_[problem.levels].m1, u_[problem.levels].m2, u_[problem.levels].m3};
   scratch_ = std::make_unique<LineScratch>(longest_line);
   const Grid3& finest = u_[problem.levels];  // the largest block in every direction
   halo_ = std::make_unique<HaloExchange>(grid, std::array<int, 3>{finest.m1, finest.m2, finest.m3});

@@ -8,8 +8,7 @@ namespace nas::mg {
 
 ProcessGrid::ProcessGrid(int nprocs, int pid, int coarsest_points) : nprocs_(nprocs), pid_(pid) {
   if (nprocs < 1 || (nprocs & (nprocs - 1)) != 0) {
-    throw std::invalid_argument("MG needs a power-of-two number of processes, not " +
-                                std::to_string(nprocs));
+    throw std::invalid_argument("MG needs a power-of-two number of processes, not " + std::to_string(nprocs));
   }
   int remaining = nprocs;
   int direction = 2;  // z first: its faces are contiguous planes
@@ -21,8 +20,7 @@ ProcessGrid::ProcessGrid(int nprocs, int pid, int coarsest_points) : nprocs_(npr
   for (int d = 0; d < 3; ++d) {
     if (dims_[d] > coarsest_points) {
       throw std::invalid_argument("MG on this class supports at most " +
-                                  std::to_string(coarsest_points * coarsest_points *
-                                                 coarsest_points) +
+                                  std::to_string(coarsest_points * coarsest_points * coarsest_points) +
                                   " processes, not " + std::to_string(nprocs));
     }
   }

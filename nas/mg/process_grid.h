@@ -28,9 +28,7 @@ class ProcessGrid {
   // Points this process owns along d on a level whose global width is global_points,
   // and the global index of its first one.
   int local_points(int d, int global_points) const { return global_points / dims_[d]; }
-  int first_point(int d, int global_points) const {
-    return coords_[d] * local_points(d, global_points);
-  }
+  int first_point(int d, int global_points) const { return coords_[d] * local_points(d, global_points); }
 
  private:
   int pid_of(const std::array<int, 3>& coords) const;

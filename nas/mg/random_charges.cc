@@ -12,7 +12,7 @@
 namespace nas::mg {
 namespace {
 
-constexpr int kCharges = 10;  // points set to +1, and again to -1
+constexpr int kCharges = 10;                    // points set to +1, and again to -1
 constexpr double kSeed = kNpbSeed;              // 314159265
 constexpr double kMultiplier = kNpbMultiplier;  // 5^13
 
@@ -40,9 +40,7 @@ class ExtremeValues {
   const std::vector<Candidate>& kept() const { return kept_; }
 
  private:
-  bool better(const Candidate& x, const Candidate& y) const {
-    return largest_ ? x.value > y.value : x.value < y.value;
-  }
+  bool better(const Candidate& x, const Candidate& y) const { return largest_ ? x.value > y.value : x.value < y.value; }
   bool largest_;
   std::vector<Candidate> kept_;
 };

@@ -20,8 +20,8 @@ inline void add4(double* __restrict out, const double* __restrict a, const doubl
 // The prolongation's sums of coarse neighbours along a line: z1 = next-in-2 + here,
 // z2 = next-in-3 + here, z3 = next-in-2-and-3 + next-in-3 + z1.
 inline void pair_sums(double* __restrict z1, double* __restrict z2, double* __restrict z3,
-                      const double* __restrict here, const double* __restrict next2,
-                      const double* __restrict next3, const double* __restrict next23, int n) {
+                      const double* __restrict here, const double* __restrict next2, const double* __restrict next3,
+                      const double* __restrict next23, int n) {
   for (int i = 0; i < n; ++i) {
     z1[i] = next2[i] + here[i];
     z2[i] = next3[i] + here[i];
@@ -31,8 +31,7 @@ inline void pair_sums(double* __restrict z1, double* __restrict z2, double* __re
 
 }  // namespace
 
-void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4],
-              LineScratch& scratch) {
+void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4], LineScratch& scratch) {
   double* u1 = scratch.a.data();
   double* u2 = scratch.b.data();
   const int n1 = u.m1, n2 = u.m2, n3 = u.m3;
@@ -53,8 +52,7 @@ void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4],
       const double* vc = v.line(i2, i3);
       double* rc = r.line(i2, i3);
       for (int i1 = 1; i1 < n1 - 1; ++i1) {
-        rc[i1] = vc[i1] - a0 * uc[i1] - a2 * (u2[i1] + u1[i1 - 1] + u1[i1 + 1]) -
-                 a3 * (u2[i1 - 1] + u2[i1 + 1]);
+        rc[i1] = vc[i1] - a0 * uc[i1] - a2 * (u2[i1] + u1[i1 - 1] + u1[i1 + 1]) - a3 * (u2[i1 - 1] + u2[i1 + 1]);
       }
     }
   }
@@ -115,8 +113,8 @@ void restrict_to_coarse(const Grid3& r, const Grid3& s, LineScratch& scratch) {
         const int i1 = 2 * j1;
         const double y2 = rmb[i1] + rmf[i1] + rpb[i1] + rpf[i1];
         const double x2 = rm[i1] + rp[i1] + rb[i1] + rf[i1];
-        sc[j1] = 0.5 * rc[i1] + 0.25 * (rc[i1 - 1] + rc[i1 + 1] + x2) +
-                 0.125 * (x1[i1 - 1] + x1[i1 + 1] + y2) + 0.0625 * (y1[i1 - 1] + y1[i1 + 1]);
+        sc[j1] = 0.5 * rc[i1] + 0.25 * (rc[i1 - 1] + rc[i1 + 1] + x2) + 0.125 * (x1[i1 - 1] + x1[i1 + 1] + y2) +
+                 0.0625 * (y1[i1 - 1] + y1[i1 + 1]);
       }
     }
   }
@@ -132,8 +130,8 @@ void prolongate_add(const Grid3& z, const Grid3& u, LineScratch& scratch) {
   for (int c3 = 0; c3 < mm3 - 1; ++c3) {
     for (int c2 = 0; c2 < mm2 - 1; ++c2) {
       const double* zc = z.line(c2, c3);
-      const double* zn = z.line(c2 + 1, c3);      // next in 2
-      const double* zf = z.line(c2, c3 + 1);      // next in 3
+      const double* zn = z.line(c2 + 1, c3);       // next in 2
+      const double* zf = z.line(c2, c3 + 1);       // next in 3
       const double* znf = z.line(c2 + 1, c3 + 1);  // next in 2 and 3
       pair_sums(z1, z2, z3, zc, zn, zf, znf, mm1);
       double* u00 = u.line(2 * c2, 2 * c3);

@@ -15,13 +15,11 @@ namespace nas::mg {
 // Per-line temporaries shared by the stencils (sized once for the finest level).
 struct LineScratch {
   std::vector<double> a, b, c;
-  explicit LineScratch(int longest_line)
-      : a(longest_line + 2), b(longest_line + 2), c(longest_line + 2) {}
+  explicit LineScratch(int longest_line) : a(longest_line + 2), b(longest_line + 2), c(longest_line + 2) {}
 };
 
 // r = v - A u on the interior (r may be the same grid as v). Ghosts of r left stale.
-void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4],
-              LineScratch& scratch);
+void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4], LineScratch& scratch);
 
 // u = u + C r on the interior (the smoother). Ghosts of u left stale.
 void smooth(const Grid3& r, const Grid3& u, const double c[4], LineScratch& scratch);

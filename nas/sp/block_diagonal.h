@@ -7,8 +7,8 @@
 
 namespace nas::sp {
 
-inline void txinvr_point(double* r, double rho_i, double uu, double vv, double ww, double qs,
-                         double ac, double ainv, double c2, double bt) {
+inline void txinvr_point(double* r, double rho_i, double uu, double vv, double ww, double qs, double ac, double ainv,
+                         double c2, double bt) {
   const double ac2inv = ainv * ainv;
   const double r1 = r[0], r2 = r[1], r3 = r[2], r4 = r[3], r5 = r[4];
   const double t1 = c2 * ac2inv * (qs * r1 - uu * r2 - vv * r3 - ww * r4 + r5);
@@ -43,8 +43,8 @@ inline void pinvr_point(double* r, double bt) {
   r[4] = t1 + t2;
 }
 
-inline void tzetar_point(double* r, double xvel, double yvel, double zvel, double ac,
-                         double acinv, double qs, double uzik1, double bt, double c2iv) {
+inline void tzetar_point(double* r, double xvel, double yvel, double zvel, double ac, double acinv, double qs,
+                         double uzik1, double bt, double c2iv) {
   const double ac2u = ac * ac;
   const double r1 = r[0], r2 = r[1], r3 = r[2], r4 = r[3], r5 = r[4];
   const double btuz = bt * uzik1;

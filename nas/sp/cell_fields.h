@@ -31,16 +31,14 @@ struct CellFields {
     return (std::size_t(k + kGhost) * nj + (j + kGhost)) * ni + (i + kGhost);
   }
   // Distance between neighbouring points along an axis.
-  std::size_t stride(int axis) const {
-    return axis == 0 ? 1 : axis == 1 ? std::size_t(ni) : std::size_t(ni) * nj;
-  }
+  std::size_t stride(int axis) const { return axis == 0 ? 1 : axis == 1 ? std::size_t(ni) : std::size_t(ni) * nj; }
 
   std::vector<double> u, forcing;  // 5 per point, interleaved
   std::vector<double> rhs;         // component m of point p at rhs[m * points + p]
   double* rhs_of(int m) { return rhs.data() + std::size_t(m) * points; }
   const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * points; }
-  std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;       // 1 per point
-  std::vector<double> upper;  // 6 per point: (d, e) of the three scalar systems
+  std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;  // 1 per point
+  std::vector<double> upper;                                       // 6 per point: (d, e) of the three scalar systems
 };
 
 // Global grid index range [lo, hi] of a cell's points along one axis that are interior

@@ -19,16 +19,15 @@ std::vector<Form> dissipation_forms(const Cell& c, int axis, int n) {
   std::vector<Form> forms(c.size[axis]);
   for (int l = 0; l < c.size[axis]; ++l) {
     const int g = c.low[axis] + l;
-    forms[l] = g == 1 ? kFirst : g == 2 ? kSecond : g == n - 3 ? kThirdLast
-             : g == n - 2 ? kSecondLast : kFull;
+    forms[l] = g == 1 ? kFirst : g == 2 ? kSecond : g == n - 3 ? kThirdLast : g == n - 2 ? kSecondLast : kFull;
   }
   return forms;
 }
 
 // r[m] -= dssp * (the dissipation stencil of component m) at point p along stride s
 // (u interleaved by 5), for all five components; one branch per point, not per component.
-inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, std::ptrdiff_t s,
-                                 Form form, double dssp) {
+inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, std::ptrdiff_t s, Form form,
+                                 double dssp) {
   const double* um2 = U + 5 * (p - 2 * s);
   const double* um1 = U + 5 * (p - s);
   const double* u0 = U + 5 * p;
@@ -39,19 +38,16 @@ inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, s
       for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (5.0 * u0[m] - 4.0 * up1[m] + up2[m]);
       break;
     case kSecond:
-      for (int m = 0; m < 5; ++m)
-        r[m] = r[m] - dssp * (-4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
+      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (-4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
       break;
     case kThirdLast:
-      for (int m = 0; m < 5; ++m)
-        r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m]);
+      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m]);
       break;
     case kSecondLast:
       for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 5.0 * u0[m]);
       break;
     default:
-      for (int m = 0; m < 5; ++m)
-        r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
+      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
   }
 }
 
@@ -102,8 +98,7 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   const auto fx = dissipation_forms(c, 0, n);
   const auto fy = dissipation_forms(c, 1, n);
   const auto fz = dissipation_forms(c, 2, n);
-  const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n),
-                   rz = interior_range(c, 2, n);
+  const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n), rz = interior_range(c, 2, n);
   const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
   const double* U = f.u.data();
   const double* rho_i = f.rho_i.data();
@@ -128,25 +123,19 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
         {
           const std::ptrdiff_t s = 1;
           const double uijk = us[p], up1 = us[p + s], um1 = us[p - s];
-          r[0] = r[0] + k.dx1tx1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) -
-                 k.tx2 * (u(1, s) - u(1, -s));
+          r[0] = r[0] + k.dx1tx1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) - k.tx2 * (u(1, s) - u(1, -s));
           r[1] = r[1] + k.dx2tx1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
                  k.xxcon2 * k.con43 * (up1 - 2.0 * uijk + um1) -
-                 k.tx2 * (u(1, s) * up1 - u(1, -s) * um1 +
-                          (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
+                 k.tx2 * (u(1, s) * up1 - u(1, -s) * um1 + (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
           r[2] = r[2] + k.dx3tx1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
-                 k.xxcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) -
-                 k.tx2 * (u(2, s) * up1 - u(2, -s) * um1);
+                 k.xxcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) - k.tx2 * (u(2, s) * up1 - u(2, -s) * um1);
           r[3] = r[3] + k.dx4tx1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
-                 k.xxcon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) -
-                 k.tx2 * (u(3, s) * up1 - u(3, -s) * um1);
+                 k.xxcon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) - k.tx2 * (u(3, s) * up1 - u(3, -s) * um1);
           r[4] = r[4] + k.dx5tx1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
                  k.xxcon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
                  k.xxcon4 * (up1 * up1 - 2.0 * uijk * uijk + um1 * um1) +
-                 k.xxcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] +
-                             u(4, -s) * rho_i[p - s]) -
-                 k.tx2 * ((c1 * u(4, s) - c2 * sq[p + s]) * up1 -
-                          (c1 * u(4, -s) - c2 * sq[p - s]) * um1);
+                 k.xxcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] + u(4, -s) * rho_i[p - s]) -
+                 k.tx2 * ((c1 * u(4, s) - c2 * sq[p + s]) * up1 - (c1 * u(4, -s) - c2 * sq[p - s]) * um1);
           const Form form = fx[li];
           subtract_dissipation(r, U, p, s, form, dssp);
         }
@@ -164,25 +153,19 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
         {
           const std::ptrdiff_t s = sy;
           const double vijk = vs[p], vp1 = vs[p + s], vm1 = vs[p - s];
-          r[0] = r[0] + k.dy1ty1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) -
-                 k.ty2 * (u(2, s) - u(2, -s));
+          r[0] = r[0] + k.dy1ty1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) - k.ty2 * (u(2, s) - u(2, -s));
           r[1] = r[1] + k.dy2ty1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
-                 k.yycon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) -
-                 k.ty2 * (u(1, s) * vp1 - u(1, -s) * vm1);
+                 k.yycon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) - k.ty2 * (u(1, s) * vp1 - u(1, -s) * vm1);
           r[2] = r[2] + k.dy3ty1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
                  k.yycon2 * k.con43 * (vp1 - 2.0 * vijk + vm1) -
-                 k.ty2 * (u(2, s) * vp1 - u(2, -s) * vm1 +
-                          (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
+                 k.ty2 * (u(2, s) * vp1 - u(2, -s) * vm1 + (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
           r[3] = r[3] + k.dy4ty1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
-                 k.yycon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) -
-                 k.ty2 * (u(3, s) * vp1 - u(3, -s) * vm1);
+                 k.yycon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) - k.ty2 * (u(3, s) * vp1 - u(3, -s) * vm1);
           r[4] = r[4] + k.dy5ty1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
                  k.yycon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
                  k.yycon4 * (vp1 * vp1 - 2.0 * vijk * vijk + vm1 * vm1) +
-                 k.yycon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] +
-                             u(4, -s) * rho_i[p - s]) -
-                 k.ty2 * ((c1 * u(4, s) - c2 * sq[p + s]) * vp1 -
-                          (c1 * u(4, -s) - c2 * sq[p - s]) * vm1);
+                 k.yycon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] + u(4, -s) * rho_i[p - s]) -
+                 k.ty2 * ((c1 * u(4, s) - c2 * sq[p + s]) * vp1 - (c1 * u(4, -s) - c2 * sq[p - s]) * vm1);
           subtract_dissipation(r, U, p, s, form, dssp);
         }
         for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
@@ -199,30 +182,23 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
         {
           const std::ptrdiff_t s = sz;
           const double wijk = ws[p], wp1 = ws[p + s], wm1 = ws[p - s];
-          r[0] = r[0] + k.dz1tz1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) -
-                 k.tz2 * (u(3, s) - u(3, -s));
+          r[0] = r[0] + k.dz1tz1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) - k.tz2 * (u(3, s) - u(3, -s));
           r[1] = r[1] + k.dz2tz1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
-                 k.zzcon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) -
-                 k.tz2 * (u(1, s) * wp1 - u(1, -s) * wm1);
+                 k.zzcon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) - k.tz2 * (u(1, s) * wp1 - u(1, -s) * wm1);
           r[2] = r[2] + k.dz3tz1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
-                 k.zzcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) -
-                 k.tz2 * (u(2, s) * wp1 - u(2, -s) * wm1);
+                 k.zzcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) - k.tz2 * (u(2, s) * wp1 - u(2, -s) * wm1);
           r[3] = r[3] + k.dz4tz1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
                  k.zzcon2 * k.con43 * (wp1 - 2.0 * wijk + wm1) -
-                 k.tz2 * (u(3, s) * wp1 - u(3, -s) * wm1 +
-                          (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
+                 k.tz2 * (u(3, s) * wp1 - u(3, -s) * wm1 + (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
           r[4] = r[4] + k.dz5tz1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
                  k.zzcon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
                  k.zzcon4 * (wp1 * wp1 - 2.0 * wijk * wijk + wm1 * wm1) +
-                 k.zzcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] +
-                             u(4, -s) * rho_i[p - s]) -
-                 k.tz2 * ((c1 * u(4, s) - c2 * sq[p + s]) * wp1 -
-                          (c1 * u(4, -s) - c2 * sq[p - s]) * wm1);
+                 k.zzcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] + u(4, -s) * rho_i[p - s]) -
+                 k.tz2 * ((c1 * u(4, s) - c2 * sq[p + s]) * wp1 - (c1 * u(4, -s) - c2 * sq[p - s]) * wm1);
           subtract_dissipation(r, U, p, s, form, dssp);
         }
         for (int m = 0; m < 5; ++m) r[m] = r[m] * dt;
-        if (apply_txinvr)
-          txinvr_point(r, rho_i[p], us[p], vs[p], ws[p], qs[p], f.speed[p], f.ainv[p], c2, k.bt);
+        if (apply_txinvr) txinvr_point(r, rho_i[p], us[p], vs[p], ws[p], qs[p], f.speed[p], f.ainv[p], c2, k.bt);
         for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
       }
     }

@@ -8,9 +8,7 @@ namespace {
 
 struct Box {
   int lo[3], hi[3];
-  std::size_t size() const {
-    return std::size_t(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
-  }
+  std::size_t size() const { return std::size_t(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1); }
 };
 
 // The two layers a cell sends across its face (axis, side: 0 low, 1 high)...
@@ -71,8 +69,7 @@ void FaceExchange::exchange(std::vector<CellFields>& cells) {
         for_each_point(f, box, [&](std::size_t p) {
           for (int m = 0; m < 5; ++m) *out++ = f.u[5 * p + m];
         });
-        bsp_put(owner, packed, receive_.data(),
-                int(slot(their_cell, axis, 1 - side) * sizeof(double)),
+        bsp_put(owner, packed, receive_.data(), int(slot(their_cell, axis, 1 - side) * sizeof(double)),
                 int(5 * box.size() * sizeof(double)));
       }
   }

@@ -40,8 +40,7 @@ void initialize_solution(const SpConstants& k, CellFields& f) {
             const double pxi = x[0] * face[1][0][m] + (1.0 - x[0]) * face[0][0][m];
             const double peta = x[1] * face[1][1][m] + (1.0 - x[1]) * face[0][1][m];
             const double pzeta = x[2] * face[1][2][m] + (1.0 - x[2]) * face[0][2][m];
-            value[m] = pxi + peta + pzeta - pxi * peta - pxi * pzeta - peta * pzeta +
-                       pxi * peta * pzeta;
+            value[m] = pxi + peta + pzeta - pxi * peta - pxi * pzeta - peta * pzeta + pxi * peta * pzeta;
           }
         }
         double* u = &f.u[5 * f.at(li, lj, lk)];
@@ -59,13 +58,12 @@ struct FluxCoefficients {
 
 FluxCoefficients coefficients(const SpConstants& k, int axis) {
   if (axis == 0)
-    return {k.tx2, k.xxcon1, k.xxcon2, k.xxcon3, k.xxcon4, k.xxcon5,
-            {k.dx1tx1, k.dx2tx1, k.dx3tx1, k.dx4tx1, k.dx5tx1}};
+    return {
+        k.tx2, k.xxcon1, k.xxcon2, k.xxcon3, k.xxcon4, k.xxcon5, {k.dx1tx1, k.dx2tx1, k.dx3tx1, k.dx4tx1, k.dx5tx1}};
   if (axis == 1)
-    return {k.ty2, k.yycon1, k.yycon2, k.yycon3, k.yycon4, k.yycon5,
-            {k.dy1ty1, k.dy2ty1, k.dy3ty1, k.dy4ty1, k.dy5ty1}};
-  return {k.tz2, k.zzcon1, k.zzcon2, k.zzcon3, k.zzcon4, k.zzcon5,
-          {k.dz1tz1, k.dz2tz1, k.dz3tz1, k.dz4tz1, k.dz5tz1}};
+    return {
+        k.ty2, k.yycon1, k.yycon2, k.yycon3, k.yycon4, k.yycon5, {k.dy1ty1, k.dy2ty1, k.dy3ty1, k.dy4ty1, k.dy5ty1}};
+  return {k.tz2, k.zzcon1, k.zzcon2, k.zzcon3, k.zzcon4, k.zzcon5, {k.dz1tz1, k.dz2tz1, k.dz3tz1, k.dz4tz1, k.dz5tz1}};
 }
 
 // Fourth-order dissipation stencil at global index g of a line of n points.
@@ -98,7 +96,7 @@ void compute_forcing(const SpConstants& k, CellFields& f) {
 
   for (int axis = 0; axis < 3; ++axis) {
     const FluxCoefficients fc = coefficients(k, axis);
-    const int normal = axis + 1;  // the momentum component along the line
+    const int normal = axis + 1;                         // the momentum component along the line
     const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;  // the transverse axes
     const int lo = c.low[axis] + range[axis].lo, hi = c.low[axis] + range[axis].hi;
     const int from = std::max(0, lo - 2), to = std::min(n - 1, hi + 2);
@@ -143,11 +141,9 @@ void compute_forcing(const SpConstants& k, CellFields& f) {
             }
           }
           out[4] = out[4] -
-                   fc.t2 * (bn[p] * (k.c1 * ue[4][p] - k.c2 * q[p]) -
-                            bn[m1] * (k.c1 * ue[4][m1] - k.c2 * q[m1])) +
+                   fc.t2 * (bn[p] * (k.c1 * ue[4][p] - k.c2 * q[p]) - bn[m1] * (k.c1 * ue[4][m1] - k.c2 * q[m1])) +
                    0.5 * fc.con3 * (buf[0][p] - 2.0 * buf[0][g] + buf[0][m1]) +
-                   fc.con4 * (cuf[p] - 2.0 * cuf[g] + cuf[m1]) +
-                   fc.con5 * (buf[4][p] - 2.0 * buf[4][g] + buf[4][m1]) +
+                   fc.con4 * (cuf[p] - 2.0 * cuf[g] + cuf[m1]) + fc.con5 * (buf[4][p] - 2.0 * buf[4][g] + buf[4][m1]) +
                    fc.d[4] * (ue[4][p] - 2.0 * ue[4][g] + ue[4][m1]);
           for (int m = 0; m < 5; ++m) out[m] = out[m] - k.dssp * dissipation(ue[m].data(), g, n);
         }

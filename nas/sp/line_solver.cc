@@ -9,10 +9,10 @@
 namespace nas::sp {
 
 struct LineSolver::Bundle {
-  std::size_t base;        // point index of row 0, lane 0
+  std::size_t base;                        // point index of row 0, lane 0
   std::ptrdiff_t lane_stride, row_stride;  // in points
   int lanes, rows;
-  int first_line;          // index of lane 0's line among the cell's lines
+  int first_line;  // index of lane 0's line among the cell's lines
 };
 
 namespace {
@@ -34,22 +34,18 @@ AxisCoefficients axis_coefficients(const SpConstants& k, const CellFields& f, in
 template <typename F>
 void for_each_bundle(const CellFields& f, int axis, int n, F&& visit) {
   const Cell& c = f.cell;
-  const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n),
-                   rz = interior_range(c, 2, n);
+  const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n), rz = interior_range(c, 2, n);
   const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
   int line = 0;
   if (axis == 0) {
     const int lanes = ry.hi - ry.lo + 1;
-    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes)
-      visit({f.at(0, ry.lo, k), sy, 1, lanes, c.size[0], line});
+    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes) visit({f.at(0, ry.lo, k), sy, 1, lanes, c.size[0], line});
   } else if (axis == 1) {
     const int lanes = rx.hi - rx.lo + 1;
-    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes)
-      visit({f.at(rx.lo, 0, k), 1, sy, lanes, c.size[1], line});
+    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes) visit({f.at(rx.lo, 0, k), 1, sy, lanes, c.size[1], line});
   } else {
     const int lanes = rx.hi - rx.lo + 1;
-    for (int j = ry.lo; j <= ry.hi; ++j, line += lanes)
-      visit({f.at(rx.lo, j, 0), 1, sz, lanes, c.size[2], line});
+    for (int j = ry.lo; j <= ry.hi; ++j, line += lanes) visit({f.at(rx.lo, j, 0), 1, sz, lanes, c.size[2], line});
   }
 }
 
@@ -96,8 +92,7 @@ void LineSolver::gather(CellFields& f, int axis, const Bundle& b) {
       const std::size_t p = p0 + l * b.lane_stride;
       const double ru1 = k.c3c4 * rho_i[p];
       cv[l] = vel[p];
-      rhon[l] = std::max(ax.d_first + k.con43 * ru1,
-                         std::max(ax.d5 + k.c1c5 * ru1, std::max(ax.dmax + ru1, ax.d1)));
+      rhon[l] = std::max(ax.d_first + k.con43 * ru1, std::max(ax.d5 + k.c1c5 * ru1, std::max(ax.dmax + ru1, ax.d1)));
       spd[l] = speed[p];
     }
   }
@@ -318,20 +313,17 @@ void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
     if (!last) fresh_row(r + 2, lanes);  // into the slot row r-1 has left
     const int k0 = r % 3, k1 = (r + 1) % 3, k2 = (r + 2) % 3;
     for (int s = 0; s < 3; ++s) {
-      const RingRows rr{ring_c_[s][k0].data(), ring_d_[s][k0].data(), ring_e_[k0].data(),
-                        ring_b_[s][k1].data(), ring_c_[s][k1].data(), ring_d_[s][k1].data(),
-                        ring_e_[k1].data(),    ring_a_[k2].data(),    ring_b_[s][k2].data(),
-                        ring_c_[s][k2].data()};
+      const RingRows rr{ring_c_[s][k0].data(), ring_d_[s][k0].data(), ring_e_[k0].data(), ring_b_[s][k1].data(),
+                        ring_c_[s][k1].data(), ring_d_[s][k1].data(), ring_e_[k1].data(), ring_a_[k2].data(),
+                        ring_b_[s][k2].data(), ring_c_[s][k2].data()};
       StepOutput out{row(d_[s], r), row(e_[s], r), row(d_[s], r + 1), row(e_[s], r + 1), {}, {}, {}};
       for (int m = 0; m < kCount[s]; ++m) {
         out.R0[m] = rhs_row(kFirst[s] + m, r);
         out.R1[m] = rhs_row(kFirst[s] + m, r + 1);
         out.R2[m] = last ? nullptr : rhs_row(kFirst[s] + m, r + 2);
       }
-      if (s == 0)
-        last ? step<3, true>(rr, out, lanes) : step<3, false>(rr, out, lanes);
-      else
-        last ? step<1, true>(rr, out, lanes) : step<1, false>(rr, out, lanes);
+      if (s == 0) last ? step<3, true>(rr, out, lanes) : step<3, false>(rr, out, lanes);
+      else last ? step<1, true>(rr, out, lanes) : step<1, false>(rr, out, lanes);
     }
   }
 }
@@ -340,8 +332,8 @@ namespace {
 
 // Back substitution of one system; back_in (or null) holds the next cell's first two rows.
 template <int M>
-void substitute_system(const double* d, const double* e, double* const* R, std::ptrdiff_t rs,
-                       int first, int L, int lanes, int W, const double* back_in) {
+void substitute_system(const double* d, const double* e, double* const* R, std::ptrdiff_t rs, int first, int L,
+                       int lanes, int W, const double* back_in) {
   auto at = [W](const double* v, int r) { return v + std::size_t(r + 1) * W; };
   auto rrow = [rs](double* v, int r) { return v + r * rs; };
   if (!back_in) {
@@ -421,16 +413,14 @@ void LineSolver::finish(CellFields& f, int axis, const Bundle& b, double* back_o
   store_rhs(f, b);
 }
 
-void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double* carry_out,
-                         double* back_out) {
+void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double* carry_out, double* back_out) {
   const int n = k_.n;
   const bool last = f.cell.low[axis] + f.cell.size[axis] == n;
   const int W = max_lanes_;
   auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
   for_each_bundle(f, axis, n, [&](const Bundle& b) {
     gather(f, axis, b);
-    eliminate(b.rows, b.lanes,
-              carry_in ? carry_in + std::size_t(b.first_line) * kForwardCarry : nullptr);
+    eliminate(b.rows, b.lanes, carry_in ? carry_in + std::size_t(b.first_line) * kForwardCarry : nullptr);
     if (last) {
       substitute(b.rows, b.lanes, nullptr);
       finish(f, axis, b, back_out ? back_out + std::size_t(b.first_line) * kBackwardCarry : nullptr);

@@ -44,8 +44,7 @@ class LineSolver {
   // back substitution and the block-diagonal product follow at once and back_out (unless
   // null: first cell too) receives the first two rows' solution; otherwise carry_out
   // receives the last two eliminated rows.
-  void forward(CellFields& f, int axis, const double* carry_in, double* carry_out,
-               double* back_out);
+  void forward(CellFields& f, int axis, const double* carry_in, double* carry_out, double* back_out);
   // Back substitution of a cell that is not last: back_in holds the next cell's first two
   // rows' solution; back_out (null for the first cell) receives this cell's.
   void backward(CellFields& f, int axis, const double* back_in, double* back_out);
@@ -74,9 +73,9 @@ class LineSolver {
   double dtt1_ = 0, dtt2_ = 0, c2dtt1_ = 0;  // of the axis being solved
   // Workspace, [row][lane]: rows -1 and `rows` exist for cv, rhon, speed.
   std::vector<double> cv_, rhon_, speed_;
-  std::vector<double> r_[5];        // right-hand sides of x lines (gathered)
-  double* rhs_base_[5] = {};          // row 0 of each rhs component of the current bundle
-  std::ptrdiff_t rhs_stride_ = 0;     // between its rows
+  std::vector<double> r_[5];       // right-hand sides of x lines (gathered)
+  double* rhs_base_[5] = {};       // row 0 of each rhs component of the current bundle
+  std::ptrdiff_t rhs_stride_ = 0;  // between its rows
   bool rhs_in_place_ = false;
   std::vector<double> d_[3], e_[3];  // normalised upper diagonals of the three systems
   // Additive dissipation terms of each row and whether it is a grid-boundary row.

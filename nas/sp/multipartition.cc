@@ -12,11 +12,12 @@ Multipartition::Multipartition(int nprocs, int pid, int n) : n_(n), pid_(pid) {
   if (q * q != nprocs)
     throw std::invalid_argument(
         "the multi-partition decomposition needs a square number of processes (1, 4, 9, 16, "
-        "...), not " + std::to_string(nprocs));
+        "...), not " +
+        std::to_string(nprocs));
   q_ = q;
   if (n / q < 2)
-    throw std::invalid_argument("a " + std::to_string(n) + "^3 grid cannot be cut into " +
-                                std::to_string(q) + "^3 cells of at least 2 points; use fewer "
+    throw std::invalid_argument("a " + std::to_string(n) + "^3 grid cannot be cut into " + std::to_string(q) +
+                                "^3 cells of at least 2 points; use fewer "
                                 "processes");
   max_size_ = extent(0);
   const int x0 = pid % q, y0 = pid / q;
@@ -42,14 +43,11 @@ Multipartition::Multipartition(int nprocs, int pid, int n) : n_(n), pid_(pid) {
 }
 
 // The first n mod q cells get one point more than the others.
-int Multipartition::extent(int position) const {
-  return n_ / q_ + (position < n_ % q_ ? 1 : 0);
-}
+int Multipartition::extent(int position) const { return n_ / q_ + (position < n_ % q_ ? 1 : 0); }
 
 int Multipartition::first(int position) const {
   const int excess = n_ % q_, base = n_ / q_;
-  return position < excess ? position * (base + 1)
-                           : excess * (base + 1) + (position - excess) * base;
+  return position < excess ? position * (base + 1) : excess * (base + 1) + (position - excess) * base;
 }
 
 }  // namespace nas::sp

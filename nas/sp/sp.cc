@@ -35,8 +35,7 @@ int sp_main(int argc, char** argv) {
   const nas::NpbOptions options = nas::parse_npb_options(argc, argv, "sp", classes.letters());
   const SpClass& params = classes.at(options.problem_class);
   const int n = params.n;
-  const std::string size =
-      std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n);
+  const std::string size = std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n);
   nas::print_banner("SP", options.problem_class, size);
 
   std::unique_ptr<Multipartition> mp;
@@ -46,8 +45,8 @@ int sp_main(int argc, char** argv) {
     bsp_abort("sp: %s\n", e.what());
   }
   if (bsp_pid() == 0) {
-    std::printf(" Time steps: %d    dt: %10.6f\n Cells: %d x %d x %d (%d per process)\n\n",
-                params.iterations, params.dt, mp->q(), mp->q(), mp->q(), mp->q());
+    std::printf(" Time steps: %d    dt: %10.6f\n Cells: %d x %d x %d (%d per process)\n\n", params.iterations,
+                params.dt, mp->q(), mp->q(), mp->q(), mp->q());
     std::fflush(stdout);
   }
 
@@ -98,8 +97,7 @@ int sp_main(int argc, char** argv) {
   result.size = size;
   result.iterations = params.iterations;
   const double t = n;
-  result.operations = (881.174 * t * t * t - 4683.91 * t * t + 11484.5 * t - 19272.4) *
-                      double(params.iterations);
+  result.operations = (881.174 * t * t * t - 4683.91 * t * t + 11484.5 * t - 19272.4) * double(params.iterations);
   result.operation_type = "floating point";
   result.verified = ok;
   return nas::report_results(result, timer);

@@ -13,8 +13,8 @@
 namespace nas::sp {
 
 struct SpClass {
-  int n;               // grid points per direction
-  int iterations;      // time steps
+  int n;           // grid points per direction
+  int iterations;  // time steps
   double dt;
   std::array<double, 5> xcr;  // RMS norms of the residual (official)
   std::array<double, 5> xce;  // RMS norms of the solution error (official)

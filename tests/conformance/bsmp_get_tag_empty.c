@@ -20,7 +20,7 @@ static void spmd(void) {
   bsp_sync();
   status = 99;
   bsp_get_tag(&status, &tag);
-  CHECK_INT(status, ==, 0);  /* an empty payload is not an empty queue */
+  CHECK_INT(status, ==, 0); /* an empty payload is not an empty queue */
   CHECK_INT(tag, ==, 7 + (me + p - 1) % p);
   int nothing = -1;
   bsp_move(&nothing, sizeof nothing);

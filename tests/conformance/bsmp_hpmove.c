@@ -13,7 +13,7 @@ static void spmd(void) {
   int tag_size = sizeof(int);
   bsp_set_tagsize(&tag_size);
   bsp_sync();
-  void *empty_tag = (void *)&tag_size, *empty_payload = (void *)&tag_size;
+  void *empty_tag = (void*)&tag_size, *empty_payload = (void*)&tag_size;
   CHECK_INT(bsp_hpmove(&empty_tag, &empty_payload), ==, -1);
   /* To every process: tag = my pid, payload = (my pid + 1) ints. */
   int payload[MAX_PROCS + 1];
@@ -31,11 +31,11 @@ static void spmd(void) {
   CHECK_INT(bsp_hpmove(&empty_tag, &empty_payload), ==, -1);
   int seen[MAX_PROCS] = {0};
   for (int i = 0; i < p; ++i) {
-    int from = *(const int *)tags[i];
+    int from = *(const int*)tags[i];
     CHECK(from >= 0 && from < p);
     seen[from] += 1;
     CHECK_INT(sizes[i], ==, (from + 1) * (int)sizeof(int));
-    const int *data = (const int *)payloads[i];
+    const int* data = (const int*)payloads[i];
     for (int k = 0; k <= from; ++k) CHECK_INT(data[k], ==, 1000 * from + k);
   }
   for (int q = 0; q < p; ++q) CHECK_INT(seen[q], ==, 1);

@@ -15,14 +15,14 @@ static void spmd(void) {
   bsp_sync();
   unsigned char got[32];
   for (int i = 0; i < 32; ++i) got[i] = 0xaa;
-  bsp_move(got, 8);  /* only 8 of the 16 bytes */
+  bsp_move(got, 8); /* only 8 of the 16 bytes */
   for (int i = 0; i < 8; ++i) CHECK_INT(got[i], ==, (unsigned char)(16 * left + i));
   for (int i = 8; i < 32; ++i) CHECK_INT(got[i], ==, 0xaa);
   int count = -1, bytes = -1;
   bsp_qsize(&count, &bytes);
   CHECK_INT(count, ==, 1);
   CHECK_INT(bytes, ==, 16);
-  bsp_move(got, sizeof got);  /* a larger buffer: the 16 bytes, the rest untouched */
+  bsp_move(got, sizeof got); /* a larger buffer: the 16 bytes, the rest untouched */
   for (int i = 0; i < 16; ++i) CHECK_INT(got[i], ==, (unsigned char)(16 * left + i));
   for (int i = 16; i < 32; ++i) CHECK_INT(got[i], ==, 0xaa);
   bsp_qsize(&count, &bytes);

@@ -4,7 +4,7 @@
  * have the old tag size, and are received with it. */
 #include "conformance.h"
 
-static void fill(unsigned char *tag, int n, int seed) {
+static void fill(unsigned char* tag, int n, int seed) {
   for (int i = 0; i < n; ++i) tag[i] = (unsigned char)(seed + 3 * i);
 }
 
@@ -31,14 +31,14 @@ static void spmd(void) {
 
   int size = 8;
   bsp_set_tagsize(&size);
-  CHECK_INT(size, ==, 0);  /* the default */
+  CHECK_INT(size, ==, 0); /* the default */
   fill(tag, 32, 10 + me);
-  bsp_send(right, tag, &me, sizeof me);  /* still tag size 0 */
+  bsp_send(right, tag, &me, sizeof me); /* still tag size 0 */
   bsp_sync();
   receive(0, 10);
 
   fill(tag, 32, 20 + me);
-  bsp_send(right, tag, &me, sizeof me);  /* tag size 8 */
+  bsp_send(right, tag, &me, sizeof me); /* tag size 8 */
   size = 4;
   bsp_set_tagsize(&size);
   CHECK_INT(size, ==, 8);
@@ -46,7 +46,7 @@ static void spmd(void) {
   receive(8, 20);
 
   fill(tag, 32, 30 + me);
-  bsp_send(right, tag, &me, sizeof me);  /* tag size 4 */
+  bsp_send(right, tag, &me, sizeof me); /* tag size 4 */
   size = 0;
   bsp_set_tagsize(&size);
   CHECK_INT(size, ==, 4);
@@ -54,7 +54,7 @@ static void spmd(void) {
   receive(4, 30);
 
   fill(tag, 32, 40 + me);
-  bsp_send(right, tag, &me, sizeof me);  /* tag size 0 again */
+  bsp_send(right, tag, &me, sizeof me); /* tag size 0 again */
   bsp_sync();
   receive(0, 40);
   bsp_end();

@@ -43,43 +43,41 @@ extern int conformance_nprocs;
  * the processes that bsp_init sends straight into spmd). */
 extern int conformance_available;
 /* The --case=NAME argument, or NULL. Not set on the processes bsp_init sends into spmd. */
-extern const char *conformance_case;
+extern const char* conformance_case;
 /* 1 when --case=name was given. */
-int conformance_case_is(const char *name);
+int conformance_case_is(const char* name);
 /* The rule name given to CONFORMANCE_PROGRAM. */
-extern const char *const conformance_rule;
+extern const char* const conformance_rule;
 
 /* Stops the job (bsp_abort) with the rule's name, the pid, the condition and the line. */
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond))                                                                      \
-      bsp_abort("conformance %s: CHECK failed on pid %d: %s (line %d)",              \
-                conformance_rule, bsp_pid(), #cond, __LINE__);                        \
+#define CHECK(cond)                                                                                                    \
+  do {                                                                                                                 \
+    if (!(cond))                                                                                                       \
+      bsp_abort("conformance %s: CHECK failed on pid %d: %s (line %d)", conformance_rule, bsp_pid(), #cond, __LINE__); \
   } while (0)
 
 /* CHECK(a op b) for integers, printing both values when it fails. */
-#define CHECK_INT(a, op, b)                                                           \
-  do {                                                                                \
-    long long conformance_a_ = (long long)(a), conformance_b_ = (long long)(b);       \
-    if (!(conformance_a_ op conformance_b_))                                          \
-      bsp_abort("conformance %s: CHECK failed on pid %d: %s (line %d): %lld vs %lld", \
-                conformance_rule, bsp_pid(), #a " " #op " " #b, __LINE__,             \
-                conformance_a_, conformance_b_);                                      \
+#define CHECK_INT(a, op, b)                                                                                        \
+  do {                                                                                                             \
+    long long conformance_a_ = (long long)(a), conformance_b_ = (long long)(b);                                    \
+    if (!(conformance_a_ op conformance_b_))                                                                       \
+      bsp_abort("conformance %s: CHECK failed on pid %d: %s (line %d): %lld vs %lld", conformance_rule, bsp_pid(), \
+                #a " " #op " " #b, __LINE__, conformance_a_, conformance_b_);                                      \
   } while (0)
 
 /* printf to standard output, flushed at once (conformance.h does not include <stdio.h>:
  * the programs include only bsp.h and this header). */
-void conformance_say(const char *format, ...)
+void conformance_say(const char* format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
 
 /* The generated main (conformance.c). */
-int conformance_main(void (*spmd)(void), int argc, char **argv);
+int conformance_main(void (*spmd)(void), int argc, char** argv);
 
-#define CONFORMANCE_PROGRAM(rule, spmd_function)                                      \
-  const char *const conformance_rule = rule;                                          \
-  int main(int argc, char **argv) { return conformance_main(spmd_function, argc, argv); }
+#define CONFORMANCE_PROGRAM(rule, spmd_function) \
+  const char* const conformance_rule = rule;     \
+  int main(int argc, char** argv) { return conformance_main(spmd_function, argc, argv); }
 
 #endif /* CONFORMANCE_H */

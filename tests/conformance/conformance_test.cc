@@ -49,14 +49,38 @@ bool usable(const std::string& transport) { return bsp::testing::transport_usabl
 const std::vector<std::string> kTransports = {"tcp", "udp", "nic", "shm"};
 
 const std::vector<std::string> kPositive = {
-    "pid_nprocs",          "end_only_pid0",       "time_nondecreasing",  "push_reg_by_order",
-    "pop_reg_most_recent", "null_registration",   "put_copies_source",   "put_lands_at_sync",
-    "put_offsets",         "put_last_wins",       "put_to_self",         "hpput",
-    "get_swap",            "get_then_put",        "get_before_put",      "get_from_self",
-    "get_reads_at_sync",   "hpget",               "bsmp_next_superstep", "bsmp_qsize",
-    "bsmp_get_tag_empty",  "bsmp_move",           "bsmp_hpmove",         "bsmp_unmoved_discarded",
-    "bsmp_send_to_self",   "bsmp_tag_size_zero",  "bsmp_set_tagsize",    "send_copies_payload",
-    "zero_length",         "empty_supersteps",    "put_many_writers",    "large_transfers",
+    "pid_nprocs",
+    "end_only_pid0",
+    "time_nondecreasing",
+    "push_reg_by_order",
+    "pop_reg_most_recent",
+    "null_registration",
+    "put_copies_source",
+    "put_lands_at_sync",
+    "put_offsets",
+    "put_last_wins",
+    "put_to_self",
+    "hpput",
+    "get_swap",
+    "get_then_put",
+    "get_before_put",
+    "get_from_self",
+    "get_reads_at_sync",
+    "hpget",
+    "bsmp_next_superstep",
+    "bsmp_qsize",
+    "bsmp_get_tag_empty",
+    "bsmp_move",
+    "bsmp_hpmove",
+    "bsmp_unmoved_discarded",
+    "bsmp_send_to_self",
+    "bsmp_tag_size_zero",
+    "bsmp_set_tagsize",
+    "send_copies_payload",
+    "zero_length",
+    "empty_supersteps",
+    "put_many_writers",
+    "large_transfers",
     "oxford_header",
 };
 
@@ -64,8 +88,7 @@ const std::vector<std::string> kPositive = {
 
 using Case = std::tuple<std::string, std::string, int, std::string>;  // program, transport, P, mode
 
-ProgramResult run_mode(const std::string& program, const std::string& transport, int procs,
-                       const std::string& mode) {
+ProgramResult run_mode(const std::string& program, const std::string& transport, int procs, const std::string& mode) {
   const std::string binary = kDir + program;
   const std::string n = std::to_string(procs);
   const std::string flag = "--transport=" + transport;
@@ -84,7 +107,8 @@ class Conformance : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Conformance, Passes) {
   const auto& [program, transport, procs, mode] = GetParam();
-  if (!usable(transport)) GTEST_SKIP() << "transport " << transport << " is not built in or cannot run here (nic needs CAP_NET_RAW)";
+  if (!usable(transport))
+    GTEST_SKIP() << "transport " << transport << " is not built in or cannot run here (nic needs CAP_NET_RAW)";
   ProgramResult result = run_mode(program, transport, procs, mode);
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_EQ(result.exit_code, 0) << describe(result);
@@ -128,7 +152,8 @@ void expect_clean_failure(const ProgramResult& result) {
 }
 
 void expect_in_stderr(const ProgramResult& result, const std::vector<std::string>& words) {
-  for (const std::string& word : words) EXPECT_NE(result.err.find(word), std::string::npos) << "stderr lacks \"" << word << "\"\n" << describe(result);
+  for (const std::string& word : words)
+    EXPECT_NE(result.err.find(word), std::string::npos) << "stderr lacks \"" << word << "\"\n" << describe(result);
 }
 
 // A job of procs processes of program over transport, started by bsprun ("launched") or
@@ -193,8 +218,8 @@ class BeginAsksForMore : public ::testing::TestWithParam<std::string> {};
 TEST_P(BeginAsksForMore, Fails) {
   const std::string& transport = GetParam();
   if (!usable(transport)) GTEST_SKIP() << "transport " << transport << " cannot run here";
-  ProgramResult result =
-      run_program({kBsprun, "-n", "2", "--transport=" + transport, kDir + "pid_nprocs", "--ask=4"}, 20s);
+  ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=" + transport, kDir + "pid_nprocs", "--ask=4"},
+                                     20s);
   expect_clean_failure(result);
   expect_in_stderr(result, {"bsp_begin", "more processes"});
 }
@@ -311,7 +336,8 @@ TEST_P(MisuseTest, StopsNamingTheCall) {
   if (misuse.program == "fail_arguments") expect_in_stderr(result, {"pid"});
 }
 
-INSTANTIATE_TEST_SUITE_P(Failures, MisuseTest, ::testing::Combine(::testing::ValuesIn(kMisuses), ::testing::ValuesIn(kTransports)),
+INSTANTIATE_TEST_SUITE_P(Failures, MisuseTest,
+                         ::testing::Combine(::testing::ValuesIn(kMisuses), ::testing::ValuesIn(kTransports)),
                          [](const ::testing::TestParamInfo<MisuseCase>& info) {
                            return std::get<0>(info.param).name + "_" + std::get<1>(info.param);
                          });

@@ -27,8 +27,10 @@ static void spmd(void) {
   int payload = me;
   bsp_send(right, NULL, &payload, sizeof payload);
   bsp_sync();
-  int known = conformance_case_is("get_tag_null_status") || conformance_case_is("qsize_null") || conformance_case_is("move_null") || conformance_case_is("move_negative") ||
-              conformance_case_is("tagsize_negative") || conformance_case_is("tagsize_huge") || conformance_case_is("tagsize_null") || conformance_case_is("put_null_source") ||
+  int known = conformance_case_is("get_tag_null_status") || conformance_case_is("qsize_null") ||
+              conformance_case_is("move_null") || conformance_case_is("move_negative") ||
+              conformance_case_is("tagsize_negative") || conformance_case_is("tagsize_huge") ||
+              conformance_case_is("tagsize_null") || conformance_case_is("put_null_source") ||
               conformance_case_is("get_null_destination") || conformance_case_is("send_null_payload");
   if (!known) bsp_abort("fail_arguments: unknown --case=%s\n", conformance_case ? conformance_case : "(none)");
   if (conformance_case_is("tagsize_negative")) {

@@ -25,12 +25,12 @@ static void spmd(void) {
     bsp_push_reg(area, sizeof area);
     bsp_push_reg(extra, sizeof extra);
     bsp_sync();
-    bsp_pop_reg(last ? (void *)extra : (void *)area);
+    bsp_pop_reg(last ? (void*)extra : (void*)area);
   }
   if (conformance_case_is("pop_most_recent_differs")) {
     bsp_push_reg(area, sizeof area);
     bsp_sync();
-    bsp_push_reg(last ? (void *)area : (void *)extra, sizeof area);
+    bsp_push_reg(last ? (void*)area : (void*)extra, sizeof area);
     bsp_sync();
     bsp_pop_reg(area);
   }

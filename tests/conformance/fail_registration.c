@@ -23,9 +23,11 @@ static void spmd(void) {
   bsp_push_reg(area, sizeof area);
   bsp_push_reg(extra, sizeof extra);
   bsp_sync();
-  int known = conformance_case_is("put_outside") || conformance_case_is("get_outside") || conformance_case_is("put_pid_range") || conformance_case_is("get_pid_range") ||
-              conformance_case_is("send_pid_range") || conformance_case_is("pop_unregistered") || conformance_case_is("push_sequence_differs") ||
-              conformance_case_is("pop_sequence_differs") || conformance_case_is("put_before_effective") || conformance_case_is("put_after_pop");
+  int known = conformance_case_is("put_outside") || conformance_case_is("get_outside") ||
+              conformance_case_is("put_pid_range") || conformance_case_is("get_pid_range") ||
+              conformance_case_is("send_pid_range") || conformance_case_is("pop_unregistered") ||
+              conformance_case_is("push_sequence_differs") || conformance_case_is("pop_sequence_differs") ||
+              conformance_case_is("put_before_effective") || conformance_case_is("put_after_pop");
   if (!known) bsp_abort("fail_registration: unknown --case=%s\n", conformance_case ? conformance_case : "(none)");
   int value[2] = {1, 2}, got[2];
   if (conformance_case_is("put_before_effective")) {

@@ -12,7 +12,7 @@ static void spmd(void) {
   bsp_push_reg(&word, sizeof word);
   bsp_sync();
   for (int round = 0; round < 20; ++round) {
-    word = 100 * me + round;  /* the old value */
+    word = 100 * me + round; /* the old value */
     bsp_sync();
 
     /* I put into right's word, then get it. */

@@ -5,14 +5,14 @@
  * Returns the number given as --status=N (default 0). */
 #include "bsp.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int status = 0;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i], *prefix = "--status=";
     int k = 0;
     while (prefix[k] && arg[k] == prefix[k]) ++k;
     if (prefix[k]) continue;
-    for (const char *digit = arg + k; *digit >= '0' && *digit <= '9'; ++digit) status = 10 * status + (*digit - '0');
+    for (const char* digit = arg + k; *digit >= '0' && *digit <= '9'; ++digit) status = 10 * status + (*digit - '0');
   }
   return status;
 }

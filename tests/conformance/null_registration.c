@@ -10,20 +10,16 @@
 static int b1[SLOTS], b2[SLOTS], ring[4];
 
 /* Registration with the real area on pids of parity `real_parity`, NULL on the others. */
-static const void *area(int real_parity, int *real) {
-  return bsp_pid() % 2 == real_parity ? real : NULL;
-}
-static int size(int real_parity) {
-  return bsp_pid() % 2 == real_parity ? SLOTS * (int)sizeof(int) : 0;
-}
+static const void* area(int real_parity, int* real) { return bsp_pid() % 2 == real_parity ? real : NULL; }
+static int size(int real_parity) { return bsp_pid() % 2 == real_parity ? SLOTS * (int)sizeof(int) : 0; }
 
 /* Every process with a real area writes its pid into slot pid of the first process with
  * one (the lowest pid of that parity), which checks them. */
-static void use(int real_parity, int *real) {
+static void use(int real_parity, int* real) {
   int p = bsp_nprocs(), me = bsp_pid();
   for (int i = 0; i < SLOTS; ++i) real[i] = -1;
   bsp_sync();
-  if (real_parity >= p) return;  /* no process has a real area */
+  if (real_parity >= p) return; /* no process has a real area */
   if (me % 2 == real_parity) bsp_put(real_parity, &me, real, me * (int)sizeof(int), sizeof me);
   bsp_sync();
   if (me == real_parity) {

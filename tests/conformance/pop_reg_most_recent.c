@@ -20,9 +20,9 @@ static void spmd(void) {
   int right = (me + 1) % p, left = (me + p - 1) % p;
   int even = me % 2 == 0;
   clear();
-  bsp_push_reg(even ? x : a, sizeof x);  /* registration A */
-  bsp_push_reg(y, sizeof y);             /* registration B */
-  bsp_push_reg(even ? x : c, sizeof x);  /* registration C: x's most recent on even pids */
+  bsp_push_reg(even ? x : a, sizeof x); /* registration A */
+  bsp_push_reg(y, sizeof y);            /* registration B */
+  bsp_push_reg(even ? x : c, sizeof x); /* registration C: x's most recent on even pids */
   bsp_sync();
 
   /* x (even) and c (odd) name C. */

@@ -16,15 +16,15 @@ static void spmd(void) {
   CHECK_INT(p, <, WORDS - 4);
 
   /* Different addresses (even pids area_a, odd pids area_b) and sizes ((4 + pid) words). */
-  int *mine = me % 2 ? area_b : area_a;
-  int *other = me % 2 ? area_a : area_b;
+  int* mine = me % 2 ? area_b : area_a;
+  int* other = me % 2 ? area_a : area_b;
   for (int i = 0; i < WORDS; ++i) area_a[i] = area_b[i] = 0;
   bsp_push_reg(mine, (4 + me) * (int)sizeof(int));
   bsp_sync(); /* in effect from here */
 
   int values[4] = {me + 1, 10 * me + 2, 100 * me + 3, -me - 4};
   bsp_put(right, values, mine, 0, sizeof values);
-  int last = 7000 + me;  /* into the last word of the right neighbour's (4 + right) words */
+  int last = 7000 + me; /* into the last word of the right neighbour's (4 + right) words */
   bsp_put(right, &last, mine, (4 + right - 1) * (int)sizeof(int), sizeof last);
   bsp_sync();
   CHECK_INT(mine[0], ==, left + 1);
@@ -46,13 +46,13 @@ static void spmd(void) {
   }
   bsp_sync();
   int token = 500 + me;
-  bsp_put(right, &token, first, 0, sizeof token);  /* my 2nd or 3rd registration */
+  bsp_put(right, &token, first, 0, sizeof token); /* my 2nd or 3rd registration */
   bsp_sync();
   /* The left neighbour named its `first`: its 2nd registration if it is even, its 3rd if
    * odd. Here the 2nd is `first` on even pids and `second` on odd ones, and the 3rd the
    * other way round: the put landed in `first` exactly when both pids have the same parity. */
-  int *expected = left % 2 == me % 2 ? first : second;
-  int *untouched = expected == first ? second : first;
+  int* expected = left % 2 == me % 2 ? first : second;
+  int* untouched = expected == first ? second : first;
   CHECK_INT(expected[0], ==, 500 + left);
   CHECK_INT(untouched[0], ==, -1);
   bsp_end();

@@ -16,7 +16,7 @@ static void spmd(void) {
   bsp_sync();
   for (int round = 0; round < 3; ++round) {
     for (int i = 1; i <= 10; ++i) {
-      int value = 1000 * round + 100 * me + i;  /* the last one, i = 10, must remain */
+      int value = 1000 * round + 100 * me + i; /* the last one, i = 10, must remain */
       bsp_put(right, &value, &word, 0, sizeof value);
     }
     /* Overlapping pieces: [1 2 3 4], then [5 6] at word 1, then [7] at word 0. */

@@ -14,8 +14,8 @@
 
 namespace {
 
-#define EXPECT(condition)                                                                                  \
-  do {                                                                                                     \
+#define EXPECT(condition)                                                                                     \
+  do {                                                                                                        \
     if (!(condition)) bsp_abort("cpp_cases: rank %d: %s failed at line %d", bsp_pid(), #condition, __LINE__); \
   } while (0)
 
@@ -233,9 +233,12 @@ void partitionings(bsp::world& world) {
     std::size_t b = 0, c = 0, bc = 0;
     for (int r = 0; r < p; ++r) {
       b += block.local_size(r), c += cyclic.local_size(r), bc += blocks.local_size(r);
-      for (std::size_t l = 0; l < block.local_size(r); ++l) EXPECT((block.local(block.global(r, l)) == bsp::place{r, l}));
-      for (std::size_t l = 0; l < cyclic.local_size(r); ++l) EXPECT((cyclic.local(cyclic.global(r, l)) == bsp::place{r, l}));
-      for (std::size_t l = 0; l < blocks.local_size(r); ++l) EXPECT((blocks.local(blocks.global(r, l)) == bsp::place{r, l}));
+      for (std::size_t l = 0; l < block.local_size(r); ++l)
+        EXPECT((block.local(block.global(r, l)) == bsp::place{r, l}));
+      for (std::size_t l = 0; l < cyclic.local_size(r); ++l)
+        EXPECT((cyclic.local(cyclic.global(r, l)) == bsp::place{r, l}));
+      for (std::size_t l = 0; l < blocks.local_size(r); ++l)
+        EXPECT((blocks.local(blocks.global(r, l)) == bsp::place{r, l}));
     }
     EXPECT(b == n && c == n && bc == n);
     for (std::size_t g = 0; g < n; ++g) {

@@ -74,8 +74,9 @@ void expect_failure(const std::string& name, const std::string& message) {
 }
 
 TEST(CppMisuse, ElementOutOfRange) {
-  expect_failure("out_of_range", "bsplib: bsp::coarray::operator[] by rank 2: element 4 of rank 0's coarray of 4 "
-                                 "elements (0..3)");
+  expect_failure("out_of_range",
+                 "bsplib: bsp::coarray::operator[] by rank 2: element 4 of rank 0's coarray of 4 "
+                 "elements (0..3)");
 }
 
 TEST(CppMisuse, SliceOutOfRange) {

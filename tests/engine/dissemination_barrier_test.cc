@@ -4,9 +4,9 @@
 //
 // Checked, for radixes 2 to 5 and 8: nobody completes before everyone has entered;
 // everyone completes after Σ_r fan(r) messages each (⌈log₂ p⌉ at radix 2, at most
-// (k − 1)⌈log_k p⌉ at radix k), no process messaged twice in a round; differing collective calls are found by every process, with
-// two witnesses that really differ; registration changes reach everyone, all p of them;
-// damaged or misdirected messages are refused with a reason, never taken.
+// (k − 1)⌈log_k p⌉ at radix k), no process messaged twice in a round; differing collective calls are found by every
+// process, with two witnesses that really differ; registration changes reach everyone, all p of them; damaged or
+// misdirected messages are refused with a reason, never taken.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,83 +113,83 @@ TEST(DisseminationBarrier, RoundsAndPartnersOfEachRadix) {
 
 TEST(DisseminationBarrier, NobodyCompletesBeforeEveryoneEntered) {
   for (int radix : kRadixes) {
-  for (int p = 1; p <= 37; ++p) {
-    std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p));
-    Simulation sim(p, 5, calls, radix);
-    int messages = 0;
-    for (int round = 0; round < sim.barriers[0].rounds(); ++round) messages += sim.barriers[0].fan(round);
-    std::vector<int> order(static_cast<std::size_t>(p));
-    for (int i = 0; i < p; ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), sim.random);
-    // All but the last enter; everything deliverable is delivered: nobody completes.
-    for (int i = 0; i + 1 < p; ++i) {
-      sim.enter(order[i]);
+    for (int p = 1; p <= 37; ++p) {
+      std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p));
+      Simulation sim(p, 5, calls, radix);
+      int messages = 0;
+      for (int round = 0; round < sim.barriers[0].rounds(); ++round) messages += sim.barriers[0].fan(round);
+      std::vector<int> order(static_cast<std::size_t>(p));
+      for (int i = 0; i < p; ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), sim.random);
+      // All but the last enter; everything deliverable is delivered: nobody completes.
+      for (int i = 0; i + 1 < p; ++i) {
+        sim.enter(order[i]);
+        while (sim.deliver_one()) {
+        }
+      }
+      for (int pid = 0; pid < p; ++pid) {
+        if (p > 1) {
+          EXPECT_FALSE(sim.barriers[pid].complete()) << "radix " << radix << " p=" << p << " pid " << pid;
+        }
+      }
+      sim.enter(order[p - 1]);
       while (sim.deliver_one()) {
       }
-    }
-    for (int pid = 0; pid < p; ++pid) {
-      if (p > 1) {
-        EXPECT_FALSE(sim.barriers[pid].complete()) << "radix " << radix << " p=" << p << " pid " << pid;
+      for (int pid = 0; pid < p; ++pid) {
+        EXPECT_TRUE(sim.barriers[pid].complete()) << "radix " << radix << " p=" << p << " pid " << pid;
+        EXPECT_EQ(sim.sent[pid], messages) << "radix " << radix << " p=" << p;
+        EXPECT_FALSE(sim.barriers[pid].conflict().has_value());
+        EXPECT_EQ(sim.barriers[pid].awaited(), -1);
       }
     }
-    sim.enter(order[p - 1]);
-    while (sim.deliver_one()) {
-    }
-    for (int pid = 0; pid < p; ++pid) {
-      EXPECT_TRUE(sim.barriers[pid].complete()) << "radix " << radix << " p=" << p << " pid " << pid;
-      EXPECT_EQ(sim.sent[pid], messages) << "radix " << radix << " p=" << p;
-      EXPECT_FALSE(sim.barriers[pid].conflict().has_value());
-      EXPECT_EQ(sim.barriers[pid].awaited(), -1);
-    }
-  }
   }
 }
 
 TEST(DisseminationBarrier, EveryoneFindsDifferingCalls) {
   for (int radix : kRadixes) {
-  for (int p : {2, 3, 5, 8, 13, 16, 33}) {
-    for (int odd : {0, p / 2, p - 1}) {
-      std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p));
-      calls[odd].final = 1;  // one process in bsp_end
-      Simulation sim(p, 0, calls, radix);
-      for (int pid = 0; pid < p; ++pid) sim.enter(pid);
-      while (sim.deliver_one()) {
-      }
-      for (int pid = 0; pid < p; ++pid) {
-        ASSERT_TRUE(sim.barriers[pid].complete());
-        const auto& conflict = sim.barriers[pid].conflict();
-        ASSERT_TRUE(conflict.has_value()) << "p=" << p << " pid " << pid << " did not see pid " << odd;
-        EXPECT_NE(conflict->a, conflict->b);
-        EXPECT_EQ(conflict->a, calls[conflict->pid_a]);  // the witnesses are true
-        EXPECT_EQ(conflict->b, calls[conflict->pid_b]);
-        std::string text = bsp::describe_conflict(0, *conflict);
-        EXPECT_NE(text.find("pid " + std::to_string(odd) + " called bsp_end"), std::string::npos) << text;
+    for (int p : {2, 3, 5, 8, 13, 16, 33}) {
+      for (int odd : {0, p / 2, p - 1}) {
+        std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p));
+        calls[odd].final = 1;  // one process in bsp_end
+        Simulation sim(p, 0, calls, radix);
+        for (int pid = 0; pid < p; ++pid) sim.enter(pid);
+        while (sim.deliver_one()) {
+        }
+        for (int pid = 0; pid < p; ++pid) {
+          ASSERT_TRUE(sim.barriers[pid].complete());
+          const auto& conflict = sim.barriers[pid].conflict();
+          ASSERT_TRUE(conflict.has_value()) << "p=" << p << " pid " << pid << " did not see pid " << odd;
+          EXPECT_NE(conflict->a, conflict->b);
+          EXPECT_EQ(conflict->a, calls[conflict->pid_a]);  // the witnesses are true
+          EXPECT_EQ(conflict->b, calls[conflict->pid_b]);
+          std::string text = bsp::describe_conflict(0, *conflict);
+          EXPECT_NE(text.find("pid " + std::to_string(odd) + " called bsp_end"), std::string::npos) << text;
+        }
       }
     }
-  }
   }
 }
 
 TEST(DisseminationBarrier, RegistrationChangesReachEveryone) {
   for (int radix : kRadixes) {
-  for (int p : {1, 2, 3, 6, 16, 21}) {
-    std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p), CollectiveCalls{0, 0, 2, 1});
-    Simulation sim(p, 3, calls, radix);
-    for (int pid = p - 1; pid >= 0; --pid) sim.enter(pid);
-    while (sim.deliver_one()) {
-    }
-    for (int pid = 0; pid < p; ++pid) {
-      ASSERT_TRUE(sim.barriers[pid].complete());
-      std::vector<RegistrationChanges> all = sim.barriers[pid].take_changes();
-      ASSERT_EQ(all.size(), static_cast<std::size_t>(p)) << "p=" << p << " pid " << pid;
-      for (int q = 0; q < p; ++q) {
-        EXPECT_EQ(all[q].pid, q);
-        EXPECT_EQ(all[q].pushes, (std::vector<std::uint64_t>{100u * q, 100u * q + 1}));
-        ASSERT_EQ(all[q].pops.size(), 1u);
-        EXPECT_EQ(all[q].pops[0].ambiguous, q % 2 == 0);
+    for (int p : {1, 2, 3, 6, 16, 21}) {
+      std::vector<CollectiveCalls> calls(static_cast<std::size_t>(p), CollectiveCalls{0, 0, 2, 1});
+      Simulation sim(p, 3, calls, radix);
+      for (int pid = p - 1; pid >= 0; --pid) sim.enter(pid);
+      while (sim.deliver_one()) {
+      }
+      for (int pid = 0; pid < p; ++pid) {
+        ASSERT_TRUE(sim.barriers[pid].complete());
+        std::vector<RegistrationChanges> all = sim.barriers[pid].take_changes();
+        ASSERT_EQ(all.size(), static_cast<std::size_t>(p)) << "p=" << p << " pid " << pid;
+        for (int q = 0; q < p; ++q) {
+          EXPECT_EQ(all[q].pid, q);
+          EXPECT_EQ(all[q].pushes, (std::vector<std::uint64_t>{100u * q, 100u * q + 1}));
+          ASSERT_EQ(all[q].pops.size(), 1u);
+          EXPECT_EQ(all[q].pops[0].ambiguous, q % 2 == 0);
+        }
       }
     }
-  }
   }
 }
 

@@ -34,9 +34,7 @@ using bsp::fuzz::Input;
 
 constexpr int kProcesses = 8;  // the coordinator's job size in mode 1
 
-std::string_view view(const ExactCopy& copy) {
-  return {reinterpret_cast<const char*>(copy.data()), copy.size()};
-}
+std::string_view view(const ExactCopy& copy) { return {reinterpret_cast<const char*>(copy.data()), copy.size()}; }
 
 template <typename T>
 T load(const std::byte* at) {
@@ -122,7 +120,8 @@ void coordinator_reads(Input input) {
         (void)reader.i32();
         (void)reader.i32();
         std::uint32_t count = reader.u32();
-        if (count > static_cast<std::uint32_t>(kProcesses)) throw std::runtime_error("stall report names too many pids");
+        if (count > static_cast<std::uint32_t>(kProcesses))
+          throw std::runtime_error("stall report names too many pids");
         std::vector<int> awaiting;
         for (std::uint32_t i = 0; i < count; ++i) {
           int other = reader.i32();
@@ -183,9 +182,18 @@ void write_then_read(Input input) {
   while (input.left() > 0 && values.size() < 64) {
     Value value{input.u8() % 4, 0, {}};
     switch (value.op) {
-      case 0: value.number = input.u32(); writer.i32(static_cast<std::int32_t>(value.number)); break;
-      case 1: value.number = input.u32(); writer.u32(static_cast<std::uint32_t>(value.number)); break;
-      case 2: value.number = input.u32() | (std::uint64_t{input.u32()} << 32); writer.u64(value.number); break;
+      case 0:
+        value.number = input.u32();
+        writer.i32(static_cast<std::int32_t>(value.number));
+        break;
+      case 1:
+        value.number = input.u32();
+        writer.u32(static_cast<std::uint32_t>(value.number));
+        break;
+      case 2:
+        value.number = input.u32() | (std::uint64_t{input.u32()} << 32);
+        writer.u64(value.number);
+        break;
       case 3: {
         std::vector<std::uint8_t> bytes = input.take(input.u8());
         value.text.assign(bytes.begin(), bytes.end());
@@ -203,10 +211,18 @@ void write_then_read(Input input) {
   MessageReader reader(view(body));
   for (const Value& value : values) {
     switch (value.op) {
-      case 0: FUZZ_CHECK(reader.i32() == static_cast<std::int32_t>(value.number)); break;
-      case 1: FUZZ_CHECK(reader.u32() == static_cast<std::uint32_t>(value.number)); break;
-      case 2: FUZZ_CHECK(reader.u64() == value.number); break;
-      case 3: FUZZ_CHECK(reader.str() == value.text); break;
+      case 0:
+        FUZZ_CHECK(reader.i32() == static_cast<std::int32_t>(value.number));
+        break;
+      case 1:
+        FUZZ_CHECK(reader.u32() == static_cast<std::uint32_t>(value.number));
+        break;
+      case 2:
+        FUZZ_CHECK(reader.u64() == value.number);
+        break;
+      case 3:
+        FUZZ_CHECK(reader.str() == value.text);
+        break;
     }
   }
   bool threw = false;
@@ -224,10 +240,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   Input input(data + 1, size - 1);
   switch (data[0] % 4) {
-    case 0: read_program(input); break;
-    case 1: coordinator_reads(input); break;
-    case 2: start_reads(input); break;
-    case 3: write_then_read(input); break;
+    case 0:
+      read_program(input);
+      break;
+    case 1:
+      coordinator_reads(input);
+      break;
+    case 2:
+      start_reads(input);
+      break;
+    case 3:
+      write_then_read(input);
+      break;
   }
   return 0;
 }
@@ -247,15 +271,26 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
   // The coordinator's messages.
   message(1, {9}, MessageWriter(MessageType::proof).u64(0x0123456789ABCDEFull));
   message(1, {1},
-          MessageWriter(MessageType::hello).i32(0).i32(4).i32(1234).str("127.0.0.1:40000").str(
-              "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
+          MessageWriter(MessageType::hello)
+              .i32(0)
+              .i32(4)
+              .i32(1234)
+              .str("127.0.0.1:40000")
+              .str("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
   message(1, {7}, MessageWriter(MessageType::stall).i32(12).i32(10500).u32(2).i32(1).i32(3));
   message(1, {5}, MessageWriter(MessageType::done).str("supersteps=3 comm_s=0.1 foreign=0"));
   message(1, {4}, MessageWriter(MessageType::abort).str("bsplib: pid 1: something went wrong"));
   // start.
   message(2, {},
-          MessageWriter(MessageType::start).i32(3).u32(77).str("127.0.0.1:1").str("127.0.0.1:2").str(
-              "lo/00:00:00:00:00:00").str("boot-a").str("boot-a").str("boot-b"));
+          MessageWriter(MessageType::start)
+              .i32(3)
+              .u32(77)
+              .str("127.0.0.1:1")
+              .str("127.0.0.1:2")
+              .str("lo/00:00:00:00:00:00")
+              .str("boot-a")
+              .str("boot-a")
+              .str("boot-b"));
   // Writer programs.
   seeds.push_back({3, 1, 0, 1, 2, 3, 4, 3, 5, 'h', 'e', 'l', 'l', 'o', 2, 8, 7, 6, 5, 4, 3, 2, 1});
   seeds.push_back({3, 4, 3, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF});

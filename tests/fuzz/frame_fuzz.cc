@@ -61,8 +61,7 @@ void write_crc(std::vector<std::uint8_t>& frame) {
   std::memcpy(frame.data() + offsetof(Header, check), &check, sizeof check);
 }
 
-Verdict check(const std::vector<std::uint8_t>& bytes, int my_pid, int nprocs, Header& header,
-              bool authenticate) {
+Verdict check(const std::vector<std::uint8_t>& bytes, int my_pid, int nprocs, Header& header, bool authenticate) {
   ExactCopy frame(bytes.data(), bytes.size());
   Verdict verdict = check_frame({frame.data(), frame.size()}, job_key(authenticate), kJob, my_pid, nprocs, header);
   FUZZ_CHECK(verdict == Verdict::ok || verdict == Verdict::malformed || verdict == Verdict::foreign ||

@@ -42,8 +42,7 @@ std::uint64_t g_current_index = 0;
 
 void dump_current_input() {
   if (!g_current) return;
-  std::fprintf(stderr, "fuzz_driver: failing input #%" PRIu64 " (%zu bytes, hex):\n", g_current_index,
-               g_current_size);
+  std::fprintf(stderr, "fuzz_driver: failing input #%" PRIu64 " (%zu bytes, hex):\n", g_current_index, g_current_size);
   for (std::size_t i = 0; i < g_current_size; ++i) {
     std::fprintf(stderr, "%02x%s", g_current[i], (i % 32 == 31 || i + 1 == g_current_size) ? "\n" : "");
   }
@@ -73,19 +72,37 @@ struct Random {
 
 // Lengths the decoders compare against: zero, one, sign and size boundaries, the MTUs,
 // the records' and control plane's limits.
-const std::uint32_t kInteresting[] = {0,          1,          2,          4,          5,          7,
-                                      8,          9,          12,         13,         16,         17,
-                                      18,         31,         32,         39,         40,         41,
-                                      127,        128,        255,        256,        1024,       1472,
-                                      8192,       8193,       65535,      65536,      65537,      999999,
-                                      1000000,    1000001,    1u << 20,   (1u << 20) + 1, 16u << 20, (16u << 20) + 1,
-                                      0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF};
+const std::uint32_t kInteresting[] = {0,          1,
+                                      2,          4,
+                                      5,          7,
+                                      8,          9,
+                                      12,         13,
+                                      16,         17,
+                                      18,         31,
+                                      32,         39,
+                                      40,         41,
+                                      127,        128,
+                                      255,        256,
+                                      1024,       1472,
+                                      8192,       8193,
+                                      65535,      65536,
+                                      65537,      999999,
+                                      1000000,    1000001,
+                                      1u << 20,   (1u << 20) + 1,
+                                      16u << 20,  (16u << 20) + 1,
+                                      0x7FFFFFFF, 0x80000000,
+                                      0xFFFFFFFE, 0xFFFFFFFF};
 
 std::size_t random_length(Random& random) {
   switch (random.below(16)) {
-    case 0: return random.below(70000);
-    case 1: case 2: case 3: return random.below(2048);
-    default: return random.below(96);
+    case 0:
+      return random.below(70000);
+    case 1:
+    case 2:
+    case 3:
+      return random.below(2048);
+    default:
+      return random.below(96);
   }
 }
 
@@ -127,7 +144,8 @@ void mutate(std::vector<std::uint8_t>& input, const std::vector<std::vector<std:
       case 6: {  // delete a range
         if (!size) break;
         std::size_t at = random.below(size), count = 1 + random.below(std::min<std::size_t>(size - at, 64));
-        input.erase(input.begin() + static_cast<std::ptrdiff_t>(at), input.begin() + static_cast<std::ptrdiff_t>(at + count));
+        input.erase(input.begin() + static_cast<std::ptrdiff_t>(at),
+                    input.begin() + static_cast<std::ptrdiff_t>(at + count));
         break;
       }
       case 7: {  // insert random bytes

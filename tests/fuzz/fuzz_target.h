@@ -27,13 +27,13 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds();
 // under libFuzzer nothing is needed, it saves the input as crash-<sha1>).
 extern "C" void fuzz_check_failed(const char* file, int line, const char* what) __attribute__((weak));
 
-#define FUZZ_CHECK(condition)                                                                  \
-  do {                                                                                         \
-    if (!(condition)) {                                                                        \
+#define FUZZ_CHECK(condition)                                                                 \
+  do {                                                                                        \
+    if (!(condition)) {                                                                       \
       std::fprintf(stderr, "%s:%d: FUZZ_CHECK failed: %s\n", __FILE__, __LINE__, #condition); \
-      if (fuzz_check_failed) fuzz_check_failed(__FILE__, __LINE__, #condition);                \
-      std::abort();                                                                            \
-    }                                                                                          \
+      if (fuzz_check_failed) fuzz_check_failed(__FILE__, __LINE__, #condition);               \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace bsp::fuzz {

@@ -88,7 +88,7 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
     std::vector<std::uint8_t> seed{0};
     for (std::byte b : out) seed.push_back(static_cast<std::uint8_t>(b));
     seeds.push_back(seed);
-    seed[0] = 1;  // the same bytes as an encode program
+    seed[0] = 1;                                       // the same bytes as an encode program
     seed.erase(seed.begin() + 13, seed.begin() + 17);  // (no reserved/count there)
     seeds.push_back(std::move(seed));
   };

@@ -54,8 +54,8 @@ const wire::FrameKey& frame_key() {
 }
 
 struct Output final : FrameOutput {
-  std::size_t refuse_after = SIZE_MAX;  // frames taken per batch (flow control)
-  std::vector<std::vector<std::byte>> last;  // the last frames sent (for refresh_header)
+  std::size_t refuse_after = SIZE_MAX;          // frames taken per batch (flow control)
+  std::vector<std::vector<std::byte>> last;     // the last frames sent (for refresh_header)
   std::array<std::uint32_t, kProcs> data_to{};  // data frames sent per peer (first sends and resends)
   std::size_t send_batch(std::span<const transport::OutFrame> frames) override {
     std::size_t taken = 0;
@@ -66,7 +66,8 @@ struct Output final : FrameOutput {
       wire::Header header;
       FUZZ_CHECK(wire::check_frame(frame.bytes, frame_key(), kJob, frame.peer, kProcs, header) == wire::Verdict::ok);
       FUZZ_CHECK(header.src == kPid && header.dst == frame.peer);
-      if (header.type == static_cast<std::uint8_t>(wire::FrameType::data)) ++data_to[static_cast<std::size_t>(frame.peer)];
+      if (header.type == static_cast<std::uint8_t>(wire::FrameType::data))
+        ++data_to[static_cast<std::size_t>(frame.peer)];
       if (header.type != static_cast<std::uint8_t>(wire::FrameType::data)) {
         FUZZ_CHECK(decode_report(frame.bytes.subspan(wire::kHeaderSize)).has_value());
       }
@@ -94,10 +95,14 @@ struct Sink final : PayloadSink {
 
 std::uint32_t near(Input& input, std::uint32_t base) {
   switch (input.u8() % 8) {
-    case 0: return input.u32();                                        // anywhere
-    case 1: return base + 1000000u;                                    // far ahead
-    case 2: return base - 1 - input.u8();                              // behind
-    default: return base + static_cast<std::uint32_t>(input.u8() % 16);  // about right
+    case 0:
+      return input.u32();  // anywhere
+    case 1:
+      return base + 1000000u;  // far ahead
+    case 2:
+      return base - 1 - input.u8();  // behind
+    default:
+      return base + static_cast<std::uint32_t>(input.u8() % 16);  // about right
   }
 }
 
@@ -161,10 +166,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         wire::seal_frame(frame, frame_key());
         int from = src;
         switch (input.u8() % 8) {
-          case 0: from = -1; break;                         // unknown (nic)
-          case 1: from = 3 - src; break;                    // the other peer's address
-          case 2: from = transport::kNotAMember; break;     // no member's address (udp)
-          default: break;
+          case 0:
+            from = -1;
+            break;  // unknown (nic)
+          case 1:
+            from = 3 - src;
+            break;  // the other peer's address
+          case 2:
+            from = transport::kNotAMember;
+            break;  // no member's address (udp)
+          default:
+            break;
         }
         // An exact-size copy: reads past the frame are reports.
         bsp::fuzz::ExactCopy exact(frame.data(), frame.size());
@@ -207,9 +219,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
   // policy, then ops: sends, in-order data from pid 1, acks, time, service.
   std::vector<std::vector<std::uint8_t>> seeds;
-  seeds.push_back({0, 0, 1, 100, 0, 4, 1, 1, 0, 0, 3, 0, 3, 0, 0, 0, 32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                   14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 2, 3, 0x10, 0x27, 4, 0});
-  seeds.push_back({1, 0, 2, 200, 0, 4, 0, 2, 1, 1, 3, 1, 3, 1, 3, 0, 3, 0, 0, 3, 16, 0, 5, 1, 1, 2, 0, 1, 3, 0xE8, 0x03, 5});
-  seeds.push_back({2, 0, 1, 50, 0, 0, 2, 60, 0, 4, 1, 2, 2, 3, 0, 3, 1, 3, 0, 0, 3, 1, 3, 1, 1, 2, 3, 5, 9, 1, 4, 1, 6, 0});
+  seeds.push_back({0,  0,  1,  100, 0,  4,  1,  1,  0,  0,  3,  0,  3,  0,    0,    0,  32, 0,  1,
+                   2,  3,  4,  5,   6,  7,  8,  9,  10, 11, 12, 13, 14, 15,   16,   17, 18, 19, 20,
+                   21, 22, 23, 24,  25, 26, 27, 28, 29, 30, 31, 2,  3,  0x10, 0x27, 4,  0});
+  seeds.push_back(
+      {1, 0, 2, 200, 0, 4, 0, 2, 1, 1, 3, 1, 3, 1, 3, 0, 3, 0, 0, 3, 16, 0, 5, 1, 1, 2, 0, 1, 3, 0xE8, 0x03, 5});
+  seeds.push_back(
+      {2, 0, 1, 50, 0, 0, 2, 60, 0, 4, 1, 2, 2, 3, 0, 3, 1, 3, 0, 0, 3, 1, 3, 1, 1, 2, 3, 5, 9, 1, 4, 1, 6, 0});
   return seeds;
 }

@@ -453,7 +453,8 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
     w.barrier(body);
   });
   // Round-trip programs.
-  seeds.push_back({3, 1, 0, 0, 0, 0, 4, 0, 0, 0, 3, 'a', 'b', 'c', 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2});
+  seeds.push_back(
+      {3, 1, 0, 0, 0, 0, 4, 0, 0, 0, 3, 'a', 'b', 'c', 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2});
   seeds.push_back({3, 11, 1, 0, 0, 0, 8, 0, 0, 0, 7, 16, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 3});
   // The sparse protocol's: open 5, close 5 (2 get requests), ack 5, a 6-byte barrier body.
   seeds.push_back({3, 7, 5, 0, 0, 0, 8, 5, 0, 0, 0, 2, 0, 0, 0, 9, 5, 0, 0, 0, 10, 6, 1, 2, 3, 4, 5, 6});

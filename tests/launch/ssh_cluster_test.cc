@@ -74,7 +74,8 @@ std::vector<int> processes_in(const std::string& ns, const std::string& needle, 
 // The start of pid's line in bsprun's --stats report.
 std::string fmt_pid(int pid) {
   std::string text = "  pid " + std::to_string(pid);
-  return text + std::string(static_cast<std::size_t>(std::max(0, 4 - static_cast<int>(std::to_string(pid).size()))), ' ');
+  return text +
+         std::string(static_cast<std::size_t>(std::max(0, 4 - static_cast<int>(std::to_string(pid).size()))), ' ');
 }
 
 // A job run in the background, in its own process group, its output in files.
@@ -150,9 +151,16 @@ class SshCluster : public ::testing::Test {
   // bsprun inside host 0 over the 4 hosts' 8 slots (or `hostfile`), then the program.
   static std::vector<std::string> bsprun(const std::string& transport, const std::vector<std::string>& program,
                                          const std::string& hostfile = "") {
-    std::vector<std::string> argv = {"ip", "netns", "exec", kPrefix + "0", kBsprun, "-n", "8",
+    std::vector<std::string> argv = {"ip",
+                                     "netns",
+                                     "exec",
+                                     kPrefix + "0",
+                                     kBsprun,
+                                     "-n",
+                                     "8",
                                      "--hostfile=" + (hostfile.empty() ? dir_ + "/ssh/hostfile" : hostfile),
-                                     "--rsh=ssh -F " + dir_ + "/ssh/ssh_config", "--transport=" + transport};
+                                     "--rsh=ssh -F " + dir_ + "/ssh/ssh_config",
+                                     "--transport=" + transport};
     argv.insert(argv.end(), program.begin(), program.end());
     return argv;
   }
@@ -160,8 +168,9 @@ class SshCluster : public ::testing::Test {
   // ssh, its own traffic on the cluster's network; the transport passed with -x.
   static ProgramResult mpirun(const std::string& transport, const std::vector<std::string>& program,
                               std::chrono::milliseconds deadline) {
-    std::vector<std::string> argv = {"ip", "netns", "exec", kPrefix + "0", "mpirun", "--allow-run-as-root",
-                                     "-n", "8", "--hostfile", dir_ + "/ssh/hostfile", "-x", "BSP_TRANSPORT"};
+    std::vector<std::string> argv = {
+        "ip", "netns", "exec",       kPrefix + "0",          "mpirun", "--allow-run-as-root",
+        "-n", "8",     "--hostfile", dir_ + "/ssh/hostfile", "-x",     "BSP_TRANSPORT"};
     argv.insert(argv.end(), program.begin(), program.end());
     return run_program(argv, deadline, "",
                        {{"BSP_TRANSPORT", transport},
@@ -187,13 +196,14 @@ class SshClusterTransports : public SshCluster, public ::testing::WithParamInter
   void SetUp() override {
     SshCluster::SetUp();
     if (IsSkipped()) return;
-    if (!bsp::testing::transport_usable(kBsprun, GetParam())) GTEST_SKIP() << "transport " << GetParam() << " is not built in";
+    if (!bsp::testing::transport_usable(kBsprun, GetParam()))
+      GTEST_SKIP() << "transport " << GetParam() << " is not built in";
   }
 };
 
 TEST_P(SshClusterTransports, SemanticsHoldOverFourHostsTimesTwo) {
-  for (const char* name : {"put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps",
-                           "large_transfers", "many_small_puts", "registration_order_and_pop"}) {
+  for (const char* name : {"put_all_to_all", "get_before_put", "bsmp_all_to_all", "many_supersteps", "large_transfers",
+                           "many_small_puts", "registration_order_and_pop"}) {
     ProgramResult result = run_program(bsprun(GetParam(), {kCases, std::string("--case=") + name}), 120s);
     ASSERT_EQ(result.exit_code, 0) << name << "\n" << describe(result);
     EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
@@ -279,8 +289,9 @@ TEST_F(SshCluster, KilledRemoteProcessStopsTheJobNamingPidAndHost) {
 // called bsp_begin: its agent relays the start pipe with the exit.
 TEST_F(SshCluster, RemoteSetUpFailureIsNamedWithItsHost) {
   ProgramResult result = run_program(
-      bsprun("udp", {"sh", "-c", "if [ \"$BSP_PID\" = 5 ]; then exec env BSP_SPIN_US=bogus \"$0\" \"$1\"; fi; "
-                                 "exec \"$0\" \"$1\"",
+      bsprun("udp", {"sh", "-c",
+                     "if [ \"$BSP_PID\" = 5 ]; then exec env BSP_SPIN_US=bogus \"$0\" \"$1\"; fi; "
+                     "exec \"$0\" \"$1\"",
                      kCases, "--case=put_all_to_all"}),
       60s);
   EXPECT_FALSE(result.timed_out) << describe(result);

@@ -38,7 +38,7 @@ bool mpirun_installed() {
 ProgramResult mpirun(int procs, const std::string& transport, const std::vector<std::string>& program,
                      const std::string& input = "", std::chrono::milliseconds deadline = 60s) {
   std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--oversubscribe", "-n", std::to_string(procs),
-                                   "-x", "BSP_TRANSPORT"};
+                                   "-x",     "BSP_TRANSPORT"};
   argv.insert(argv.end(), program.begin(), program.end());
   std::map<std::string, std::string> environment = {
       {"BSP_TRANSPORT", transport},
@@ -74,8 +74,7 @@ class MpirunSemantics : public ::testing::TestWithParam<Semantics> {};
 TEST_P(MpirunSemantics, Holds) {
   if (!mpirun_installed()) GTEST_SKIP() << "mpirun (Open MPI) is not installed";
   const auto& [transport, name] = GetParam();
-  ProgramResult result =
-      mpirun(4, transport, {kCases, "--case=" + name}, name == "stdin_to_pid0" ? "12345\n" : "");
+  ProgramResult result = mpirun(4, transport, {kCases, "--case=" + name}, name == "stdin_to_pid0" ? "12345\n" : "");
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.out, "case " + name + " passed"), 1) << describe(result);
 }
@@ -116,9 +115,11 @@ TEST_F(MpirunTest, BeginAsksForMoreThanLaunched) {
 
 TEST_F(MpirunTest, OneProcessAndEight) {
   for (int procs : {1, 8}) {
-    ProgramResult result = mpirun(procs, "tcp", {kPmixCases, "--case=begin_sync_end", "--expect=" + std::to_string(procs)});
+    ProgramResult result = mpirun(procs, "tcp",
+                                  {kPmixCases, "--case=begin_sync_end", "--expect=" + std::to_string(procs)});
     ASSERT_EQ(result.exit_code, 0) << describe(result);
-    EXPECT_NE(result.out.find("passed (" + std::to_string(procs) + " processes)"), std::string::npos) << describe(result);
+    EXPECT_NE(result.out.find("passed (" + std::to_string(procs) + " processes)"), std::string::npos)
+        << describe(result);
   }
 }
 

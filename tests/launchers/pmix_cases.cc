@@ -27,7 +27,8 @@ int expected = 0;  // --expect=P
 // bsp_nprocs() before bsp_begin is the number of processes the launcher started.
 void check_launched() {
   if (expected > 0 && launched != expected) {
-    std::fprintf(stderr, "pmix_cases %s: bsp_nprocs() before bsp_begin is %d, not %d\n", name.c_str(), launched, expected);
+    std::fprintf(stderr, "pmix_cases %s: bsp_nprocs() before bsp_begin is %d, not %d\n", name.c_str(), launched,
+                 expected);
     std::exit(3);
   }
 }
@@ -60,7 +61,8 @@ void syncs(int count) {
   double start = bsp_time();
   for (int i = 0; i < count; ++i) bsp_sync();
   double seconds = bsp_time() - start;
-  if (bsp_pid() == 0) std::printf("%d syncs on %d processes: %.2f us per sync\n", count, bsp_nprocs(), seconds / count * 1e6);
+  if (bsp_pid() == 0)
+    std::printf("%d syncs on %d processes: %.2f us per sync\n", count, bsp_nprocs(), seconds / count * 1e6);
 }
 
 }  // namespace

@@ -147,9 +147,9 @@ std::vector<std::string> spread(int procs) {
   return {"-N", std::to_string(std::min(procs, c.hosts)), "-n", std::to_string(procs)};
 }
 
-#define SKIP_WITHOUT_CLUSTER()                                                                  \
-  do {                                                                                          \
-    if (!cluster().skip_reason.empty()) GTEST_SKIP() << cluster().skip_reason;                  \
+#define SKIP_WITHOUT_CLUSTER()                                                 \
+  do {                                                                         \
+    if (!cluster().skip_reason.empty()) GTEST_SKIP() << cluster().skip_reason; \
   } while (0)
 
 // ---- the semantics cases, one process per host ----
@@ -160,8 +160,8 @@ class SrunSemantics : public ::testing::TestWithParam<Semantics> {};
 TEST_P(SrunSemantics, Holds) {
   SKIP_WITHOUT_CLUSTER();
   const auto& [transport, name] = GetParam();
-  ProgramResult result =
-      srun(spread(4), transport, {kCases, "--case=" + name}, name == "stdin_to_pid0" ? "12345\n" : "");
+  ProgramResult result = srun(spread(4), transport, {kCases, "--case=" + name},
+                              name == "stdin_to_pid0" ? "12345\n" : "");
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.out, "case " + name + " passed"), 1) << describe(result);
 }
@@ -192,9 +192,11 @@ class SlurmTest : public ::testing::Test {
 // Several processes per host: some pairs meet on a host, others across the switch.
 TEST_F(SlurmTest, SeveralProcessesPerHost) {
   const Cluster& c = cluster();
-  const std::vector<std::vector<std::string>> layouts =
-      c.hosts == 1 ? std::vector<std::vector<std::string>>{{"-n", "8"}}
-                   : std::vector<std::vector<std::string>>{{"-N", "2", "-n", "4"}, {"-N", std::to_string(c.hosts), "-n", "8"}};
+  const std::vector<std::vector<std::string>> layouts = c.hosts == 1
+                                                            ? std::vector<std::vector<std::string>>{{"-n", "8"}}
+                                                            : std::vector<std::vector<std::string>>{
+                                                                  {"-N", "2", "-n", "4"},
+                                                                  {"-N", std::to_string(c.hosts), "-n", "8"}};
   for (const std::vector<std::string>& layout : layouts) {
     for (const std::string transport : {"tcp", "udp"}) {
       for (const std::string name : {"put_all_to_all", "many_to_one"}) {
@@ -312,7 +314,8 @@ TEST_F(SlurmTest, SrunWithoutPmixIsReported) {
 TEST_F(SlurmTest, NicAcrossHosts) {
   const Cluster& c = cluster();
   std::vector<std::string> layout = c.hosts == 1 ? std::vector<std::string>{"-n", "4"}
-                                                 : std::vector<std::string>{"-N", std::to_string(c.hosts), "-n", std::to_string(2 * c.hosts)};
+                                                 : std::vector<std::string>{"-N", std::to_string(c.hosts), "-n",
+                                                                            std::to_string(2 * c.hosts)};
   for (const std::string name : {"put_all_to_all", "many_small_puts"}) {
     ProgramResult result = srun(layout, "nic", {kCases, "--case=" + name});
     EXPECT_EQ(result.exit_code, 0) << name << "\n" << describe(result);

@@ -23,24 +23,24 @@ static int P, me;
 
 /* ---- reporting ------------------------------------------------------------------------ */
 
-static void check_I(const char *function, int got, int want) {
+static void check_I(const char* function, int got, int want) {
   if (got != want) bsp_abort("level1_check: %s is wrong on pid %d: got %d, want %d", function, me, got, want);
 }
-static void check_R(const char *function, float got, float want) {
+static void check_R(const char* function, float got, float want) {
   if (got != want) bsp_abort("level1_check: %s is wrong on pid %d: got %.9g, want %.9g", function, me, got, want);
 }
-static void check_D(const char *function, double got, double want) {
+static void check_D(const char* function, double got, double want) {
   if (got != want) bsp_abort("level1_check: %s is wrong on pid %d: got %.17g, want %.17g", function, me, got, want);
 }
-static void check_C(const char *function, char got, char want) {
+static void check_C(const char* function, char got, char want) {
   if (got != want) bsp_abort("level1_check: %s is wrong on pid %d: got '%c', want '%c'", function, me, got, want);
 }
-static void check_bytes(const char *function, const void *got, const void *want, size_t n) {
+static void check_bytes(const char* function, const void* got, const void* want, size_t n) {
   size_t i;
   for (i = 0; i < n; i++) {
-    if (((const unsigned char *)got)[i] != ((const unsigned char *)want)[i]) {
+    if (((const unsigned char*)got)[i] != ((const unsigned char*)want)[i]) {
       bsp_abort("level1_check: %s is wrong on pid %d: byte %zu of %zu is %d, want %d", function, me, i, n,
-                ((const unsigned char *)got)[i], ((const unsigned char *)want)[i]);
+                ((const unsigned char*)got)[i], ((const unsigned char*)want)[i]);
     }
   }
 }
@@ -57,57 +57,57 @@ static char cv(int q) { return (char)('a' + (q * 5) % 7); }
 
 /* Byte k of a pattern seeded by s (different for every s up to large sizes). */
 static unsigned char pattern(int s, size_t k) { return (unsigned char)(s * 31 + k * 7 + (k >> 8) + 1); }
-static void fill(unsigned char *buffer, size_t n, int s) {
+static void fill(unsigned char* buffer, size_t n, int s) {
   size_t k;
   for (k = 0; k < n; k++) buffer[k] = pattern(s, k);
 }
-static void *allocate(size_t n) {
-  void *p = malloc(n > 0 ? n : 1);
+static void* allocate(size_t n) {
+  void* p = malloc(n > 0 ? n : 1);
   if (p == NULL) bsp_abort("level1_check: out of memory (%zu bytes)", n);
   return p;
 }
 
 /* ---- serial answers: v(0) op v(1) op ... op v(n-1), left to right ------------------------ */
 
-#define DEFINE_SERIAL(T, L)                                                                         \
-  static T sum_##L(T (*v)(int), int n) {                                                         \
-    T acc = v(0);                                                                                \
-    int q;                                                                                       \
-    for (q = 1; q < n; q++) acc = acc + v(q);                                                    \
-    return acc;                                                                                  \
-  }                                                                                              \
-  static T product_##L(T (*v)(int), int n) {                                                     \
-    T acc = v(0);                                                                                \
-    int q;                                                                                       \
-    for (q = 1; q < n; q++) acc = acc * v(q);                                                    \
-    return acc;                                                                                  \
-  }                                                                                              \
-  static T min_##L(T (*v)(int), int n) {                                                         \
-    T acc = v(0);                                                                                \
-    int q;                                                                                       \
-    for (q = 1; q < n; q++) acc = v(q) < acc ? v(q) : acc;                                       \
-    return acc;                                                                                  \
-  }                                                                                              \
-  static T max_##L(T (*v)(int), int n) {                                                         \
-    T acc = v(0);                                                                                \
-    int q;                                                                                       \
-    for (q = 1; q < n; q++) acc = v(q) > acc ? v(q) : acc;                                       \
-    return acc;                                                                                  \
+#define DEFINE_SERIAL(T, L)                                \
+  static T sum_##L(T (*v)(int), int n) {                   \
+    T acc = v(0);                                          \
+    int q;                                                 \
+    for (q = 1; q < n; q++) acc = acc + v(q);              \
+    return acc;                                            \
+  }                                                        \
+  static T product_##L(T (*v)(int), int n) {               \
+    T acc = v(0);                                          \
+    int q;                                                 \
+    for (q = 1; q < n; q++) acc = acc * v(q);              \
+    return acc;                                            \
+  }                                                        \
+  static T min_##L(T (*v)(int), int n) {                   \
+    T acc = v(0);                                          \
+    int q;                                                 \
+    for (q = 1; q < n; q++) acc = v(q) < acc ? v(q) : acc; \
+    return acc;                                            \
+  }                                                        \
+  static T max_##L(T (*v)(int), int n) {                   \
+    T acc = v(0);                                          \
+    int q;                                                 \
+    for (q = 1; q < n; q++) acc = v(q) > acc ? v(q) : acc; \
+    return acc;                                            \
   }
 
 /* The i-th smallest of v(0 .. n-1) (insertion sort). */
-#define DEFINE_SORTED(T, L)                                                                      \
-  static T sorted_##L(T (*v)(int), int n, int i) {                                               \
-    T *all = allocate(sizeof(T) * (size_t)n), result;                                            \
-    int q, k;                                                                                    \
-    for (q = 0; q < n; q++) {                                                                    \
-      T x = v(q);                                                                                \
-      for (k = q; k > 0 && x < all[k - 1]; k--) all[k] = all[k - 1];                             \
-      all[k] = x;                                                                                \
-    }                                                                                            \
-    result = all[i];                                                                             \
-    free(all);                                                                                   \
-    return result;                                                                               \
+#define DEFINE_SORTED(T, L)                                          \
+  static T sorted_##L(T (*v)(int), int n, int i) {                   \
+    T *all = allocate(sizeof(T) * (size_t)n), result;                \
+    int q, k;                                                        \
+    for (q = 0; q < n; q++) {                                        \
+      T x = v(q);                                                    \
+      for (k = q; k > 0 && x < all[k - 1]; k--) all[k] = all[k - 1]; \
+      all[k] = x;                                                    \
+    }                                                                \
+    result = all[i];                                                 \
+    free(all);                                                       \
+    return result;                                                   \
   }
 
 DEFINE_SERIAL(int, I)
@@ -119,18 +119,17 @@ DEFINE_SORTED(double, D)
 DEFINE_SORTED(char, C)
 
 /* Every reduction and prefix of one type, on the inputs v. */
-#define CHECK_FAMILY(L, v)                                                                \
-  do {                                                                                   \
-    check_##L("bsp_sum" #L, bsp_sum##L(v(me)), sum_##L(v, P));                           \
-    check_##L("bsp_sum" #L "_prefix", bsp_sum##L##_prefix(v(me)), sum_##L(v, me + 1));   \
-    check_##L("bsp_product" #L, bsp_product##L(v(me)), product_##L(v, P));               \
-    check_##L("bsp_product" #L "_prefix", bsp_product##L##_prefix(v(me)),                \
-              product_##L(v, me + 1));                                                   \
-    check_##L("bsp_min" #L, bsp_min##L(v(me)), min_##L(v, P));                           \
-    check_##L("bsp_min" #L "_prefix", bsp_min##L##_prefix(v(me)), min_##L(v, me + 1));   \
-    check_##L("bsp_max" #L, bsp_max##L(v(me)), max_##L(v, P));                           \
-    check_##L("bsp_max" #L "_prefix", bsp_max##L##_prefix(v(me)), max_##L(v, me + 1));   \
-    check_##L("bsp_sort" #L, bsp_sort##L(v(me)), sorted_##L(v, P, me));                  \
+#define CHECK_FAMILY(L, v)                                                                         \
+  do {                                                                                             \
+    check_##L("bsp_sum" #L, bsp_sum##L(v(me)), sum_##L(v, P));                                     \
+    check_##L("bsp_sum" #L "_prefix", bsp_sum##L##_prefix(v(me)), sum_##L(v, me + 1));             \
+    check_##L("bsp_product" #L, bsp_product##L(v(me)), product_##L(v, P));                         \
+    check_##L("bsp_product" #L "_prefix", bsp_product##L##_prefix(v(me)), product_##L(v, me + 1)); \
+    check_##L("bsp_min" #L, bsp_min##L(v(me)), min_##L(v, P));                                     \
+    check_##L("bsp_min" #L "_prefix", bsp_min##L##_prefix(v(me)), min_##L(v, me + 1));             \
+    check_##L("bsp_max" #L, bsp_max##L(v(me)), max_##L(v, P));                                     \
+    check_##L("bsp_max" #L "_prefix", bsp_max##L##_prefix(v(me)), max_##L(v, me + 1));             \
+    check_##L("bsp_sort" #L, bsp_sort##L(v(me)), sorted_##L(v, P, me));                            \
   } while (0)
 
 /* ---- a user operator for bsp_fold and bsp_scan: 2x2 matrix product -----------------------
@@ -150,10 +149,11 @@ static matrix matrix_of(int q) {
   return m;
 }
 
-static void multiply(void *res, void *left, void *right, int *nbytes) {
+static void multiply(void* res, void* left, void* right, int* nbytes) {
   const matrix *l = left, *r = right;
-  matrix *o = res;
-  if (*nbytes != (int)sizeof(matrix)) bsp_abort("level1_check: op got nbytes %d, want %d", *nbytes, (int)sizeof(matrix));
+  matrix* o = res;
+  if (*nbytes != (int)sizeof(matrix))
+    bsp_abort("level1_check: op got nbytes %d, want %d", *nbytes, (int)sizeof(matrix));
   if (res == left || res == right) bsp_abort("level1_check: op's result aliases an argument on pid %d", me);
   o->a = l->a * r->a + l->b * r->c;
   o->b = l->a * r->b + l->b * r->d;
@@ -175,13 +175,13 @@ static matrix matrix_product(int n) {
 /* Element-wise sum of int vectors: a larger operand (kVector ints). */
 enum { kVector = 3000 };
 static int vector_element(int q, int k) { return (q * 13 + k) % 101 - 50; }
-static void add_vectors(void *res, void *left, void *right, int *nbytes) {
+static void add_vectors(void* res, void* left, void* right, int* nbytes) {
   int k, n = *nbytes / (int)sizeof(int);
-  for (k = 0; k < n; k++) ((int *)res)[k] = ((int *)left)[k] + ((int *)right)[k];
+  for (k = 0; k < n; k++) ((int*)res)[k] = ((int*)left)[k] + ((int*)right)[k];
 }
 
 /* The operator must not be called at all when nbytes is 0. */
-static void never(void *res, void *left, void *right, int *nbytes) {
+static void never(void* res, void* left, void* right, int* nbytes) {
   (void)res, (void)left, (void)right;
   bsp_abort("level1_check: op called with nbytes %d for a fold of 0 bytes", *nbytes);
 }
@@ -350,7 +350,7 @@ static void run_all_checks(void) {
 
 /* ---- misuse: each must stop the job with the function's name ----------------------------- */
 
-static void misuse(const char *name) {
+static void misuse(const char* name) {
   int x = 1;
   matrix m = matrix_of(me);
   if (strcmp(name, "bad_root") == 0) {
@@ -369,8 +369,8 @@ static void misuse(const char *name) {
   bsp_abort("level1_check: case %s was not stopped by the library", name);
 }
 
-int main(int argc, char **argv) {
-  const char *misuse_case = NULL;
+int main(int argc, char** argv) {
+  const char* misuse_case = NULL;
   int i;
   for (i = 1; i < argc; i++) {
     if (strncmp(argv[i], "--case=", 7) == 0) misuse_case = argv[i] + 7;

@@ -51,7 +51,8 @@ TEST_P(Level1Test, MatchesSerialAnswers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTransports, Level1Test,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 3, 4, 8)),
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic", "shm"),
+                                            ::testing::Values(1, 2, 3, 4, 8)),
                          run_name);
 
 // ---- misuse ----
@@ -63,8 +64,8 @@ class Level1MisuseTest : public Level1Test {
     EXPECT_FALSE(result.timed_out) << describe(result);
     EXPECT_NE(result.exit_code, 0) << describe(result);
     EXPECT_EQ(result.out.find("level1 passed"), std::string::npos) << describe(result);
-    for (const std::string& piece : expected) EXPECT_NE(result.err.find(piece), std::string::npos) << piece << "\n"
-                                                                                                  << describe(result);
+    for (const std::string& piece : expected)
+      EXPECT_NE(result.err.find(piece), std::string::npos) << piece << "\n" << describe(result);
   }
 };
 
@@ -85,8 +86,9 @@ TEST_P(Level1MisuseTest, GatherIntoNull) {
 TEST_P(Level1MisuseTest, DifferentCollectivesOnDifferentProcesses) {
   if (procs() < 2) GTEST_SKIP() << "needs two processes";
   // Pid 1 or 2 reports it, whichever's abort reaches the launcher first.
-  expect_stopped("mismatched_calls", {"bsp_maxI on pid ", ": pid 0 called bsp_sumI (nbytes 4) where this process "
-                                                          "called bsp_maxI (nbytes 4)"});
+  expect_stopped("mismatched_calls", {"bsp_maxI on pid ",
+                                      ": pid 0 called bsp_sumI (nbytes 4) where this process "
+                                      "called bsp_maxI (nbytes 4)"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Level1MisuseTest,

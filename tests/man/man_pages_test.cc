@@ -156,7 +156,8 @@ TEST_F(ManPagesTest, EveryPageRendersWithoutWarnings) {
       std::string text = render(file.path().string(), warnings);
       EXPECT_EQ(warnings, "") << file.path();
       for (const char* heading : {"NAME", "SYNOPSIS", "DESCRIPTION", "SEE ALSO"}) {
-        EXPECT_NE(text.find(std::string("\n") + heading + "\n"), std::string::npos) << file.path() << " has no " << heading;
+        EXPECT_NE(text.find(std::string("\n") + heading + "\n"), std::string::npos)
+            << file.path() << " has no " << heading;
       }
       ++pages;
     }
@@ -183,8 +184,8 @@ TEST_F(ManPagesTest, BsprunPageListsEveryOptionOfHelp) {
     for (std::sregex_iterator it(spelling.begin(), spelling.end(), option_name), end; it != end; ++it) {
       std::string name = (*it)[2];
       std::regex whole("(^|[^a-z0-9-])" + name + "([^a-z0-9-]|$)");
-      EXPECT_TRUE(std::regex_search(text, whole)) << "bsprun(1) does not list " << name << " (bsprun --help: " << line
-                                                   << ")";
+      EXPECT_TRUE(std::regex_search(text, whole))
+          << "bsprun(1) does not list " << name << " (bsprun --help: " << line << ")";
       ++options;
     }
     std::smatch env;

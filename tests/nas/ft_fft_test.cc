@@ -19,8 +19,7 @@ std::vector<Complex> direct_dft(const std::vector<Complex>& x, int sign) {
   const double pi = std::acos(-1.0);
   std::vector<Complex> y(n);
   for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j)
-      y[k] += x[j] * std::polar(1.0, sign * 2.0 * pi * double(j) * k / n);
+    for (int j = 0; j < n; ++j) y[k] += x[j] * std::polar(1.0, sign * 2.0 * pi * double(j) * k / n);
   return y;
 }
 
@@ -58,12 +57,11 @@ TEST_P(FftAgainstDft, Matches) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, FftAgainstDft,
-    ::testing::Combine(::testing::Values(Shape{1, 3, false}, Shape{2, 5, true}, Shape{4, 8, false},
-                                         Shape{8, 13, true}, Shape{64, 3, false},
-                                         Shape{128, 17, true}),
-                       ::testing::Values(+1, -1)));
+INSTANTIATE_TEST_SUITE_P(Shapes, FftAgainstDft,
+                         ::testing::Combine(::testing::Values(Shape{1, 3, false}, Shape{2, 5, true}, Shape{4, 8, false},
+                                                              Shape{8, 13, true}, Shape{64, 3, false},
+                                                              Shape{128, 17, true}),
+                                            ::testing::Values(+1, -1)));
 
 TEST(Fft, ForwardThenBackwardIsNTimesTheInput) {
   const int n = 256, lines = 20;

@@ -27,13 +27,11 @@ TEST_P(FtClassS, Verifies) {
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
   EXPECT_EQ(bsp::testing::count_occurrences(result.out, "  ok\n"), 6) << describe(result);
-  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
-      << describe(result);
+  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, FtClassS,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
-                                            ::testing::Values(1, 2, 4)));
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 4)));
 
 TEST(FtReport, WrongReferenceIsUnsuccessful) {
   const auto result = run_kernel("ft", 'S', 2, "tcp", {"--wrong-verification"}, 120s);

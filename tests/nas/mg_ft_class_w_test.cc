@@ -27,8 +27,7 @@ TEST_P(ClassW, Verifies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(MgAndFt, ClassW,
-                         ::testing::Combine(::testing::Values("mg", "ft"),
-                                            ::testing::Values("tcp", "udp"),
+                         ::testing::Combine(::testing::Values("mg", "ft"), ::testing::Values("tcp", "udp"),
                                             ::testing::Values(1, 2, 4, 8)));
 
 }  // namespace

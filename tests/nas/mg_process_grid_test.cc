@@ -40,8 +40,8 @@ TEST(ProcessGrid, BlocksTileTheGrid) {
 }
 
 TEST(ProcessGrid, NeighboursArePeriodic) {
-  ProcessGrid grid(4, 0, 2);  // 1 x 2 x 2: pid = y + 2 z
-  EXPECT_EQ(grid.neighbour_at({1, 0, 0}), 0);   // x is not split: itself
+  ProcessGrid grid(4, 0, 2);                   // 1 x 2 x 2: pid = y + 2 z
+  EXPECT_EQ(grid.neighbour_at({1, 0, 0}), 0);  // x is not split: itself
   EXPECT_EQ(grid.neighbour_at({0, 1, 0}), 1);
   EXPECT_EQ(grid.neighbour_at({0, -1, 0}), 1);  // two along y: both sides are the same
   EXPECT_EQ(grid.neighbour_at({0, 0, 1}), 2);

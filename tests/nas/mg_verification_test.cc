@@ -26,14 +26,12 @@ TEST_P(MgClassS, Verifies) {
   const auto result = run_kernel("mg", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
-  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
-      << describe(result);
+  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);
   EXPECT_EQ(report_field(result.out, "Transport"), transport) << describe(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, MgClassS,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
-                                            ::testing::Values(1, 2, 4)));
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 2, 4)));
 
 TEST(MgReport, WrongReferenceIsUnsuccessful) {
   const auto result = run_kernel("mg", 'S', 2, "tcp", {"--wrong-verification"}, 120s);
@@ -44,8 +42,7 @@ TEST(MgReport, WrongReferenceIsUnsuccessful) {
 TEST(MgDecomposition, RefusesThreeProcesses) {
   const auto result = run_kernel("mg", 'S', 3, "tcp", {}, 60s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
-  EXPECT_NE(result.err.find("power-of-two number of processes"), std::string::npos)
-      << describe(result);
+  EXPECT_NE(result.err.find("power-of-two number of processes"), std::string::npos) << describe(result);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ class NasClassS : public ::testing::TestWithParam<Params> {};
 
 TEST_P(NasClassS, Verifies) {
   const auto& [kernel, transport, procs] = GetParam();
-  if (!nas::testing::transport_built_in(transport)) GTEST_SKIP() << "transport " << transport << " is not built into bsprun";
+  if (!nas::testing::transport_built_in(transport))
+    GTEST_SKIP() << "transport " << transport << " is not built into bsprun";
   bsp::testing::ProgramResult run = nas::testing::run_kernel(kernel, 'S', procs, transport);
   ASSERT_FALSE(run.timed_out) << run.out << run.err;
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -40,8 +41,7 @@ std::string name_of(const ::testing::TestParamInfo<Params>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, NasClassS,
                          ::testing::Combine(::testing::Values("ep", "cg", "is", "is_cpp"),
-                                            ::testing::Values("tcp", "udp", "nic", "shm"),
-                                            ::testing::Values(1, 2, 4)),
+                                            ::testing::Values("tcp", "udp", "nic", "shm"), ::testing::Values(1, 2, 4)),
                          name_of);
 
 }  // namespace

@@ -15,8 +15,10 @@ class NasClassW : public ::testing::TestWithParam<Params> {};
 
 TEST_P(NasClassW, Verifies) {
   const auto& [kernel, transport, procs] = GetParam();
-  if (!nas::testing::transport_built_in(transport)) GTEST_SKIP() << "transport " << transport << " is not built into bsprun";
-  bsp::testing::ProgramResult run = nas::testing::run_kernel(kernel, 'W', procs, transport, {}, std::chrono::seconds(240));
+  if (!nas::testing::transport_built_in(transport))
+    GTEST_SKIP() << "transport " << transport << " is not built into bsprun";
+  bsp::testing::ProgramResult run = nas::testing::run_kernel(kernel, 'W', procs, transport, {},
+                                                             std::chrono::seconds(240));
   ASSERT_FALSE(run.timed_out) << run.out << run.err;
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_EQ(nas::testing::report_field(run.out, "Verification"), "SUCCESSFUL") << run.out;
@@ -36,8 +38,10 @@ class NasClassA : public ::testing::TestWithParam<Params> {};
 
 TEST_P(NasClassA, Verifies) {
   const auto& [kernel, transport, procs] = GetParam();
-  if (!nas::testing::transport_built_in(transport)) GTEST_SKIP() << "transport " << transport << " is not built into bsprun";
-  bsp::testing::ProgramResult run = nas::testing::run_kernel(kernel, 'A', procs, transport, {}, std::chrono::seconds(300));
+  if (!nas::testing::transport_built_in(transport))
+    GTEST_SKIP() << "transport " << transport << " is not built into bsprun";
+  bsp::testing::ProgramResult run = nas::testing::run_kernel(kernel, 'A', procs, transport, {},
+                                                             std::chrono::seconds(300));
   ASSERT_FALSE(run.timed_out) << run.out << run.err;
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_EQ(nas::testing::report_field(run.out, "Verification"), "SUCCESSFUL") << run.out;

@@ -47,6 +47,6 @@ int main(void) {
   }
   bsp_put(me, mine, area, 2000, sizeof mine);
   bsp_sync(); /* SITE D */
-  bsp_end(); /* SITE E */
+  bsp_end();  /* SITE E */
   return 0;
 }

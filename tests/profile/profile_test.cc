@@ -123,8 +123,8 @@ TEST(TraceFormat, ErrorsSayWhatIsWrong) {
   huge += '\x01';
   huge += std::string("\x20\x00\x00\x00", 4);
   huge += std::string("\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00", 12);  // version, pid 0, nprocs 1
-  huge += std::string(8, '\0');                                                   // begin
-  huge += std::string("\xff\xff\xff\x7f", 4);                                     // transport length
+  huge += std::string(8, '\0');                                                 // begin
+  huge += std::string("\xff\xff\xff\x7f", 4);                                   // transport length
   huge += std::string(4, '\0');
   try {
     decode(bytes_of(huge));
@@ -207,11 +207,11 @@ TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
   std::string dir = dir_ + "/" + transport;
   ::mkdir(dir.c_str(), 0700);
   std::string file = dir + "/known.prof";
-  ProgramResult run = run_program({dir_ + "/bsp/bin/bsprun", "-n", std::to_string(p), "--transport=" + transport,
-                                   "--profile=" + file, program_},
-                                  std::chrono::seconds(60));
+  ProgramResult run = run_program(
+      {dir_ + "/bsp/bin/bsprun", "-n", std::to_string(p), "--transport=" + transport, "--profile=" + file, program_},
+      std::chrono::seconds(60));
   ASSERT_EQ(run.exit_code, 0) << bsp::testing::describe(run);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_NE(::access((file + ".part1").c_str(), F_OK), 0) << "the parts are joined and removed";
@@ -254,8 +254,8 @@ TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
       char marker = static_cast<char>('A' + s);
       std::string expected = "known_supersteps.c:" + std::to_string(lines[marker]);
       EXPECT_NE(site.location.find(expected), std::string::npos)
-          << "pid " << i << " superstep " << s << ": " << site.function << " at " << site.location
-          << ", expected " << expected;
+          << "pid " << i << " superstep " << s << ": " << site.function << " at " << site.location << ", expected "
+          << expected;
       EXPECT_EQ(site.function, "main");
     }
   }
@@ -280,7 +280,7 @@ TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
   EXPECT_EQ(parsed.out, std::to_string(p) + " [5]\n");
   for (const char* graph : {"strata_bytes", "strata_messages", "prediction", "g_over_time"}) {
     for (const char* kind : {".png", ".svg"}) {
-      struct stat g{};
+      struct stat g {};
       EXPECT_EQ(::stat((out + "/" + graph + kind).c_str(), &g), 0) << graph << kind;
       EXPECT_GT(g.st_size, 1000) << graph << kind;
     }
@@ -313,9 +313,9 @@ INSTANTIATE_TEST_SUITE_P(Transports, KnownSupersteps, ::testing::Values("shm", "
 TEST(SmallMessages, ProfileOfTinyPutsRenders) {
   std::string dir = temporary_dir();
   std::string file = dir + "/ring.prof";
-  ProgramResult run = run_program({kBsprun, "-n", "4", "--transport=shm", "--profile=" + file,
-                                   "tests/profile/ring_small_puts"},
-                                  std::chrono::seconds(60));
+  ProgramResult run = run_program(
+      {kBsprun, "-n", "4", "--transport=shm", "--profile=" + file, "tests/profile/ring_small_puts"},
+      std::chrono::seconds(60));
   ASSERT_EQ(run.exit_code, 0) << bsp::testing::describe(run);
   for (std::string model : {"--slg=100,5000,40", ""}) {  // with a model, and without (no params.csv here)
     std::string out = dir + "/report" + (model.empty() ? "_none" : "_slg");
@@ -324,14 +324,15 @@ TEST(SmallMessages, ProfileOfTinyPutsRenders) {
     ProgramResult report = run_program(argv, std::chrono::seconds(60));
     ASSERT_EQ(report.exit_code, 0) << bsp::testing::describe(report);
     for (const char* kind : {".png", ".svg"}) {
-      struct stat g{};
+      struct stat g {};
       EXPECT_EQ(::stat((out + "/g_over_time" + kind).c_str(), &g), 0) << kind;
       EXPECT_GT(g.st_size, 1000) << kind;
     }
     std::ifstream svg(out + "/g_over_time.svg");
     std::stringstream text;
     text << svg.rdbuf();
-    EXPECT_NE(text.str().find("too little traffic for g to mean anything"), std::string::npos) << text.str().substr(0, 2000);
+    EXPECT_NE(text.str().find("too little traffic for g to mean anything"), std::string::npos)
+        << text.str().substr(0, 2000);
   }
 }
 
@@ -342,7 +343,8 @@ std::vector<std::string> result_lines(const std::string& out) {
   std::string line;
   while (std::getline(in, line)) {
     bool timing = false;
-    for (const char* word : {"ime", "Mop/s", "data ", "acks", "dropped", "duplicates", "Communication", "Computation"}) {
+    for (const char* word :
+         {"ime", "Mop/s", "data ", "acks", "dropped", "duplicates", "Communication", "Computation"}) {
       timing = timing || line.find(word) != std::string::npos;
     }
     if (!timing && line.find_first_of("0123456789") != std::string::npos) lines.push_back(line);

@@ -141,8 +141,7 @@ int probes_to(const Capture& out, int peer) {
 // One frame every `spacing` on link 0 -> 1 of a 256-process job, delivered at once; returns
 // {explicit acks sent by 1, probes sent by 0 to 1}. awaiting: 0 and 1 wait for other
 // pids meanwhile (as inside supersteps), then drain as bsp_end does (waiting for nobody).
-std::pair<std::uint64_t, std::uint64_t> acks_for_paced_frames(int frames, Duration spacing,
-                                                              bool awaiting = false) {
+std::pair<std::uint64_t, std::uint64_t> acks_for_paced_frames(int frames, Duration spacing, bool awaiting = false) {
   ManualClock clock;
   Capture out0, out1;
   ProtocolCore a(config_for(0), clock, out0);

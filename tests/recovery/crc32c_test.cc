@@ -30,13 +30,15 @@ TEST(Crc32cTest, LongInputsEqualTheirPieces) {
   std::mt19937 generator(5);
   std::vector<std::byte> data(3 * 2048 * 3 + 64);
   for (std::byte& b : data) b = static_cast<std::byte>(generator());
-  std::vector<std::size_t> lengths = {0, 1, 7, 8, 767, 768, 769, 1536, 2303, 6143, 6144, 6145, 8152, 8192, 12288, 18431};
+  std::vector<std::size_t> lengths = {0,    1,    7,    8,    767,  768,  769,   1536,
+                                      2303, 6143, 6144, 6145, 8152, 8192, 12288, 18431};
   for (int i = 0; i < 40; ++i) lengths.push_back(generator() % (data.size() - 8));
   for (std::size_t length : lengths) {
     for (std::size_t offset : {0, 1, 3, 8}) {
       auto bytes = std::span<const std::byte>(data).subspan(offset, length);
       EXPECT_EQ(crc32c(bytes), in_short_pieces(bytes)) << "length " << length << " offset " << offset;
-      EXPECT_EQ(crc32c(bytes, 0x12345678u), crc32c(bytes.subspan(length / 2), crc32c(bytes.first(length / 2), 0x12345678u)));
+      EXPECT_EQ(crc32c(bytes, 0x12345678u),
+                crc32c(bytes.subspan(length / 2), crc32c(bytes.first(length / 2), 0x12345678u)));
     }
   }
 }

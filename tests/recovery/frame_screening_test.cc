@@ -125,7 +125,7 @@ TEST_F(FrameScreeningTest, SequenceNumbersBeyondTheWindowAreRefused) {
   EXPECT_EQ(core.stats().window_refused, 600u);
   EXPECT_EQ(core.stats().data_received, 0u);
   EXPECT_EQ(core.on_frame(0, data_frame(77, 0, 1, 0, 10), sink), 1u);  // the real first frame still lands
-  core.on_frame(0, data_frame(77, 0, 1, 2, 10), sink);                   // a small gap is held, as always
+  core.on_frame(0, data_frame(77, 0, 1, 2, 10), sink);                 // a small gap is held, as always
   EXPECT_EQ(core.stats().data_received, 2u);
 }
 

@@ -20,8 +20,7 @@ class MemoryNetwork::Output final : public FrameOutput {
   int pid_;
 };
 
-MemoryNetwork::MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay,
-                             Duration per_frame)
+MemoryNetwork::MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay, Duration per_frame)
     : clock_(clock),
       latency_(latency),
       delay_(delay),
@@ -69,8 +68,7 @@ void MemoryNetwork::submit(int from, int to, std::span<const std::byte> frame) {
       // Arrives `delay` after everything already queued for the destination: reordered.
       ++delayed_;
       Time arrival = std::max(clock_.now() + latency_, busy_until_[static_cast<std::size_t>(to)]) + delay_;
-      queues_[static_cast<std::size_t>(to)].emplace(std::pair{arrival, order_++},
-                                                    InFlight{from, std::move(bytes)});
+      queues_[static_cast<std::size_t>(to)].emplace(std::pair{arrival, order_++}, InFlight{from, std::move(bytes)});
       break;
     }
   }
@@ -80,8 +78,7 @@ void MemoryNetwork::enqueue(int from, int to, std::vector<std::byte> bytes, Dura
   Time& busy = busy_until_[static_cast<std::size_t>(to)];
   Time arrival = std::max(clock_.now() + after, busy);
   busy = arrival + per_frame_;
-  queues_[static_cast<std::size_t>(to)].emplace(std::pair{arrival, order_++},
-                                                InFlight{from, std::move(bytes)});
+  queues_[static_cast<std::size_t>(to)].emplace(std::pair{arrival, order_++}, InFlight{from, std::move(bytes)});
 }
 
 std::size_t MemoryNetwork::deliver(int pid, ProtocolCore& core, PayloadSink& sink) {

@@ -35,8 +35,7 @@ using FaultRule = std::function<Fate(const FrameEvent&)>;
 
 class MemoryNetwork {
  public:
-  MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay,
-                Duration per_frame = Duration(0));
+  MemoryNetwork(int nprocs, ManualClock& clock, Duration latency, Duration delay, Duration per_frame = Duration(0));
   ~MemoryNetwork();
 
   void set_rule(FaultRule rule) { rule_ = std::move(rule); }

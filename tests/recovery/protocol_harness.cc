@@ -42,8 +42,8 @@ std::string describe(const ChannelStats& s) {
          " nacks_rx=" + std::to_string(s.nacks_received) + " resent=" + std::to_string(s.retransmissions) +
          " gaps=" + std::to_string(s.gaps_detected) + " probes=" + std::to_string(s.probes_sent) +
          " dups=" + std::to_string(s.duplicates_received) + " corrupt=" + std::to_string(s.corrupt_dropped) +
-         " malformed=" + std::to_string(s.malformed_dropped) + " foreign=" + std::to_string(s.foreign_dropped) + " waits=" + std::to_string(s.send_buffer_waits) +
-         " overflow=" + std::to_string(s.overflow_dropped);
+         " malformed=" + std::to_string(s.malformed_dropped) + " foreign=" + std::to_string(s.foreign_dropped) +
+         " waits=" + std::to_string(s.send_buffer_waits) + " overflow=" + std::to_string(s.overflow_dropped);
 }
 
 Outcome run_protocol(const Traffic& traffic, FaultRule rule) {
@@ -64,7 +64,8 @@ Outcome run_protocol(const Traffic& traffic, FaultRule rule) {
     if (traffic.all_to_all || (src == 0 && dst == 1)) return traffic.frames;
     return 0;
   };
-  std::vector<std::vector<std::size_t>> next(static_cast<std::size_t>(n), std::vector<std::size_t>(static_cast<std::size_t>(n), 0));
+  std::vector<std::vector<std::size_t>> next(static_cast<std::size_t>(n),
+                                             std::vector<std::size_t>(static_cast<std::size_t>(n), 0));
   std::size_t max_payload = std::min(kMaxPayload, cores[0]->max_payload());
 
   Outcome outcome;
@@ -107,9 +108,10 @@ Outcome run_protocol(const Traffic& traffic, FaultRule rule) {
       Time due = core.next_deadline();
       outcome.stuck += "pid " + std::to_string(p) + ": acknowledged=" + std::to_string(core.all_acknowledged()) +
                        " output_pending=" + std::to_string(core.output_pending()) + " next_timer_us=" +
-                       (due == Time::max() ? std::string("none")
-                                           : std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                                due - clock.now()).count())) +
+                       (due == Time::max()
+                            ? std::string("none")
+                            : std::to_string(
+                                  std::chrono::duration_cast<std::chrono::microseconds>(due - clock.now()).count())) +
                        " free=" + std::to_string(core.free_buffers()) + "\n";
     }
   }
@@ -118,14 +120,14 @@ Outcome run_protocol(const Traffic& traffic, FaultRule rule) {
       const auto& got = recorders[static_cast<std::size_t>(q)].got[static_cast<std::size_t>(p)];
       if (got.size() != planned(p, q) && outcome.delivered_exactly) {
         outcome.delivered_exactly = false;
-        outcome.mismatch = "link " + std::to_string(p) + "->" + std::to_string(q) + ": " +
-                           std::to_string(got.size()) + " of " + std::to_string(planned(p, q)) + " delivered";
+        outcome.mismatch = "link " + std::to_string(p) + "->" + std::to_string(q) + ": " + std::to_string(got.size()) +
+                           " of " + std::to_string(planned(p, q)) + " delivered";
       }
       for (std::size_t i = 0; i < std::min(got.size(), planned(p, q)) && outcome.delivered_exactly; ++i) {
         if (got[i] != test_payload(p, q, i, max_payload)) {
           outcome.delivered_exactly = false;
-          outcome.mismatch = "link " + std::to_string(p) + "->" + std::to_string(q) + ": payload " +
-                             std::to_string(i) + " differs";
+          outcome.mismatch = "link " + std::to_string(p) + "->" + std::to_string(q) + ": payload " + std::to_string(i) +
+                             " differs";
         }
       }
     }

@@ -20,19 +20,19 @@ struct Traffic {
   std::size_t buffers = 0;   // pool size (0: default)
   std::string policy = "buffer";
   Duration latency = std::chrono::microseconds(20);
-  Duration delay = std::chrono::microseconds(150);  // extra for Fate::delay (reorder)
+  Duration delay = std::chrono::microseconds(150);    // extra for Fate::delay (reorder)
   Duration per_frame = std::chrono::microseconds(3);  // each receiver's link rate
 };
 
 struct Outcome {
-  bool finished = false;        // everything delivered and acknowledged, network idle
-  bool delivered_exactly = true;  // every payload once, in order, identical
-  std::string mismatch;         // the first delivery problem
-  Duration elapsed{};           // manual-clock time the run took
+  bool finished = false;            // everything delivered and acknowledged, network idle
+  bool delivered_exactly = true;    // every payload once, in order, identical
+  std::string mismatch;             // the first delivery problem
+  Duration elapsed{};               // manual-clock time the run took
   std::vector<ChannelStats> stats;  // per process
   ChannelStats total;
   std::uint64_t dropped = 0, duplicated = 0, corrupted = 0, corrupted_check_field = 0, delayed = 0;
-  std::string stuck;            // when not finished: what each process still waits for
+  std::string stuck;  // when not finished: what each process still waits for
 };
 
 // One line of counters, for failure messages.

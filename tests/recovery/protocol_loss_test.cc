@@ -53,9 +53,8 @@ TEST_P(LossPatternTest, NoLossMeansNoRecovery) {
 }
 
 TEST_P(LossPatternTest, FirstFrameLost) {
-  Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return is_data(e) && e.index == 0 ? Fate::drop : Fate::deliver;
-  });
+  Outcome outcome = run_protocol(
+      traffic(), [](const FrameEvent& e) { return is_data(e) && e.index == 0 ? Fate::drop : Fate::deliver; });
   expect_delivered(outcome);
   EXPECT_EQ(outcome.dropped, 1u);
   EXPECT_EQ(outcome.stats[1].gaps_detected, 1u);
@@ -65,9 +64,8 @@ TEST_P(LossPatternTest, FirstFrameLost) {
 }
 
 TEST_P(LossPatternTest, LastFrameLostIsFoundByProbe) {
-  Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return is_data(e) && e.index == 199 ? Fate::drop : Fate::deliver;
-  });
+  Outcome outcome = run_protocol(
+      traffic(), [](const FrameEvent& e) { return is_data(e) && e.index == 199 ? Fate::drop : Fate::deliver; });
   expect_delivered(outcome);
   EXPECT_EQ(outcome.dropped, 1u);
   EXPECT_GE(outcome.total.probes_sent, 1u);
@@ -98,9 +96,8 @@ TEST_P(LossPatternTest, BurstLost) {
 }
 
 TEST_P(LossPatternTest, EveryOtherFrameLost) {
-  Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return is_data(e) && e.index % 2 == 1 ? Fate::drop : Fate::deliver;
-  });
+  Outcome outcome = run_protocol(
+      traffic(), [](const FrameEvent& e) { return is_data(e) && e.index % 2 == 1 ? Fate::drop : Fate::deliver; });
   expect_delivered(outcome);
   EXPECT_GE(outcome.stats[0].retransmissions, 100u);
   EXPECT_GE(outcome.stats[1].gaps_detected, 99u);
@@ -108,8 +105,7 @@ TEST_P(LossPatternTest, EveryOtherFrameLost) {
 
 TEST_P(LossPatternTest, AcksLost) {
   Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return (e.type == FrameType::ack || e.type == FrameType::nack) && e.index < 40 ? Fate::drop
-                                                                                   : Fate::deliver;
+    return (e.type == FrameType::ack || e.type == FrameType::nack) && e.index < 40 ? Fate::drop : Fate::deliver;
   });
   expect_delivered(outcome);
   EXPECT_EQ(outcome.stats[0].retransmissions, 0u + outcome.stats[1].duplicates_received);
@@ -132,27 +128,24 @@ TEST_P(LossPatternTest, NacksLost) {
 }
 
 TEST_P(LossPatternTest, Reordered) {
-  Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return is_data(e) && e.index % 7 == 3 ? Fate::delay : Fate::deliver;
-  });
+  Outcome outcome = run_protocol(
+      traffic(), [](const FrameEvent& e) { return is_data(e) && e.index % 7 == 3 ? Fate::delay : Fate::deliver; });
   expect_delivered(outcome);
   EXPECT_GT(outcome.delayed, 20u);
   EXPECT_GT(outcome.stats[1].gaps_detected, 0u);
 }
 
 TEST_P(LossPatternTest, Duplicated) {
-  Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return e.index % 5 == 2 ? Fate::duplicate : Fate::deliver;
-  });
+  Outcome outcome = run_protocol(
+      traffic(), [](const FrameEvent& e) { return e.index % 5 == 2 ? Fate::duplicate : Fate::deliver; });
   expect_delivered(outcome);
   EXPECT_GE(outcome.stats[1].duplicates_received, 40u);
   EXPECT_EQ(outcome.total.data_received, 200u);
 }
 
 TEST_P(LossPatternTest, Corrupted) {
-  Outcome outcome = run_protocol(traffic(), [](const FrameEvent& e) {
-    return e.index % 6 == 4 ? Fate::corrupt : Fate::deliver;
-  });
+  Outcome outcome = run_protocol(traffic(),
+                                 [](const FrameEvent& e) { return e.index % 6 == 4 ? Fate::corrupt : Fate::deliver; });
   expect_delivered(outcome);
   // A flipped bit in the length field makes a frame malformed rather than corrupt; one in
   // the check field would be taken, since the MAC that covers everything else holds and
@@ -253,8 +246,7 @@ TEST(AckPolicyTest, ExplicitAckCountsDiffer) {
 TEST(AckPolicyTest, UnknownPolicyIsRefused) {
   ManualClock clock;
   MemoryNetwork network(2, clock, 1us, 1us);
-  EXPECT_THROW(ProtocolCore(CoreConfig{0, 2, 1, 0, 1472, "sometimes"}, clock, network.output(0)),
-               std::runtime_error);
+  EXPECT_THROW(ProtocolCore(CoreConfig{0, 2, 1, 0, 1472, "sometimes"}, clock, network.output(0)), std::runtime_error);
 }
 
 }  // namespace
@@ -302,8 +294,8 @@ TEST(PingPongTest, LostPingsAndPongsAreRecoveredWithoutWaiting) {
       }
       clock.advance(std::chrono::microseconds(2));
     }
-    EXPECT_EQ(rounds, kRounds) << policy << ": stuck after " << rounds << " rounds; ping "
-                               << describe(ping.stats()) << "; pong " << describe(pong.stats());
+    EXPECT_EQ(rounds, kRounds) << policy << ": stuck after " << rounds << " rounds; ping " << describe(ping.stats())
+                               << "; pong " << describe(pong.stats());
   }
 }
 

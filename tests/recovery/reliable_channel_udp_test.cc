@@ -36,7 +36,8 @@ constexpr std::uint64_t kFnvStart = 0xcbf29ce484222325ull;
 
 class HashingSink final : public PayloadSink {
  public:
-  explicit HashingSink(int nprocs) : count(static_cast<std::size_t>(nprocs)), hash(static_cast<std::size_t>(nprocs), kFnvStart) {}
+  explicit HashingSink(int nprocs)
+      : count(static_cast<std::size_t>(nprocs)), hash(static_cast<std::size_t>(nprocs), kFnvStart) {}
   void on_payload(int peer, std::span<const std::byte> payload) override {
     ++count[static_cast<std::size_t>(peer)];
     hash[static_cast<std::size_t>(peer)] = fnv(fnv(hash[static_cast<std::size_t>(peer)], payload),
@@ -56,8 +57,8 @@ struct Plan {
   std::string rcvbuf;         // udp option "rcvbuf" ("" default)
   std::string policy = "buffer";
   std::size_t buffers = 0;
-  std::size_t payload = 1400;  // largest payload sent (capped at the channel's)
-  bool full_frames = false;    // every payload exactly that large (runs of equal frames)
+  std::size_t payload = 1400;                  // largest payload sent (capped at the channel's)
+  bool full_frames = false;                    // every payload exactly that large (runs of equal frames)
   std::map<std::string, std::string> options;  // more udp options (e.g. "gro" -> "0")
 };
 
@@ -281,7 +282,8 @@ TEST(ReliableUdpLossTest, TenPercentDropWithDuplicatesReorderAndCorruption) {
   double resent = static_cast<double>(result.total.retransmissions) / static_cast<double>(result.total.data_sent);
   EXPECT_GT(resent, 0.09);
   EXPECT_LT(resent, 0.25) << testing::describe(result.total);
-  std::printf("10%% faults: %.3f s, resent %.3f, %s\n", result.seconds, resent, testing::describe(result.total).c_str());
+  std::printf("10%% faults: %.3f s, resent %.3f, %s\n", result.seconds, resent,
+              testing::describe(result.total).c_str());
 }
 
 TEST(ReliableUdpLossTest, ThirtyPercentDrop) {
@@ -393,8 +395,8 @@ TEST(ReliableUdpPingPongTest, LossyPingPongWithProgressOnly) {
           channel.progress(sink);
           if (Clock::now() - round_start > 2s) stuck = true;
         }
-        slowest[static_cast<std::size_t>(pid)] =
-            std::max(slowest[static_cast<std::size_t>(pid)], std::chrono::duration<double>(Clock::now() - round_start).count());
+        slowest[static_cast<std::size_t>(pid)] = std::max(
+            slowest[static_cast<std::size_t>(pid)], std::chrono::duration<double>(Clock::now() - round_start).count());
         if (pid == 1) {
           while (channel.send(0, message) != SendResult::ok) channel.progress(sink);
         }
@@ -405,10 +407,11 @@ TEST(ReliableUdpPingPongTest, LossyPingPongWithProgressOnly) {
     std::thread one(player, 1);
     player(0);
     one.join();
-    std::printf("ping-pong, fault '%s': slowest round %.1f ms\nping %s\npong %s\n", fault.c_str(), 1e3 * std::max(slowest[0], slowest[1]),
-                testing::describe(channels[0]->stats()).c_str(), testing::describe(channels[1]->stats()).c_str());
-    EXPECT_FALSE(stuck) << "fault '" << fault << "': ping " << testing::describe(channels[0]->stats())
-                        << "; pong " << testing::describe(channels[1]->stats());
+    std::printf("ping-pong, fault '%s': slowest round %.1f ms\nping %s\npong %s\n", fault.c_str(),
+                1e3 * std::max(slowest[0], slowest[1]), testing::describe(channels[0]->stats()).c_str(),
+                testing::describe(channels[1]->stats()).c_str());
+    EXPECT_FALSE(stuck) << "fault '" << fault << "': ping " << testing::describe(channels[0]->stats()) << "; pong "
+                        << testing::describe(channels[1]->stats());
   }
 }
 

@@ -132,8 +132,7 @@ class ScriptTransport final : public transport::Transport {
       Datagram datagram = std::move(script_->front());
       script_->pop_front();
       const std::size_t head = sink.placement_head();
-      FrameSink::DatagramRoom offer =
-          head > 0 ? sink.datagram_room(mtu_, per_datagram_) : FrameSink::DatagramRoom{};
+      FrameSink::DatagramRoom offer = head > 0 ? sink.datagram_room(mtu_, per_datagram_) : FrameSink::DatagramRoom{};
       bool fits = datagram.frames.size() <= per_datagram_;
       for (const auto& frame : datagram.frames) fits = fits && frame.size() <= mtu_;
       if (!offer.room.empty() && fits) {
@@ -213,11 +212,12 @@ class ScriptedPlacement : public ::testing::Test {
 
 TEST_F(ScriptedPlacement, InOrderFullFramesArePlacedWithoutACopy) {
   script.push_back({1, {frame(0)}});  // the first full frame shows a bulk transfer: not placed yet
-  for (std::uint32_t seq = 1; seq < 41; seq += 4) script.push_back({1, {frame(seq), frame(seq + 1), frame(seq + 2), frame(seq + 3)}});
+  for (std::uint32_t seq = 1; seq < 41; seq += 4)
+    script.push_back({1, {frame(seq), frame(seq + 1), frame(seq + 2), frame(seq + 3)}});
   run();
   EXPECT_EQ(sink.streams[1], expected(41));
   EXPECT_EQ(channel->stats().placed, 40u);
-  EXPECT_EQ(sink.payloads, 1u);  // only the first went by on_payload
+  EXPECT_EQ(sink.payloads, 1u);          // only the first went by on_payload
   EXPECT_EQ(sink.placed_payloads, 10u);  // one confirmation per datagram
   EXPECT_EQ(channel->stats().data_received, 41u);
 }
@@ -320,7 +320,8 @@ Pair udp_pair(std::map<std::string, std::string> sender_options) {
     config.job_id = kJob;
     config.spin_us = 0;
     config.secret = secret_of(5);
-    (pid == 0 ? pair.sender : pair.receiver) = make_reliable_channel(std::move(transports[static_cast<std::size_t>(pid)]), config);
+    (pid == 0 ? pair.sender : pair.receiver) = make_reliable_channel(
+        std::move(transports[static_cast<std::size_t>(pid)]), config);
   }
   return pair;
 }

@@ -51,9 +51,7 @@ constexpr char kMarker[] = "ATTACKER-MARK";
 volatile sig_atomic_t g_stop = 0;
 void on_term(int) { g_stop = 1; }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // What can be read of a file; a /proc file whose process ends while it is read (ESRCH)
 // gives what came before (an ifstream throws there, and in a forked attacker the
@@ -109,7 +107,8 @@ std::map<unsigned long, SocketEntry> socket_table(const char* path) {
     std::istringstream fields(line);
     std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
     unsigned long inode = 0;
-    if (!(fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode)) continue;
+    if (!(fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode))
+      continue;
     auto colon = local.find(':');
     if (colon == std::string::npos) continue;
     SocketEntry entry;
@@ -190,7 +189,8 @@ class Forge {
     Bytes record{1, 0, 0, 0, 0, 0, 0, 0, 0};
     std::uint32_t length = static_cast<std::uint32_t>(size);
     for (int i = 0; i < 4; ++i) record.push_back(static_cast<std::uint8_t>(length >> (8 * i)));
-    for (std::size_t i = 0; i < size; ++i) record.push_back(static_cast<std::uint8_t>(kMarker[i % (sizeof kMarker - 1)]));
+    for (std::size_t i = 0; i < size; ++i)
+      record.push_back(static_cast<std::uint8_t>(kMarker[i % (sizeof kMarker - 1)]));
     return record;
   }
 
@@ -235,7 +235,8 @@ class Forge {
   Bytes garbage(int dst, std::size_t size) {
     Bytes bytes(size);
     for (auto& byte : bytes) byte = static_cast<std::uint8_t>(random_.next());
-    for (std::size_t i = 0; i < sizeof kMarker - 1 && 16 + i < size; ++i) bytes[16 + i] = static_cast<std::uint8_t>(kMarker[i]);
+    for (std::size_t i = 0; i < sizeof kMarker - 1 && 16 + i < size; ++i)
+      bytes[16 + i] = static_cast<std::uint8_t>(kMarker[i]);
     place_job(bytes, dst);
     return bytes;
   }
@@ -434,20 +435,25 @@ void data_round(Context& context, Forge& forge, DataWire& wire, const JobView& j
     case Plan::nic_mac_forgery:
       for (int src : sources) {
         using wire::FrameType;
-        context.count("forged_data", wire.send(dst, forge.random_mac(forge.sealed(FrameType::data, src, dst, low_seq, low_seq,
-                                                                                 wire::kFlagAckRequest, forge.put_record(64)))));
+        context.count("forged_data",
+                      wire.send(dst, forge.random_mac(forge.sealed(FrameType::data, src, dst, low_seq, low_seq,
+                                                                   wire::kFlagAckRequest, forge.put_record(64)))));
         context.count("replay", wire.send(dst, replays[static_cast<std::size_t>(round) % replays.size()]));
         std::uint32_t far = 1000000u + static_cast<std::uint32_t>(round % 5) - 2u;
-        context.count("seq_near_1e6", wire.send(dst, forge.sealed(FrameType::data, src, dst, far, far, 0, forge.put_record(32))));
+        context.count("seq_near_1e6",
+                      wire.send(dst, forge.sealed(FrameType::data, src, dst, far, far, 0, forge.put_record(32))));
         context.count("forged_ack", wire.send(dst, forge.sealed(FrameType::ack, src, dst, 0, 1000000, 0,
                                                                 forge.report(1000000, 1000000, 0, {}))));
         context.count("forged_nack", wire.send(dst, forge.sealed(FrameType::nack, src, dst, 0, 0, 0,
                                                                  forge.report(5, 1000000, 0, {{0, 5}, {6, 1000000}}))));
-        context.count("forged_probe", wire.send(dst, forge.sealed(FrameType::probe, src, dst, 0, low_seq, wire::kFlagAckRequest,
-                                                                  forge.report(0, 1000000, static_cast<std::uint32_t>(round), {}))));
+        context.count("forged_probe",
+                      wire.send(dst, forge.sealed(FrameType::probe, src, dst, 0, low_seq, wire::kFlagAckRequest,
+                                                  forge.report(0, 1000000, static_cast<std::uint32_t>(round), {}))));
       }
-      context.count("impostor", wire.send(dst, forge.sealed(wire::FrameType::data, dst, dst, low_seq, 0, 0, forge.put_record(16))));
-      context.count("impostor", wire.send(dst, forge.sealed(wire::FrameType::data, 999, dst, low_seq, 0, 0, forge.put_record(16))));
+      context.count("impostor",
+                    wire.send(dst, forge.sealed(wire::FrameType::data, dst, dst, low_seq, 0, 0, forge.put_record(16))));
+      context.count("impostor",
+                    wire.send(dst, forge.sealed(wire::FrameType::data, 999, dst, low_seq, 0, 0, forge.put_record(16))));
       break;
     case Plan::udp_malformed:
     case Plan::nic_malformed: {
@@ -457,7 +463,8 @@ void data_round(Context& context, Forge& forge, DataWire& wire, const JobView& j
       // header whose length field says more than came.
       for (std::size_t cut : {nic ? std::size_t{12} : std::size_t{1}, std::size_t{20}, wire::kHeaderSize - 1,
                               wire::kHeaderSize, whole.size() - 1}) {
-        context.count("truncated", wire.send(dst, Bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut))));
+        context.count("truncated",
+                      wire.send(dst, Bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut))));
       }
       if (!nic) context.count("empty_datagram", wire.send(dst, Bytes{}));
       // Absurd lengths: the length field 65535 or 0 (CRC made to match).
@@ -492,7 +499,8 @@ void data_round(Context& context, Forge& forge, DataWire& wire, const JobView& j
         Bytes frame = forge.sealed(wire::FrameType::data, src, dst, low_seq, 0, 0, forge.put_record(48));
         frame[wire::kHeaderSize + 13 + context.random.below(48)] ^= 0x20;  // payload damaged
         context.count("bad_crc_payload", wire.send(dst, frame));
-        Bytes header = forge.sealed(wire::FrameType::ack, src, dst, 0, low_seq, 0, forge.report(low_seq, low_seq, 0, {}));
+        Bytes header = forge.sealed(wire::FrameType::ack, src, dst, 0, low_seq, 0,
+                                    forge.report(low_seq, low_seq, 0, {}));
         header[offsetof(wire::Header, ack)] ^= 0x01;  // header damaged
         context.count("bad_crc_header", wire.send(dst, header));
       }
@@ -537,7 +545,8 @@ void run_data_plane(Context& context, Plan plan) {
   const int nprocs = static_cast<int>(job.processes.size());
   for (int dst = 0; dst < nprocs; ++dst) {
     for (std::uint32_t seq = 0; seq < 8; ++seq) {
-      replays.push_back(forge.sealed(wire::FrameType::data, (dst + 1) % nprocs, dst, seq, seq, 0, forge.put_record(200)));
+      replays.push_back(
+          forge.sealed(wire::FrameType::data, (dst + 1) % nprocs, dst, seq, seq, 0, forge.put_record(200)));
     }
   }
   long rounds = 0;
@@ -560,7 +569,6 @@ void run_data_plane(Context& context, Plan plan) {
   }
   context.report["rounds"] = std::to_string(rounds);
 }
-
 
 // ---- replays of captured genuine frames
 
@@ -798,8 +806,12 @@ void run_control(Context& context) {
       {"big_header_proof", header(16u << 20, MessageType::proof)},
       {"big_header_hello", header(16u << 20, MessageType::hello)},
       {"junk", std::string(kMarker) + " junk junk junk junk junk junk junk junk junk junk"},
-      {"forged_hello", MessageWriter(MessageType::hello).i32(0).i32(3).i32(static_cast<std::int32_t>(::getpid()))
-                           .str(std::string("127.0.0.1:9 ") + kMarker).bytes()},
+      {"forged_hello", MessageWriter(MessageType::hello)
+                           .i32(0)
+                           .i32(3)
+                           .i32(static_cast<std::int32_t>(::getpid()))
+                           .str(std::string("127.0.0.1:9 ") + kMarker)
+                           .bytes()},
       {"done_unproven", MessageWriter(MessageType::done).str(std::string("supersteps=1 ") + kMarker).bytes()},
   };
   for (int i = 0; i < 16; ++i) sessions.push_back({"flood" + std::to_string(i), ""});
@@ -816,7 +828,8 @@ void run_control(Context& context) {
       continue;
     }
     const std::string key = "control." + session.name;
-    context.report[key + ".closed_ms"] = session.closed < 0 ? "-1" : std::to_string(static_cast<long>(session.closed * 1000));
+    context.report[key + ".closed_ms"] = session.closed < 0 ? "-1"
+                                                            : std::to_string(static_cast<long>(session.closed * 1000));
     context.report[key + ".received"] = std::to_string(session.received.size());
     if (session.received.size() >= 5) {
       std::uint32_t length;
@@ -899,7 +912,8 @@ bool find_control(Context& context, JobView& job) {
 void run_control_churn(Context& context) {
   JobView job;
   if (!find_control(context, job)) return;
-  context.report["ready_when_attack_began"] = std::to_string(ready_count(context.options.ready_dir, context.options.processes));
+  context.report["ready_when_attack_began"] = std::to_string(
+      ready_count(context.options.ready_dir, context.options.processes));
   context.report["uid"] = drop_privileges();
   churn(context, job, {job.control}, "control_churn.");
   while (!g_stop) ::usleep(20000);
@@ -915,7 +929,8 @@ void run_control_idle_flood(Context& context, const std::string& source) {
   }
   JobView job;
   if (!find_control(context, job)) return;
-  context.report["ready_when_attack_began"] = std::to_string(ready_count(context.options.ready_dir, context.options.processes));
+  context.report["ready_when_attack_began"] = std::to_string(
+      ready_count(context.options.ready_dir, context.options.processes));
   context.report["uid"] = drop_privileges();
   constexpr std::size_t kTarget = 4000;
   std::vector<int> open;
@@ -1152,7 +1167,7 @@ void finish_listener_attacks(Context& context, const std::vector<ListenerAttack>
 // still waits for its peers.
 void run_tcp_setup(Context& context, Plan plan) {
   std::vector<ListenerAttack> attacks;
-  std::map<int, int> attacked;  // pid -> processes ready when the attack began
+  std::map<int, int> attacked;                          // pid -> processes ready when the attack began
   const int listeners = context.options.processes - 1;  // the highest pid dials, it accepts nobody
   JobView job;
   while (!context.out_of_time() && seconds_since(context.started) < context.options.find_seconds &&
@@ -1203,7 +1218,7 @@ void run_tcp_running(Context& context) {
 // /proc) sends a churner (nobody) at each port, as run_tcp_setup does.
 void run_tcp_churn(Context& context) {
   std::vector<ListenerAttack> attacks;
-  std::map<int, int> attacked;  // pid -> processes ready when the churn began
+  std::map<int, int> attacked;                          // pid -> processes ready when the churn began
   const int listeners = context.options.processes - 1;  // the highest pid dials, it accepts nobody
   JobView job;
   while (!context.out_of_time() && seconds_since(context.started) < context.options.find_seconds &&
@@ -1273,13 +1288,15 @@ pid_t parent_of(pid_t pid) {
 // Whether process os_pid has a descriptor on the secret's memory file (by its name).
 int launcher_holds_secret(pid_t os_pid, std::string& list) {
   int holds = 0;
-  std::unique_ptr<DIR, void (*)(DIR*)> dir(::opendir(("/proc/" + std::to_string(os_pid) + "/fd").c_str()),
-                                          [](DIR* d) { if (d) ::closedir(d); });
+  std::unique_ptr<DIR, void (*)(DIR*)> dir(::opendir(("/proc/" + std::to_string(os_pid) + "/fd").c_str()), [](DIR* d) {
+    if (d) ::closedir(d);
+  });
   if (!dir) return -1;
   while (dirent* entry = ::readdir(dir.get())) {
     if (entry->d_name[0] == '.') continue;
     char target[512];
-    ssize_t n = ::readlink(("/proc/" + std::to_string(os_pid) + "/fd/" + entry->d_name).c_str(), target, sizeof target - 1);
+    ssize_t n = ::readlink(("/proc/" + std::to_string(os_pid) + "/fd/" + entry->d_name).c_str(), target,
+                           sizeof target - 1);
     if (n <= 0) continue;
     target[n] = '\0';
     list += std::string(entry->d_name) + ":" + target + " ";
@@ -1316,7 +1333,8 @@ void run_observe(Context& context) {
     const pid_t launcher = parent_of(process.os_pid);
     std::string list;
     context.report["launcher_pid"] = std::to_string(launcher);
-    context.report["before_begin.launcher_holds"] = std::to_string(launcher > 0 ? launcher_holds_secret(launcher, list) : -1);
+    context.report["before_begin.launcher_holds"] = std::to_string(launcher > 0 ? launcher_holds_secret(launcher, list)
+                                                                                : -1);
     context.report["before_begin.launcher_descriptors"] = list;
     auth::Key secret{};
     if (fd >= 0 && ::pread(fd, secret.data(), secret.size(), 0) == static_cast<ssize_t>(secret.size())) {
@@ -1419,26 +1437,46 @@ void run_observe(Context& context) {
 
 const char* plan_name(Plan plan) {
   switch (plan) {
-    case Plan::udp_mac_forgery: return "udp_mac_forgery";
-    case Plan::udp_malformed: return "udp_malformed";
-    case Plan::udp_corrupt: return "udp_corrupt";
-    case Plan::nic_mac_forgery: return "nic_mac_forgery";
-    case Plan::nic_malformed: return "nic_malformed";
-    case Plan::nic_corrupt: return "nic_corrupt";
-    case Plan::udp_replay_captured: return "udp_replay_captured";
-    case Plan::nic_replay_captured: return "nic_replay_captured";
-    case Plan::control: return "control";
-    case Plan::tcp_setup_junk: return "tcp_setup_junk";
-    case Plan::tcp_setup_silent: return "tcp_setup_silent";
-    case Plan::tcp_setup_forged_hello: return "tcp_setup_forged_hello";
-    case Plan::tcp_setup_big_header: return "tcp_setup_big_header";
-    case Plan::tcp_setup_flood: return "tcp_setup_flood";
-    case Plan::tcp_running: return "tcp_running";
-    case Plan::observe_secret: return "observe_secret";
-    case Plan::control_churn: return "control_churn";
-    case Plan::control_idle_flood: return "control_idle_flood";
-    case Plan::control_idle_flood_other_host: return "control_idle_flood_other_host";
-    case Plan::tcp_churn: return "tcp_churn";
+    case Plan::udp_mac_forgery:
+      return "udp_mac_forgery";
+    case Plan::udp_malformed:
+      return "udp_malformed";
+    case Plan::udp_corrupt:
+      return "udp_corrupt";
+    case Plan::nic_mac_forgery:
+      return "nic_mac_forgery";
+    case Plan::nic_malformed:
+      return "nic_malformed";
+    case Plan::nic_corrupt:
+      return "nic_corrupt";
+    case Plan::udp_replay_captured:
+      return "udp_replay_captured";
+    case Plan::nic_replay_captured:
+      return "nic_replay_captured";
+    case Plan::control:
+      return "control";
+    case Plan::tcp_setup_junk:
+      return "tcp_setup_junk";
+    case Plan::tcp_setup_silent:
+      return "tcp_setup_silent";
+    case Plan::tcp_setup_forged_hello:
+      return "tcp_setup_forged_hello";
+    case Plan::tcp_setup_big_header:
+      return "tcp_setup_big_header";
+    case Plan::tcp_setup_flood:
+      return "tcp_setup_flood";
+    case Plan::tcp_running:
+      return "tcp_running";
+    case Plan::observe_secret:
+      return "observe_secret";
+    case Plan::control_churn:
+      return "control_churn";
+    case Plan::control_idle_flood:
+      return "control_idle_flood";
+    case Plan::control_idle_flood_other_host:
+      return "control_idle_flood_other_host";
+    case Plan::tcp_churn:
+      return "tcp_churn";
   }
   return "?";
 }

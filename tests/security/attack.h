@@ -74,13 +74,13 @@ enum class Plan {
   tcp_running,
   // Connection churn and floods, from the moment the job's processes exist (before
   // bsp_begin: run the victim with --stagger-ms, so later pids connect while it goes on):
-  control_churn,       // connect to the coordinator and close, as fast as one process can
-  control_idle_flood,  // hold as many silent sessions as the attacker's descriptors allow,
-                       // opening a new one whenever the coordinator closes one
+  control_churn,                  // connect to the coordinator and close, as fast as one process can
+  control_idle_flood,             // hold as many silent sessions as the attacker's descriptors allow,
+                                  // opening a new one whenever the coordinator closes one
   control_idle_flood_other_host,  // the same from source address 127.0.0.2: another
                                   // host, as the coordinator sees it
-  tcp_churn,           // connect and close on every process's listening data port, as fast
-                       // as one process can, until the job ends
+  tcp_churn,                      // connect and close on every process's listening data port, as fast
+                                  // as one process can, until the job ends
   // Not an attack: the job's own user looks at the processes' descriptors before and after
   // bsp_begin (run the victim with --stagger-ms), and reads the secret while it is still
   // in a descriptor, so the test can look for it in files; also the descriptor's mode,
@@ -106,13 +106,13 @@ struct SegmentPort {
 
 struct AttackOptions {
   Plan plan = Plan::control;
-  std::string segment_netns;              // "" : lo
-  std::map<int, SegmentPort> segment;     // by BSP_PID
-  std::string tag;        // NAME=VALUE in the job's environment
-  std::string ready_dir;  // where the victim writes ready.<pid>
-  int processes = 0;      // the job's size
-  double find_seconds = 30;  // give up looking for the job after this
-  double hold_seconds = 15;  // tcp_setup_*: how long to hold the connections at most
+  std::string segment_netns;           // "" : lo
+  std::map<int, SegmentPort> segment;  // by BSP_PID
+  std::string tag;                     // NAME=VALUE in the job's environment
+  std::string ready_dir;               // where the victim writes ready.<pid>
+  int processes = 0;                   // the job's size
+  double find_seconds = 30;            // give up looking for the job after this
+  double hold_seconds = 15;            // tcp_setup_*: how long to hold the connections at most
 };
 
 using Report = std::map<std::string, std::string>;

@@ -48,8 +48,7 @@ TEST(BulkMac, ShortInputsAreSipHashUnderTheirKey) {
   std::vector<std::byte> data = random_bytes(bsp::auth::kLanesFrom - 1, random);
   std::uint64_t expected;
   crypto_shorthash_siphash24(reinterpret_cast<unsigned char*>(&expected),
-                             reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-                             key.short_input.data());
+                             reinterpret_cast<const unsigned char*>(data.data()), data.size(), key.short_input.data());
   EXPECT_EQ(bsp::auth::bulk_mac(key, data), expected);
 }
 

@@ -60,17 +60,20 @@ AttackedRun attacked(const std::string& transport, Plan plan, double& bound) {
   AttackedRun run = run_attacked(spec);
   std::cout << "[" << plan_name(plan) << "] exit " << run.result.exit_code << " in " << run.result.seconds
             << " s (unattacked " << base << " s)\n"
-            << describe(run.reports[0]) << run.result.out << "stderr:\n" << run.result.err.substr(0, 3000) << "\n";
+            << describe(run.reports[0]) << run.result.out << "stderr:\n"
+            << run.result.err.substr(0, 3000) << "\n";
   return run;
 }
 
 void expect_early(const Report& report, int processes) {
   EXPECT_EQ(report.count("found") ? report.at("found") : "", "yes") << describe(report);
   EXPECT_LT(number(report, "ready_when_attack_began"), processes)
-      << "the attack began after every process had started: it tests nothing of the start\n" << describe(report);
+      << "the attack began after every process had started: it tests nothing of the start\n"
+      << describe(report);
   if (::geteuid() == 0) {
     EXPECT_NE(report.count("uid") ? report.at("uid").find("nobody") : std::string::npos, std::string::npos)
-        << "the attacker did not run as nobody\n" << describe(report);
+        << "the attacker did not run as nobody\n"
+        << describe(report);
   }
 }
 
@@ -94,7 +97,8 @@ TEST(ControlPlane, IdleFloodIsPushedOutAndMembersGetIn) {
   expect_early(report, run.spec.processes);
   EXPECT_GT(number(report, "control_flood.opened"), run.spec.descriptor_limit) << describe(report);
   EXPECT_GT(number(report, "control_flood.closed_by_victim"), 0)
-      << "the coordinator never closed a silent session: no cap was reached\n" << describe(report);
+      << "the coordinator never closed a silent session: no cap was reached\n"
+      << describe(report);
   EXPECT_GT(bsp::testing::stats_total(run.result, "unproven_pushed_out"), 0) << explain(run);
   std::cout << "members' sessions pushed out and made again: "
             << bsp::testing::stats_total(run.result, "control_reconnects") << "\n";
@@ -111,9 +115,11 @@ TEST(ControlPlane, FloodFromAnotherHostPushesOutOnlyItsOwn) {
   const Report& report = run.reports[0];
   expect_early(report, run.spec.processes);
   EXPECT_GT(number(report, "control_flood.closed_by_victim"), 0)
-      << "the coordinator never closed a silent session: no cap was reached\n" << describe(report);
+      << "the coordinator never closed a silent session: no cap was reached\n"
+      << describe(report);
   EXPECT_EQ(bsp::testing::stats_total(run.result, "control_reconnects"), 0)
-      << "a member's session was pushed out by another host's flood\n" << explain(run);
+      << "a member's session was pushed out by another host's flood\n"
+      << explain(run);
 }
 
 TEST(TcpDataPorts, ChurnDoesNotStopTheListeners) {

@@ -72,7 +72,7 @@ class SharedDirectory : public ::testing::Test {
     // one only root may enter.
     dir_ = make_directory_in("/tmp", "bsp-shared");
     ASSERT_FALSE(dir_.empty());
-    ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);  // anyone may write; no sticky bit
+    ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);                  // anyone may write; no sticky bit
     private_dir_ = make_directory_in("/tmp", "bsp-root-only");  // mode 0700
     ASSERT_FALSE(private_dir_.empty());
     root_only_ = private_dir_ + "/root-only";
@@ -96,7 +96,8 @@ class SharedDirectory : public ::testing::Test {
     argv.insert(argv.end(), {kVictim, "--seconds=0.5"});
     ProgramResult result = run_program(argv, std::chrono::seconds(60));
     std::cout << "[" << ::testing::UnitTest::GetInstance()->current_test_info()->name() << "] exit " << result.exit_code
-              << "\n" << result.err.substr(0, 2000) << "\n";
+              << "\n"
+              << result.err.substr(0, 2000) << "\n";
     return result;
   }
 
@@ -129,7 +130,7 @@ class SharedDirectory : public ::testing::Test {
   void expect_refused(const ProgramResult& result, const std::string& name) {
     EXPECT_NE(result.exit_code, 0) << describe(result);
     EXPECT_NE(result.err.find(dir_ + "/" + name), std::string::npos) << "the message does not name the file\n"
-                                                                    << describe(result);
+                                                                     << describe(result);
     EXPECT_NE(result.err.find("exists"), std::string::npos) << describe(result);
     EXPECT_NE(result.err.find("--overwrite"), std::string::npos) << "the message does not say how to overwrite\n"
                                                                  << describe(result);
@@ -217,8 +218,8 @@ TEST_F(SharedDirectory, BspprofRefusesALinkedReportDirectory) {
   ASSERT_EQ(job.exit_code, 0) << describe(job);
   const std::string report = dir_ + "/report";
   ASSERT_TRUE(as_nobody([&] { return ::symlink(private_dir_.c_str(), report.c_str()) == 0; }));
-  ProgramResult drawn = run_program({"tools/bspprof/bspprof", private_dir_ + "/job.prof", "--no-plots", "--out=" + report},
-                                    std::chrono::seconds(60));
+  ProgramResult drawn = run_program(
+      {"tools/bspprof/bspprof", private_dir_ + "/job.prof", "--no-plots", "--out=" + report}, std::chrono::seconds(60));
   EXPECT_NE(drawn.exit_code, 0) << describe(drawn);
   EXPECT_NE(drawn.err.find(report), std::string::npos) << describe(drawn);
   struct stat info {};

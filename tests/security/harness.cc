@@ -54,11 +54,10 @@ AttackedRun run_attacked(const JobSpec& spec) {
   if (spec.descriptor_limit > 0) {
     // util-linux's prlimit execs bsprun with the limit: bsprun cannot raise it (it raises
     // its soft limit to the hard one), and a stranger only has to fill this many.
-    argv = {"prlimit", "--nofile=" + std::to_string(spec.descriptor_limit) + ":" + std::to_string(spec.descriptor_limit),
-            "--"};
+    argv = {"prlimit",
+            "--nofile=" + std::to_string(spec.descriptor_limit) + ":" + std::to_string(spec.descriptor_limit), "--"};
   }
-  argv.insert(argv.end(),
-              {kBsprun, "-n", std::to_string(spec.processes), "--transport=" + spec.transport, "--stats"});
+  argv.insert(argv.end(), {kBsprun, "-n", std::to_string(spec.processes), "--transport=" + spec.transport, "--stats"});
   argv.insert(argv.end(), spec.bsprun_options.begin(), spec.bsprun_options.end());
   argv.insert(argv.end(), {kVictim, "--seconds=" + std::to_string(spec.seconds), "--ready-dir=" + ready_dir,
                            "--stagger-ms=" + std::to_string(spec.stagger_ms)});
@@ -75,12 +74,14 @@ std::string harm(const AttackedRun& run, double max_seconds) {
   if (result.exit_code != 0) problems += "exit status " + std::to_string(result.exit_code) + "; ";
   int verified = bsp::testing::count_occurrences(result.out, "supersteps verified");
   if (verified != run.spec.processes) {
-    problems += std::to_string(verified) + " of " + std::to_string(run.spec.processes) + " processes verified their data; ";
+    problems += std::to_string(verified) + " of " + std::to_string(run.spec.processes) +
+                " processes verified their data; ";
   }
   if (result.out.find("ATTACKER") != std::string::npos || result.err.find("ATTACKER") != std::string::npos) {
     problems += "the attacker's text was printed; ";
   }
-  for (const char* sign : {"victim: pid", "lost contact", "malformed record", "stopping the other", "unexpected hello"}) {
+  for (const char* sign :
+       {"victim: pid", "lost contact", "malformed record", "stopping the other", "unexpected hello"}) {
     if (result.err.find(sign) != std::string::npos) problems += std::string("stderr says '") + sign + "'; ";
   }
   if (result.seconds > max_seconds) {

@@ -17,12 +17,12 @@ inline const std::string kVictim = "tests/security/victim";
 struct JobSpec {
   std::string transport = "udp";
   int processes = 3;
-  double seconds = 3;    // the victim's supersteps go on this long
-  int stagger_ms = 0;    // process k enters bsp_begin k x this later
+  double seconds = 3;                       // the victim's supersteps go on this long
+  int stagger_ms = 0;                       // process k enters bsp_begin k x this later
   std::vector<std::string> bsprun_options;  // e.g. --trace=...
   std::vector<Plan> plans;                  // one attacker each
   double hold_seconds = 15;                 // tcp_setup_*: longest hold of a connection
-  int descriptor_limit = 0;  // > 0: bsprun (and so the job) runs with RLIMIT_NOFILE this, soft and hard
+  int descriptor_limit = 0;                 // > 0: bsprun (and so the job) runs with RLIMIT_NOFILE this, soft and hard
   std::string segment_netns;                // nic plans on a cluster's segment (attack.h)
   std::map<int, SegmentPort> segment;
 };

@@ -42,10 +42,11 @@ bool usable(const std::string& transport) { return bsp::testing::transport_usabl
 
 // What the run did, for the log (bazel test --test_output=all).
 void log_run(const std::string& name, const AttackedRun& run) {
-  std::cout << "[" << name << "] exit " << run.result.exit_code << " in " << run.result.seconds << " s; foreign="
-            << stats_total(run.result, "foreign") << " malformed=" << stats_total(run.result, "malformed")
-            << " corrupt=" << stats_total(run.result, "corrupt") << " supersteps=" << stats_total(run.result, "supersteps")
-            << "\n";
+  std::cout << "[" << name << "] exit " << run.result.exit_code << " in " << run.result.seconds
+            << " s; foreign=" << stats_total(run.result, "foreign")
+            << " malformed=" << stats_total(run.result, "malformed")
+            << " corrupt=" << stats_total(run.result, "corrupt")
+            << " supersteps=" << stats_total(run.result, "supersteps") << "\n";
   for (const Report& report : run.reports) std::cout << describe(report);
   std::cout << run.result.out;
   std::cout << "stderr (first 2000 bytes):\n" << run.result.err.substr(0, 2000) << "\n";
@@ -53,10 +54,12 @@ void log_run(const std::string& name, const AttackedRun& run) {
 
 void expect_attacked(const Report& report) {
   EXPECT_EQ(report.count("found") ? report.at("found") : "", "yes") << describe(report);
-  EXPECT_GT(number(report, "sent.total"), 0) << "the attacker sent nothing: the case proves nothing\n" << describe(report);
+  EXPECT_GT(number(report, "sent.total"), 0) << "the attacker sent nothing: the case proves nothing\n"
+                                             << describe(report);
   if (::geteuid() == 0) {
     EXPECT_NE(report.count("uid") ? report.at("uid").find("nobody") : std::string::npos, std::string::npos)
-        << "the attacker did not run as nobody\n" << describe(report);
+        << "the attacker did not run as nobody\n"
+        << describe(report);
   }
 }
 
@@ -91,8 +94,8 @@ void expect_sessions_refused(const Report& report) {
 struct DataCase {
   std::string transport;
   Plan plan;
-  std::string counter;  // what the dropped frames must show up as
-  bool with_control;    // the coordinator is attacked at the same time
+  std::string counter;      // what the dropped frames must show up as
+  bool with_control;        // the coordinator is attacked at the same time
   bool needs_root = false;  // captures frames on lo
 };
 
@@ -100,7 +103,8 @@ class DataPlaneAttack : public ::testing::TestWithParam<DataCase> {};
 
 TEST_P(DataPlaneAttack, ChangesNothingAndIsCounted) {
   const DataCase& c = GetParam();
-  if (!usable(c.transport)) GTEST_SKIP() << "transport " << c.transport << " is not built in or needs root (raw sockets)";
+  if (!usable(c.transport))
+    GTEST_SKIP() << "transport " << c.transport << " is not built in or needs root (raw sockets)";
   if (c.needs_root && ::geteuid() != 0) GTEST_SKIP() << "capturing frames on lo needs root";
   JobSpec spec;
   spec.transport = c.transport;
@@ -111,7 +115,8 @@ TEST_P(DataPlaneAttack, ChangesNothingAndIsCounted) {
   EXPECT_EQ(harm(run, kBoundSeconds), "") << explain(run);
   expect_attacked(run.reports[0]);
   EXPECT_GT(stats_total(run.result, c.counter), 0)
-      << "the forged frames do not show as " << c.counter << " in --stats\n" << explain(run);
+      << "the forged frames do not show as " << c.counter << " in --stats\n"
+      << explain(run);
   if (c.with_control) {
     expect_attacked(run.reports[1]);
     expect_sessions_refused(run.reports[1]);
@@ -123,17 +128,18 @@ TEST_P(DataPlaneAttack, ChangesNothingAndIsCounted) {
 // address was checked only when it was a member's, so they reached the duplicate check);
 // over nic the frame has no sender address to check, and the sequence number refuses
 // them (duplicates).
-INSTANTIATE_TEST_SUITE_P(
-    UdpAndNic, DataPlaneAttack,
-    ::testing::Values(DataCase{"udp", Plan::udp_mac_forgery, "foreign", true},
-                      DataCase{"udp", Plan::udp_malformed, "malformed", false},
-                      DataCase{"udp", Plan::udp_corrupt, "corrupt", false},
-                      DataCase{"nic", Plan::nic_mac_forgery, "foreign", true},
-                      DataCase{"nic", Plan::nic_malformed, "malformed", false},
-                      DataCase{"nic", Plan::nic_corrupt, "corrupt", false},
-                      DataCase{"udp", Plan::udp_replay_captured, "foreign", false, true},
-                      DataCase{"nic", Plan::nic_replay_captured, "duplicates", false, true}),
-    [](const ::testing::TestParamInfo<DataCase>& info) { return std::string(plan_name(info.param.plan)); });
+INSTANTIATE_TEST_SUITE_P(UdpAndNic, DataPlaneAttack,
+                         ::testing::Values(DataCase{"udp", Plan::udp_mac_forgery, "foreign", true},
+                                           DataCase{"udp", Plan::udp_malformed, "malformed", false},
+                                           DataCase{"udp", Plan::udp_corrupt, "corrupt", false},
+                                           DataCase{"nic", Plan::nic_mac_forgery, "foreign", true},
+                                           DataCase{"nic", Plan::nic_malformed, "malformed", false},
+                                           DataCase{"nic", Plan::nic_corrupt, "corrupt", false},
+                                           DataCase{"udp", Plan::udp_replay_captured, "foreign", false, true},
+                                           DataCase{"nic", Plan::nic_replay_captured, "duplicates", false, true}),
+                         [](const ::testing::TestParamInfo<DataCase>& info) {
+                           return std::string(plan_name(info.param.plan));
+                         });
 
 // ---- tcp: the coordinator, and the data ports during the run
 
@@ -160,8 +166,9 @@ TEST(TcpUnderAttack, CoordinatorAndDataPortSessionsAreRefused) {
       const std::string key = "tcp.pid" + std::to_string(pid) + "." + plan_name(plan) + ".";
       EXPECT_EQ(number(ports, key + "connected"), 1) << key << ": the data port was not attacked\n" << describe(ports);
       if (plan == Plan::tcp_setup_flood) continue;  // held open (and kept waiting) until the job ends
-      EXPECT_GE(number(ports, key + "closed_by_victim_ms"), 0) << key << ": the process kept the attacker's connection\n"
-                                                              << describe(ports);
+      EXPECT_GE(number(ports, key + "closed_by_victim_ms"), 0)
+          << key << ": the process kept the attacker's connection\n"
+          << describe(ports);
     }
   }
   EXPECT_GT(stats_total(run.result, "tcp_refused"), 0) << "the refused connections do not show in --stats\n"
@@ -177,7 +184,8 @@ std::string read_file(const std::string& path) {
 
 std::string unhex(const std::string& text) {
   std::string bytes;
-  for (std::size_t i = 0; i + 1 < text.size(); i += 2) bytes += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
+  for (std::size_t i = 0; i + 1 < text.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
   return bytes;
 }
 
@@ -198,14 +206,17 @@ TEST(SecretHygiene, DescriptorClosedAfterBeginAndTraceFilesPrivate) {
       << "no process was seen holding bsp-job-secret before bsp_begin: the check below would prove nothing\n"
       << describe(report);
   EXPECT_EQ(number(report, "after_begin.holders"), 0)
-      << "a process still holds the secret's descriptor after bsp_begin\n" << describe(report);
+      << "a process still holds the secret's descriptor after bsp_begin\n"
+      << describe(report);
   // Its memory file is the owner's alone (memfd_create makes it 0777), and bsprun closed
   // its own descriptor once the processes were started (it kept it for the whole job).
   EXPECT_EQ(report.count("before_begin.mode") ? report.at("before_begin.mode") : "", "600") << describe(report);
   EXPECT_EQ(number(report, "before_begin.launcher_holds"), 0)
-      << "bsprun still holds the secret's descriptor after starting the processes\n" << describe(report);
+      << "bsprun still holds the secret's descriptor after starting the processes\n"
+      << describe(report);
   EXPECT_EQ(number(report, "after_begin.launcher_holds"), 0)
-      << "bsprun still holds the secret's descriptor during the job\n" << describe(report);
+      << "bsprun still holds the secret's descriptor during the job\n"
+      << describe(report);
   std::vector<std::string> needles;
   for (const char* key : {"secret", "frame_key_header", "frame_key_payload"}) {
     if (report.count(key) && report.at(key).size() == 32) needles.push_back(unhex(report.at(key)));

@@ -76,20 +76,23 @@ TEST_P(SegmentAttack, ChangesNothingAndIsCounted) {
   EXPECT_EQ(report.count("found") ? report.at("found") : "", "yes") << describe(report);
   EXPECT_GT(number(report, "sent.total"), 0) << "the attacker sent nothing: the case proves nothing\n" << explain(run);
   EXPECT_NE(report.count("uid") ? report.at("uid").find("nobody") : std::string::npos, std::string::npos)
-      << "the attacker did not run as nobody\n" << describe(report);
+      << "the attacker did not run as nobody\n"
+      << describe(report);
   EXPECT_GT(stats_total(run.result, counter), 0)
-      << "the attacker's frames do not show as " << counter << " in --stats\n" << explain(run);
+      << "the attacker's frames do not show as " << counter << " in --stats\n"
+      << explain(run);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    XdpAndNic, SegmentAttack,
-    ::testing::Values(std::make_tuple("xdp", Plan::nic_mac_forgery, "foreign"),
-                      std::make_tuple("xdp", Plan::nic_malformed, "malformed"),
-                      std::make_tuple("xdp", Plan::nic_corrupt, "corrupt"),
-                      std::make_tuple("xdp", Plan::nic_replay_captured, "duplicates"),
-                      std::make_tuple("nic", Plan::nic_mac_forgery, "foreign"),
-                      std::make_tuple("nic", Plan::nic_replay_captured, "duplicates")),
-    [](const auto& info) { return std::get<0>(info.param) + "_" + plan_name(std::get<1>(info.param)); });
+INSTANTIATE_TEST_SUITE_P(XdpAndNic, SegmentAttack,
+                         ::testing::Values(std::make_tuple("xdp", Plan::nic_mac_forgery, "foreign"),
+                                           std::make_tuple("xdp", Plan::nic_malformed, "malformed"),
+                                           std::make_tuple("xdp", Plan::nic_corrupt, "corrupt"),
+                                           std::make_tuple("xdp", Plan::nic_replay_captured, "duplicates"),
+                                           std::make_tuple("nic", Plan::nic_mac_forgery, "foreign"),
+                                           std::make_tuple("nic", Plan::nic_replay_captured, "duplicates")),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + plan_name(std::get<1>(info.param));
+                         });
 
 }  // namespace
 }  // namespace bsp::security

@@ -43,21 +43,23 @@ TEST_P(TcpSetupAttack, JobIsUnharmed) {
   AttackedRun run = run_attacked(spec);
   const Report& report = run.reports[0];
   std::cout << "[" << plan_name(GetParam()) << "] exit " << run.result.exit_code << " in " << run.result.seconds
-            << " s\n" << describe(report) << run.result.out << "stderr:\n" << run.result.err.substr(0, 3000) << "\n";
+            << " s\n"
+            << describe(report) << run.result.out << "stderr:\n"
+            << run.result.err.substr(0, 3000) << "\n";
   EXPECT_EQ(harm(run, kBoundSeconds), "") << explain(run);
   // Pids 0 and 1 listen (pid 2 only dials): each was attacked before the job had begun.
   for (int pid = 0; pid < spec.processes - 1; ++pid) {
     const std::string key = "tcp.pid" + std::to_string(pid) + ".";
     EXPECT_EQ(number(report, key + "connected"), 1) << "pid " << pid << "'s data port was not attacked\n"
                                                     << describe(report);
-    EXPECT_EQ(number(report, key + "ready_before_attack"), 0)
-        << "the attack on pid " << pid << " came after set-up\n" << describe(report);
+    EXPECT_EQ(number(report, key + "ready_before_attack"), 0) << "the attack on pid " << pid << " came after set-up\n"
+                                                              << describe(report);
     if (GetParam() == Plan::tcp_setup_flood) {
       EXPECT_GE(number(report, key + "flood.opened"), 256) << describe(report);
     } else {
       // The process let go of the attacker's connection (at the latest when its set-up ended).
-      EXPECT_GE(number(report, key + "closed_by_victim_ms"), 0)
-          << "pid " << pid << " kept the attacker's connection\n" << describe(report);
+      EXPECT_GE(number(report, key + "closed_by_victim_ms"), 0) << "pid " << pid << " kept the attacker's connection\n"
+                                                                << describe(report);
     }
   }
 }

@@ -43,9 +43,9 @@ std::uint32_t mix(std::uint32_t x) {
 }
 
 std::uint32_t value(long step, int from, int to, int index, int what) {
-  return mix(static_cast<std::uint32_t>(step) * 0x9E3779B1u ^ mix(static_cast<std::uint32_t>(from) << 20 ^
-                                                                 static_cast<std::uint32_t>(to) << 8 ^
-                                                                 static_cast<std::uint32_t>(what)) ^
+  return mix(static_cast<std::uint32_t>(step) * 0x9E3779B1u ^
+             mix(static_cast<std::uint32_t>(from) << 20 ^ static_cast<std::uint32_t>(to) << 8 ^
+                 static_cast<std::uint32_t>(what)) ^
              static_cast<std::uint32_t>(index) * 0x85EBCA77u);
 }
 
@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
     for (int t = 0; t < p; ++t) {
       if (t == s) continue;
       for (int i = 0; i < kSmallWords; ++i) {
-        if (small[static_cast<std::size_t>(t * kSmallWords + i)] != value(step, t, s, i, 1)) wrong(step, "put word", t, i);
+        if (small[static_cast<std::size_t>(t * kSmallWords + i)] != value(step, t, s, i, 1))
+          wrong(step, "put word", t, i);
       }
     }
     if (p > 1) {

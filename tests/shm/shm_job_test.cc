@@ -69,13 +69,13 @@ TEST(ShmJob, KilledInsideASuperstepStopsTheJobAndLeavesNothing) {
 // where one process's staging memory serves two readers.
 TEST(ShmJob, SemanticsHoldPushedAndPulled) {
   for (const char* threshold : {"0", "1", "256"}) {
-    for (const char* name : {"put_all_to_all", "get_before_put", "overlapping_puts", "put_copies_source",
-                             "hp_variants", "large_transfers", "all_to_all_bulk", "many_small_puts", "many_to_one",
-                             "many_supersteps"}) {
-      ProgramResult result = run_program({kBsprun, "-n", "3", "--transport=shm",
-                                          std::string("--pull-threshold=") + threshold, kCases,
-                                          std::string("--case=") + name},
-                                         60s);
+    for (const char* name :
+         {"put_all_to_all", "get_before_put", "overlapping_puts", "put_copies_source", "hp_variants", "large_transfers",
+          "all_to_all_bulk", "many_small_puts", "many_to_one", "many_supersteps"}) {
+      ProgramResult result = run_program(
+          {kBsprun, "-n", "3", "--transport=shm", std::string("--pull-threshold=") + threshold, kCases,
+           std::string("--case=") + name},
+          60s);
       EXPECT_EQ(result.exit_code, 0) << name << " threshold " << threshold << "\n" << describe(result);
       EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
     }
@@ -94,11 +94,10 @@ TEST(ShmJob, ProcessesBeyondTheCoresStillSyncQuickly) {
   // a time slice away (2000 supersteps in seconds, not minutes).
   // The reference: the same supersteps with 2 processes, one per core (no yielding
   // needed); spinning 8 would take minutes, far past any multiple of it.
-  ProgramResult reference =
-      run_program({kBsprun, "-n", "2", "--transport=shm", kCases, "--case=many_supersteps"}, 120s);
+  ProgramResult reference = run_program({kBsprun, "-n", "2", "--transport=shm", kCases, "--case=many_supersteps"},
+                                        120s);
   ASSERT_EQ(reference.exit_code, 0) << describe(reference);
-  ProgramResult result =
-      run_program({kBsprun, "-n", "8", "--transport=shm", kCases, "--case=many_supersteps"}, 300s);
+  ProgramResult result = run_program({kBsprun, "-n", "8", "--transport=shm", kCases, "--case=many_supersteps"}, 300s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_LT(result.seconds, calibrated_bound(20.0, reference, 30)) << describe(result);
 }

@@ -111,8 +111,8 @@ TEST(ShmTransport, StagedBytesArePulledByTokenAndCheckedAgainstTheArea) {
   EXPECT_EQ(std::memcmp(seen.data(), "hello", 5), 0);
   EXPECT_TRUE(pair.b->staging()->staged(0, std::uint64_t{1} << 40, 5).empty());
   EXPECT_TRUE(pair.b->staging()->staged(0, token, std::size_t{1} << 40).empty());
-  EXPECT_TRUE(pair.b->staging()->staged(0, ~std::uint64_t{0} - 2, 5).empty());  // token + size overflows
-  EXPECT_TRUE(pair.b->staging()->staged(7, token, 5).empty());                  // no such peer
+  EXPECT_TRUE(pair.b->staging()->staged(0, ~std::uint64_t{0} - 2, 5).empty());   // token + size overflows
+  EXPECT_TRUE(pair.b->staging()->staged(7, token, 5).empty());                   // no such peer
   EXPECT_EQ(pair.a->staging()->stage(1, std::size_t{1} << 40, token), nullptr);  // too big: push it instead
   std::uint64_t second = 0;
   ASSERT_NE(pair.a->staging()->stage(1, 5, second), nullptr);

@@ -217,9 +217,7 @@ class Checker final : public recovery::PayloadSink {
       }
     }
   }
-  void on_peer_lost(int peer, std::string_view why) override {
-    lost.emplace_back(peer, std::string(why));
-  }
+  void on_peer_lost(int peer, std::string_view why) override { lost.emplace_back(peer, std::string(why)); }
 
   int received_from(int peer) const { return next_[static_cast<std::size_t>(peer)]; }
   std::vector<std::string> failures;
@@ -267,7 +265,8 @@ class Job {
       config.options["connect_timeout_ms"] = "60000";
       if (composition_.fault) config.options["fault"] = "drop=0.03,dup=0.02,reorder=0.03,corrupt=0.01,seed=5";
       std::unique_ptr<Transport> transport = create_transport(composition_.transport, config);
-      if (composition_.trace) transport = wrap_with_trace(std::move(transport), (trace_dir_ / "job.pcap").string(), pid, false);
+      if (composition_.trace)
+        transport = wrap_with_trace(std::move(transport), (trace_dir_ / "job.pcap").string(), pid, false);
       if (plan_.inject) {
         int garbage_from = pid == 0 ? plan_.garbage_from : -1;
         transport = decorate(std::move(transport), [&](std::unique_ptr<Transport> path) -> std::unique_ptr<Transport> {
@@ -397,7 +396,8 @@ class Job {
     stats = channel->stats();
     for (std::string& failure : checker.failures) errors.push_back(std::move(failure));
     for (auto& [peer, why] : checker.lost) {
-      if (plan_.garbage_from < 0) errors.push_back("pid " + std::to_string(pid) + " lost " + std::to_string(peer) + ": " + why);
+      if (plan_.garbage_from < 0)
+        errors.push_back("pid " + std::to_string(pid) + " lost " + std::to_string(peer) + ": " + why);
       else record_loss(pid, peer, why);
     }
   }
@@ -455,7 +455,10 @@ TEST_P(Contract, ClosedAndMadeAgainLeavesNoDescriptor) {
   JobPlan plan;
   plan.nprocs = 3;
   plan.payloads = 17;
-  { Job warm(GetParam(), plan); expect_clean(warm.run()); }  // libraries' own descriptors, once
+  {
+    Job warm(GetParam(), plan);
+    expect_clean(warm.run());
+  }  // libraries' own descriptors, once
   std::size_t before = open_descriptors();
   for (int round = 0; round < 2; ++round) {
     Job job(GetParam(), plan);

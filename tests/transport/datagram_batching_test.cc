@@ -71,11 +71,11 @@ TEST(SplitCoalescedTest, CutsIntoSegmentsWithAShorterLast) {
 }
 
 TEST(SplitCoalescedTest, HostileSegmentSizesMeanOneDatagram) {
-  EXPECT_EQ(split_lengths(500, 0, 1001), (std::vector<std::size_t>{500}));       // no cmsg / zero
+  EXPECT_EQ(split_lengths(500, 0, 1001), (std::vector<std::size_t>{500}));  // no cmsg / zero
   EXPECT_EQ(split_lengths(500, 500, 1001), (std::vector<std::size_t>{500}));
-  EXPECT_EQ(split_lengths(500, 65536, 1001), (std::vector<std::size_t>{500}));   // larger than the buffer
+  EXPECT_EQ(split_lengths(500, 65536, 1001), (std::vector<std::size_t>{500}));  // larger than the buffer
   EXPECT_EQ(split_lengths(500, ~std::size_t{0}, 1001), (std::vector<std::size_t>{500}));
-  EXPECT_EQ(split_lengths(0, 1000, 1001), (std::vector<std::size_t>{0}));        // an empty datagram
+  EXPECT_EQ(split_lengths(0, 1000, 1001), (std::vector<std::size_t>{0}));  // an empty datagram
   EXPECT_EQ(split_lengths(0, 0, 1001), (std::vector<std::size_t>{0}));
 }
 

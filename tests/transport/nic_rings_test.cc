@@ -325,7 +325,8 @@ TEST(NicLiveTest, FramesOnLoCarryTheDestinationsEtherType) {
     if (got < static_cast<ssize_t>(kEthernetHeader + 8)) continue;
     std::uint32_t frame_job;
     std::memcpy(&frame_job, packet.data() + kEthernetHeader + 4, 4);
-    std::uint16_t type = static_cast<std::uint16_t>(std::to_integer<int>(packet[12]) << 8 | std::to_integer<int>(packet[13]));
+    std::uint16_t type = static_cast<std::uint16_t>(std::to_integer<int>(packet[12]) << 8 |
+                                                    std::to_integer<int>(packet[13]));
     if (frame_job != job || type == kProbeEtherType) continue;
     ++frames;
     EXPECT_EQ(type, data_ether_type(true, 1)) << "frame " << frames;

@@ -74,21 +74,21 @@ TEST(NicAddressTest, RefusesMalformedAddressesNamingThePid) {
   const std::vector<std::string> malformed = {
       "",
       "eth0",
-      "/52:54:00:12:34:56/h",                              // no interface
-      "eth0/",                                             // no MAC
-      "eth0/52:54:00:12:34/h",                             // five bytes
-      "eth0/52:54:00:12:34:56:78/h",                       // seven
-      "eth0/52:54:00:12:34:5g/h",                          // not hex
-      "eth0/52-54-00-12-34-56/h",                          // wrong separator
-      "eth0/ 52:54:00:12:34:56/h",                         // padding
-      "eth0/152:54:00:12:34:56/h",                         // a field too long
-      "eth0/52:54:00:12:34:56/",                           // empty host
-      "eth0/52:54:00:12:34:56/a host",                     // space in the host
-      std::string("eth0/52:54:00:12:34:56/h\0st", 28),     // NUL in the host
-      "eth0/52:54:00:12:34:56/" + std::string(300, 'h'),   // host too long
-      "a-very-long-ifname/52:54:00:12:34:56/h",            // interface longer than IFNAMSIZ
-      "et h0/52:54:00:12:34:56/h",                         // space in the interface
-      "eth0:1/52:54:00:12:34:56/h",                        // ':' is no interface name's
+      "/52:54:00:12:34:56/h",                             // no interface
+      "eth0/",                                            // no MAC
+      "eth0/52:54:00:12:34/h",                            // five bytes
+      "eth0/52:54:00:12:34:56:78/h",                      // seven
+      "eth0/52:54:00:12:34:5g/h",                         // not hex
+      "eth0/52-54-00-12-34-56/h",                         // wrong separator
+      "eth0/ 52:54:00:12:34:56/h",                        // padding
+      "eth0/152:54:00:12:34:56/h",                        // a field too long
+      "eth0/52:54:00:12:34:56/",                          // empty host
+      "eth0/52:54:00:12:34:56/a host",                    // space in the host
+      std::string("eth0/52:54:00:12:34:56/h\0st", 28),    // NUL in the host
+      "eth0/52:54:00:12:34:56/" + std::string(300, 'h'),  // host too long
+      "a-very-long-ifname/52:54:00:12:34:56/h",           // interface longer than IFNAMSIZ
+      "et h0/52:54:00:12:34:56/h",                        // space in the interface
+      "eth0:1/52:54:00:12:34:56/h",                       // ':' is no interface name's
       "../52:54:00:12:34:56/h",
   };
   for (const std::string& text : malformed) {

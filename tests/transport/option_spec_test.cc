@@ -27,9 +27,9 @@ std::string error_of(const TransportOption& spec, const std::string& variable, c
 }
 
 const std::vector<TransportOption>& specs() {
-  static const std::vector<TransportOption> list = {
-      shared_options::mtu(), shared_options::iface(), shared_options::connect_timeout_ms(),
-      one_of_option("mode", "a", "a or b", {"a", "b"})};
+  static const std::vector<TransportOption> list = {shared_options::mtu(), shared_options::iface(),
+                                                    shared_options::connect_timeout_ms(),
+                                                    one_of_option("mode", "a", "a or b", {"a", "b"})};
   return list;
 }
 

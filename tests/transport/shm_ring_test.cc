@@ -40,8 +40,8 @@ class GuardedRing {
     page_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t pages = (kRingControlBytes + capacity + page_ - 1) / page_;
     bytes_ = (pages + 2) * page_;
-    void* base = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
-                        (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+    void* base = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS,
+                        -1, 0);
     if (base == MAP_FAILED) throw std::runtime_error("mmap");
     base_ = static_cast<std::byte*>(base);
     ::mprotect(base_, page_, PROT_NONE);
@@ -62,8 +62,7 @@ class GuardedRing {
 
   // Whether frame lies wholly inside the data.
   bool inside(std::span<const std::byte> frame) const {
-    return frame.data() >= data() && frame.size() <= capacity_ &&
-           frame.data() + frame.size() <= data() + capacity_;
+    return frame.data() >= data() && frame.size() <= capacity_ && frame.data() + frame.size() <= data() + capacity_;
   }
 
  private:
@@ -113,10 +112,14 @@ TEST(ShmRing, RandomSizedFramesRoundTripInOrderThroughManyWraps) {
   std::mt19937_64 random(20240613);
   auto random_size = [&]() -> std::size_t {
     switch (random() % 8) {
-      case 0: return 0;
-      case 1: return max;
-      case 2: return random() % 16;
-      default: return random() % (max + 1);
+      case 0:
+        return 0;
+      case 1:
+        return max;
+      case 2:
+        return random() % 16;
+      default:
+        return random() % (max + 1);
     }
   };
   std::deque<std::pair<std::uint64_t, std::size_t>> expected;
@@ -249,7 +252,7 @@ struct ConsumerFixture {
     EXPECT_TRUE(reader.broken());
     ASSERT_NE(reader.broken_why(), nullptr);
     EXPECT_GT(std::strlen(reader.broken_why()), 0u);
-    EXPECT_EQ(reader.peek().data(), nullptr);  // broken stays broken
+    EXPECT_EQ(reader.peek().data(), nullptr);    // broken stays broken
     EXPECT_EQ(ring.control().tail.load(), 32u);  // and it gave nothing back it had not taken
   }
 };

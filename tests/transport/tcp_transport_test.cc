@@ -353,9 +353,8 @@ TEST(TcpLazy, SimultaneousOpenKeepsOneConnectionAndEveryFrame) {
     // The lower pid's dial survived: it opened one connection, and so did pid 1.
     EXPECT_EQ(low.connections_opened, 1u);
     EXPECT_EQ(high.connections_opened, 1u);
-    EXPECT_GE(low.crossed_connections + high.crossed_connections + high.abandoned_connections +
-                  low.abandoned_connections,
-              1u)
+    EXPECT_GE(
+        low.crossed_connections + high.crossed_connections + high.abandoned_connections + low.abandoned_connections, 1u)
         << "round " << round << ": the two dials did not cross";
     EXPECT_EQ(low.refused_connections + high.refused_connections, 0u) << low.last_refusal << high.last_refusal;
   }
@@ -370,7 +369,8 @@ TEST(TcpLazy, FlushIsNotDrainedWhileAFrameWaitsForItsConnection) {
   ASSERT_EQ(job.members[0]->send(1, frame), SendStatus::sent);
   EXPECT_FALSE(job.members[0]->flush());
   std::vector<Collect> sinks(2);
-  ASSERT_TRUE(pump_until(job, sinks, [&] { return !sinks[1].frames.empty(); }, 5s));
+  ASSERT_TRUE(pump_until(
+      job, sinks, [&] { return !sinks[1].frames.empty(); }, 5s));
   EXPECT_EQ(sinks[1].frames.front().second, frame);
   EXPECT_TRUE(job.members[0]->flush());
 }
@@ -445,7 +445,8 @@ TEST(TcpSetUp, DifferentSecretIsRefusedAndThePeerReportedLost) {
   ASSERT_EQ(job.members[1]->send(0, test_frame(1, 0, 0)), SendStatus::sent);
   std::vector<Collect> sinks(2);
   auto started = Clock::now();
-  ASSERT_TRUE(pump_until(job, sinks, [&] { return !sinks[1].losses.empty(); }, 3s));
+  ASSERT_TRUE(pump_until(
+      job, sinks, [&] { return !sinks[1].losses.empty(); }, 3s));
   EXPECT_GT(Clock::now() - started, 700ms);  // retried until the connect timeout
   EXPECT_EQ(sinks[1].losses[0].first, 0);
   EXPECT_NE(sinks[1].losses[0].second.find("tcp connection to pid 0: no connection to "), std::string::npos)
@@ -666,8 +667,9 @@ TEST(TcpSetUp, APeerThatNeverAnswersIsReportedLostByPid) {
   EXPECT_GT(Clock::now() - started, 400ms);
   EXPECT_LT(Clock::now() - started, 500ms + late);
   EXPECT_EQ(sink.losses[0].first, 1);
-  EXPECT_NE(sink.losses[0].second.find("tcp connection to pid 1: no connection to " + job.addresses[1] + " within 0.5 s"),
-            std::string::npos)
+  EXPECT_NE(
+      sink.losses[0].second.find("tcp connection to pid 1: no connection to " + job.addresses[1] + " within 0.5 s"),
+      std::string::npos)
       << sink.losses[0].second;
 }
 
@@ -677,7 +679,8 @@ TEST(TcpSetUp, APeerGoneBeforeItWasDialedIsReportedAtOnce) {
   job.members[2].reset();  // killed before anyone talked to it: nobody listens there
   ASSERT_EQ(job.members[0]->send(2, test_frame(0, 2, 0)), SendStatus::sent);
   std::vector<Collect> sinks(3);
-  ASSERT_TRUE(pump_until(job, sinks, [&] { return !sinks[0].losses.empty(); }, 1s));
+  ASSERT_TRUE(pump_until(
+      job, sinks, [&] { return !sinks[0].losses.empty(); }, 1s));
   EXPECT_EQ(sinks[0].losses[0].first, 2);
   EXPECT_NE(sinks[0].losses[0].second.find("tcp connection to pid 2: nobody listens at"), std::string::npos)
       << sinks[0].losses[0].second;
@@ -774,7 +777,6 @@ TEST(TcpSetUp, EveryDescriptorClosesOnExec) {
   EXPECT_GE(checked, 4 * (1 + 3 + 3));  // per member: a listener, 3 connections, epoll, eventfd, timerfd
 }
 
-
 // ---------------------------------------------------------------- placement
 
 // A sink that takes large frames' tails into rooms of its own (FrameSink::place_frame),
@@ -841,7 +843,8 @@ TEST(TcpPlacement, LargeFramesLandInTheSinksRoomInOrder) {
   Job job = make_job(2);
   for (const std::string& error : connect(job)) ASSERT_EQ(error, "");
   auto frame_of = [](int k) {
-    std::size_t size = k % 32 == 31 ? 8 + static_cast<std::size_t>(k % 50) : 16384 + static_cast<std::size_t>(k * 7919) % 49152;
+    std::size_t size = k % 32 == 31 ? 8 + static_cast<std::size_t>(k % 50)
+                                    : 16384 + static_cast<std::size_t>(k * 7919) % 49152;
     if (k % 11 == 0) size = 65536;
     std::vector<std::byte> frame(size);
     for (std::size_t i = 0; i < size; ++i) frame[i] = static_cast<std::byte>((k * 131 + i * 31) & 0xff);
@@ -858,8 +861,8 @@ TEST(TcpPlacement, LargeFramesLandInTheSinksRoomInOrder) {
       std::vector<std::byte> frame = frame_of(k);
       std::span<const std::byte> whole(frame);
       std::size_t split = static_cast<std::size_t>(k * 13) % frame.size();
-      SendStatus status =
-          k % 2 ? job.members[1]->send_gathered(0, whole.first(split), whole.subspan(split)) : job.members[1]->send(0, frame);
+      SendStatus status = k % 2 ? job.members[1]->send_gathered(0, whole.first(split), whole.subspan(split))
+                                : job.members[1]->send(0, frame);
       if (status != SendStatus::sent) break;
       ++k;
     }

@@ -24,10 +24,11 @@ double predicted_seconds(double w_seconds, double h_bytes, const Model& model) {
 Model parse_slg(const std::string& text) {
   Model model;
   char tail = 0;
-  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &model.s_mflops, &model.l_flops, &model.g_flops_per_word, &tail) != 3 ||
+  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &model.s_mflops, &model.l_flops, &model.g_flops_per_word, &tail) !=
+          3 ||
       !(model.s_mflops > 0) || !(model.l_flops >= 0) || !(model.g_flops_per_word >= 0)) {
-    throw std::runtime_error(fmt::format(
-        "--slg={}: expected S,L,G (S in Mflop/s > 0, L in flops >= 0, G in flops per word >= 0)", text));
+    throw std::runtime_error(
+        fmt::format("--slg={}: expected S,L,G (S in Mflop/s > 0, L in flops >= 0, G in flops per word >= 0)", text));
   }
   return model;
 }
@@ -85,8 +86,10 @@ Profile analyze(const std::vector<ProcessTrace>& traces, const Model& model) {
   profile.model = model;
   const auto p = static_cast<std::size_t>(profile.nprocs);
   if (traces.size() != p) {
-    throw TraceError(fmt::format("profile: {} of {} processes' sections present (a part missing? see bsprun's "
-                                 "message)", traces.size(), p));
+    throw TraceError(
+        fmt::format("profile: {} of {} processes' sections present (a part missing? see bsprun's "
+                    "message)",
+                    traces.size(), p));
   }
   const std::size_t n = traces.front().steps.size();
   std::uint64_t t0 = UINT64_MAX;
@@ -161,7 +164,12 @@ std::vector<Segment> load_segments(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   unsigned char ehdr[64];
   if (!in.read(reinterpret_cast<char*>(ehdr), sizeof ehdr)) return segments;
-  if (std::memcmp(ehdr, "\x7f" "ELF", 4) != 0 || ehdr[4] != 2 || ehdr[5] != 1) return segments;
+  if (std::memcmp(ehdr,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      ehdr[4] != 2 || ehdr[5] != 1)
+    return segments;
   auto u16 = [](const unsigned char* b) { return static_cast<std::uint64_t>(b[0] | b[1] << 8); };
   auto u32 = [](const unsigned char* b) {
     return static_cast<std::uint64_t>(b[0]) | static_cast<std::uint64_t>(b[1]) << 8 |
@@ -309,9 +317,10 @@ std::string trace_event_json(const Profile& profile,
                      json_string(profile.transport), json_string(profile.executable), profile.nprocs);
   bool first = true;
   for (int i = 0; i < profile.nprocs; ++i) {
-    out += fmt::format("{}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"bsp pid "
-                       "{}\"}}}}",
-                       first ? "" : ",\n", i, i);
+    out += fmt::format(
+        "{}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"bsp pid "
+        "{}\"}}}}",
+        first ? "" : ",\n", i, i);
     first = false;
   }
   for (int i = 0; i < profile.nprocs; ++i) {
@@ -324,9 +333,9 @@ std::string trace_event_json(const Profile& profile,
           "\"dur\":{:.3f},\"args\":{{\"computation_us\":{:.3f},\"sync_us\":{:.3f},\"bytes_out\":{},\"bytes_in\":{},"
           "\"messages_out\":{},\"messages_in\":{},\"puts\":{},\"gets\":{},\"sends\":{},\"frames_sent\":{},"
           "\"frames_received\":{},\"retransmissions\":{},\"acks_sent\":{},\"call_site\":{}}}}}",
-          s, i, one.begin_s * 1e6, (one.end_s - one.begin_s) * 1e6, one.comp_s * 1e6, one.sync_s * 1e6,
-          one.bytes_out, one.bytes_in, one.messages_out, one.messages_in, one.puts, one.gets, one.sends,
-          one.wire.frames_sent, one.wire.frames_received, one.wire.retransmissions, one.wire.acks_sent,
+          s, i, one.begin_s * 1e6, (one.end_s - one.begin_s) * 1e6, one.comp_s * 1e6, one.sync_s * 1e6, one.bytes_out,
+          one.bytes_in, one.messages_out, one.messages_in, one.puts, one.gets, one.sends, one.wire.frames_sent,
+          one.wire.frames_received, one.wire.retransmissions, one.wire.acks_sent,
           json_string(name != site_names.end() ? name->second : fmt::format("{:#x}", one.call_site)));
     }
   }

@@ -46,10 +46,10 @@ struct ProcessStep {
 };
 
 struct SuperstepSummary {
-  double begin_s = 0, end_s = 0;  // earliest begin, latest end over the processes
-  double w_s = 0;                 // max computation time
-  double measured_s = 0;          // max over processes of (end - begin)
-  double predicted_s = 0;         // w + h·g + l (0 without a model)
+  double begin_s = 0, end_s = 0;              // earliest begin, latest end over the processes
+  double w_s = 0;                             // max computation time
+  double measured_s = 0;                      // max over processes of (end - begin)
+  double predicted_s = 0;                     // w + h·g + l (0 without a model)
   std::uint64_t h_bytes = 0, h_messages = 0;  // max over processes of max(in, out)
 };
 

@@ -69,7 +69,8 @@ std::string g_observed(const SuperstepSummary& s, const Model& model) {
 
 std::string site_name(const Site& site) {
   std::string location = site.location;
-  if (location.rfind("??", 0) == 0) location = fmt::format("{}+{:#x}", site.module.substr(site.module.rfind('/') + 1), site.vaddr);
+  if (location.rfind("??", 0) == 0)
+    location = fmt::format("{}+{:#x}", site.module.substr(site.module.rfind('/') + 1), site.vaddr);
   return fmt::format("{} {}", site.function, location);
 }
 
@@ -82,16 +83,18 @@ std::uint64_t max_h_bytes(const std::vector<SuperstepSummary>& sums) {
 // Why g over time has no point: the label of the empty graph.
 std::string empty_g_reason(std::size_t supersteps, std::uint64_t max_h) {
   if (supersteps == 0) return "no superstep in this profile: nothing to plot";
-  return fmt::format("no superstep had h >= 8 words (64 bytes), too little traffic for g to mean anything; "
-                     "the largest h was {} bytes",
-                     max_h);
+  return fmt::format(
+      "no superstep had h >= 8 words (64 bytes), too little traffic for g to mean anything; "
+      "the largest h was {} bytes",
+      max_h);
 }
 
 // One graph in both formats.
 std::string both_formats(const std::string& name, const std::string& body, const char* size = "1200,800") {
-  return fmt::format("set terminal pngcairo size {} noenhanced font ',10'\nset output '{}.png'\n{}\n"
-                     "set terminal svg size {} dynamic noenhanced font ',10'\nset output '{}.svg'\nreplot\nunset multiplot\n",
-                     size, name, body, size, name);
+  return fmt::format(
+      "set terminal pngcairo size {} noenhanced font ',10'\nset output '{}.png'\n{}\n"
+      "set terminal svg size {} dynamic noenhanced font ',10'\nset output '{}.svg'\nreplot\nunset multiplot\n",
+      size, name, body, size, name);
 }
 
 }  // namespace
@@ -164,8 +167,8 @@ int main(int argc, char** argv) {
     for (std::size_t s = 0; s < n; ++s) {
       const SuperstepSummary& x = sums[s];
       supersteps += fmt::format("{},{:.9f},{:.9f},{:.9f},{:.9f},{},{},{},{}\n", s, x.begin_s, x.end_s, x.w_s,
-                                x.measured_s, model.known() ? fmt::format("{:.9f}", x.predicted_s) : "NaN",
-                                x.h_bytes, x.h_messages, g_observed(x, model));
+                                x.measured_s, model.known() ? fmt::format("{:.9f}", x.predicted_s) : "NaN", x.h_bytes,
+                                x.h_messages, g_observed(x, model));
     }
     std::string processes =
         "pid,superstep,begin_s,computation_s,sync_s,bytes_out,bytes_in,messages_out,messages_in,puts,gets,sends,"
@@ -176,10 +179,9 @@ int main(int argc, char** argv) {
         const ProcessStep& x = profile.steps[static_cast<std::size_t>(i)][s];
         auto site = located.find({i, x.call_site});
         processes += fmt::format("{},{},{:.9f},{:.9f},{:.9f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n", i, s,
-                                 x.begin_s, x.comp_s, x.sync_s, x.bytes_out, x.bytes_in, x.messages_out,
-                                 x.messages_in, x.puts, x.gets, x.sends, x.wire.bytes_sent, x.wire.bytes_received,
-                                 x.wire.frames_sent, x.wire.frames_received, x.wire.retransmissions,
-                                 x.wire.acks_sent, x.wire.acks_received,
+                                 x.begin_s, x.comp_s, x.sync_s, x.bytes_out, x.bytes_in, x.messages_out, x.messages_in,
+                                 x.puts, x.gets, x.sends, x.wire.bytes_sent, x.wire.bytes_received, x.wire.frames_sent,
+                                 x.wire.frames_received, x.wire.retransmissions, x.wire.acks_sent, x.wire.acks_received,
                                  site == located.end() ? std::string("?") : site_name(site->second));
       }
     }
@@ -200,8 +202,8 @@ int main(int argc, char** argv) {
                              model.known() ? fmt::format("{:.4f}", c.predicted_s) : "-",
                              static_cast<double>(c.h_bytes) / static_cast<double>(c.calls));
       }
-      sites_csv += fmt::format("\"{}\",\"{}\",{},{:.9f},{:.9f},{:.9f},{}\n", location, c.site.function, c.calls, c.comp_s,
-                               c.sync_s, c.predicted_s, c.h_bytes);
+      sites_csv += fmt::format("\"{}\",\"{}\",{},{:.9f},{:.9f},{:.9f},{}\n", location, c.site.function, c.calls,
+                               c.comp_s, c.sync_s, c.predicted_s, c.h_bytes);
     }
     std::map<std::pair<int, std::uint64_t>, std::string> names;
     for (const auto& [key, site] : located) names[key] = site_name(site);
@@ -226,18 +228,20 @@ int main(int argc, char** argv) {
     }
     std::printf("%s: %s, %d processes over %s, %zu supersteps, %.3f s\n", file.c_str(), profile.executable.c_str(), p,
                 transport.c_str(), n, n ? sums.back().end_s : 0.0);
-    std::printf("computation %.3f s, sync %.3f s (summed over processes); frames sent %llu, retransmissions %llu, "
-                "explicit acks %llu\n",
-                comp, sync, static_cast<unsigned long long>(frames), static_cast<unsigned long long>(retransmissions),
-                static_cast<unsigned long long>(acks));
+    std::printf(
+        "computation %.3f s, sync %.3f s (summed over processes); frames sent %llu, retransmissions %llu, "
+        "explicit acks %llu\n",
+        comp, sync, static_cast<unsigned long long>(frames), static_cast<unsigned long long>(retransmissions),
+        static_cast<unsigned long long>(acks));
     if (model.known()) {
       std::printf("model: S = %.1f Mflop/s, L = %.0f flops (%.2f us), G = %.1f flops/word (%.4f us/word), from %s\n",
                   model.s_mflops, model.l_flops, model.l_seconds() * 1e6, model.g_flops_per_word,
                   model.g_seconds_per_word() * 1e6, model_from.c_str());
     } else {
-      std::printf("model: none for transport %s (give --slg=S,L,G or --params=CSV from bench/bsp_params); no "
-                  "prediction graph\n",
-                  transport.c_str());
+      std::printf(
+          "model: none for transport %s (give --slg=S,L,G or --params=CSV from bench/bsp_params); no "
+          "prediction graph\n",
+          transport.c_str());
     }
     std::fputs(("\n" + table + "\n").c_str(), stdout);
 
@@ -263,25 +267,29 @@ int main(int argc, char** argv) {
       std::string title = fmt::format("{} — p = {}, {}", profile.executable.substr(profile.executable.rfind('/') + 1),
                                       p, transport);
       auto strata_plot = [&](int first_q, const char* unit) {
-        std::string body = fmt::format("set multiplot layout 2,1 title '{} ({})'\nset style fill solid 0.85 noborder\n"
-                                       "set key outside right\nset xlabel 'time (s)'\nset ylabel '{}'\n",
-                                       title, unit, unit);
+        std::string body = fmt::format(
+            "set multiplot layout 2,1 title '{} ({})'\nset style fill solid 0.85 noborder\n"
+            "set key outside right\nset xlabel 'time (s)'\nset ylabel '{}'\n",
+            title, unit, unit);
         for (int q = first_q; q < first_q + 2; ++q) {
           body += fmt::format("set title '{} {}, stacked by process'\n", unit, q % 2 == 0 ? "out" : "in");
-          body += fmt::format("plot for [k={}:1:-1] 'strata.dat' using 1:(column({}+k)) with fillsteps "
-                              "title sprintf('pid %d', k-1)\n",
-                              p, 1 + q * p);
+          body += fmt::format(
+              "plot for [k={}:1:-1] 'strata.dat' using 1:(column({}+k)) with fillsteps "
+              "title sprintf('pid %d', k-1)\n",
+              p, 1 + q * p);
         }
         body += "unset multiplot\n";
         // replot does not repeat a multiplot: write the body again for the second format.
         return body;
       };
       std::string script = "set datafile separator whitespace\n";
-      for (auto [name, q, unit] : {std::tuple{"strata_bytes", 0, "bytes"}, std::tuple{"strata_messages", 2, "messages"}}) {
+      for (auto [name, q, unit] :
+           {std::tuple{"strata_bytes", 0, "bytes"}, std::tuple{"strata_messages", 2, "messages"}}) {
         std::string body = strata_plot(q, unit);
-        script += fmt::format("set terminal pngcairo size 1200,900 noenhanced font ',10'\nset output '{}.png'\n{}"
-                              "set terminal svg size 1200,900 dynamic noenhanced font ',10'\nset output '{}.svg'\n{}reset\n",
-                              name, body, name, body);
+        script += fmt::format(
+            "set terminal pngcairo size 1200,900 noenhanced font ',10'\nset output '{}.png'\n{}"
+            "set terminal svg size 1200,900 dynamic noenhanced font ',10'\nset output '{}.svg'\n{}reset\n",
+            name, body, name, body);
       }
       script += "set datafile separator ','\n";
       if (model.known()) {
@@ -304,15 +312,17 @@ int main(int argc, char** argv) {
       for (std::size_t s = 0; s < n; ++s) g_points += g_observed(sums[s], model) != "NaN" ? 1 : 0;
       std::string g_plot =
           g_points > 0
-              ? fmt::format("plot 'supersteps.csv' every ::1 using 2:9 with points pt 7 ps 0.5 lc rgb '#9467bd' "
-                            "title 'g observed (h >= 8 words)'{}",
-                            model.known() ? fmt::format(", {:.6f} with lines lw 2 lc rgb '#ff7f0e' title 'g of the model'",
-                                                        model.g_seconds_per_word() * 1e6)
-                                          : std::string())
-              : fmt::format("unset logscale\nset label 1 \"{}\" at graph 0.5, 0.5 center\n"
-                            "plot [0:{:.9f}] [0:1] -1 notitle",
-                            empty_g_reason(n, sums.empty() ? 0 : max_h_bytes(sums)),
-                            n ? std::max(sums.back().end_s, 1e-6) : 1.0);
+              ? fmt::format(
+                    "plot 'supersteps.csv' every ::1 using 2:9 with points pt 7 ps 0.5 lc rgb '#9467bd' "
+                    "title 'g observed (h >= 8 words)'{}",
+                    model.known() ? fmt::format(", {:.6f} with lines lw 2 lc rgb '#ff7f0e' title 'g of the model'",
+                                                model.g_seconds_per_word() * 1e6)
+                                  : std::string())
+              : fmt::format(
+                    "unset logscale\nset label 1 \"{}\" at graph 0.5, 0.5 center\n"
+                    "plot [0:{:.9f}] [0:1] -1 notitle",
+                    empty_g_reason(n, sums.empty() ? 0 : max_h_bytes(sums)),
+                    n ? std::max(sums.back().end_s, 1e-6) : 1.0);
       script += both_formats(
           "g_over_time",
           fmt::format("set title \"{}: g observed per superstep, (measured - w - l) / h\"\n"
@@ -325,9 +335,10 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    std::printf("wrote %s/: strata_bytes, strata_messages, %sg_over_time (.png, .svg), supersteps.csv, "
-                "processes.csv, callsites.md, callsites.csv, trace.json (chrome://tracing, ui.perfetto.dev)\n",
-                out_dir.c_str(), model.known() ? "prediction, " : "");
+    std::printf(
+        "wrote %s/: strata_bytes, strata_messages, %sg_over_time (.png, .svg), supersteps.csv, "
+        "processes.csv, callsites.md, callsites.csv, trace.json (chrome://tracing, ui.perfetto.dev)\n",
+        out_dir.c_str(), model.known() ? "prediction, " : "");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bspprof: %s\n", error.what());
     return 1;

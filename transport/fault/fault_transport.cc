@@ -71,7 +71,8 @@ class FaultTransport final : public ForwardingTransport, private TransmitHooks {
   // as one batch (udp segments runs of them, so the loss tests exercise that path); the
   // one draw per frame as frame by frame. Any other fault: frame by frame.
   std::size_t send_batch(std::span<const OutFrame> frames) override {
-    if (spec_.corrupt > 0 || spec_.reorder > 0 || spec_.dup > 0 || held_) return Transport::send_batch(frames);  // frame by frame through send()
+    if (spec_.corrupt > 0 || spec_.reorder > 0 || spec_.dup > 0 || held_)
+      return Transport::send_batch(frames);  // frame by frame through send()
     survivors_.clear();
     survivor_at_.clear();
     for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -123,9 +124,7 @@ class FaultTransport final : public ForwardingTransport, private TransmitHooks {
     frame[bit / 8] ^= static_cast<std::byte>(1u << (bit % 8));
   }
 
-  bool chance(double p) {
-    return p > 0 && std::uniform_real_distribution<double>(0, 1)(generator_) < p;
-  }
+  bool chance(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(generator_) < p; }
 
   // Sends the held-back frame; false while the inner transport is busy.
   bool release_held() {
@@ -139,8 +138,8 @@ class FaultTransport final : public ForwardingTransport, private TransmitHooks {
   std::string name_;
   std::optional<Held> held_;
   std::vector<std::byte> scratch_;
-  std::vector<OutFrame> survivors_;        // send_batch: the frames not dropped
-  std::vector<std::size_t> survivor_at_;   // and their positions in the batch
+  std::vector<OutFrame> survivors_;       // send_batch: the frames not dropped
+  std::vector<std::size_t> survivor_at_;  // and their positions in the batch
   bool corrupt_at_send_ = true;
   FaultCounts counts_;
 };

@@ -29,8 +29,7 @@ BlockRing::BlockRing(int fd, std::size_t max_frame, std::size_t frames, unsigned
   // A block's first frame starts after its descriptor: room for it in the slot count.
   geometry_ = ring_geometry(TPACKET_ALIGN(TPACKET3_HDRLEN + 16), max_frame, frames);
   if (geometry_.slots_per_block > 1) {
-    geometry_.slots_per_block =
-        (geometry_.block - TPACKET_ALIGN(sizeof(tpacket_block_desc))) / geometry_.slot;
+    geometry_.slots_per_block = (geometry_.block - TPACKET_ALIGN(sizeof(tpacket_block_desc))) / geometry_.slot;
   }
   tpacket_req3 request{};
   request.tp_block_size = static_cast<unsigned>(geometry_.block);

@@ -38,9 +38,9 @@ class BlockRing {
 
   RingGeometry geometry_;
   std::byte* map_ = nullptr;
-  std::size_t block_ = 0;                 // the block being read
-  std::optional<V3BlockReader> reader_;   // its frames, once the kernel handed it over
-  std::span<const std::byte> current_;    // the frame peek() returned
+  std::size_t block_ = 0;                // the block being read
+  std::optional<V3BlockReader> reader_;  // its frames, once the kernel handed it over
+  std::span<const std::byte> current_;   // the frame peek() returned
   std::uint64_t malformed_blocks_ = 0;
 };
 

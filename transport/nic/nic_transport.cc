@@ -32,7 +32,7 @@ namespace {
 
 using nic::kEthernetHeader;
 
-constexpr std::size_t kDefaultMtu = 1500;   // an Ethernet payload, like the paper's
+constexpr std::size_t kDefaultMtu = 1500;  // an Ethernet payload, like the paper's
 // The largest frame: the wire header's payload length is 16 bits (docs/tuning.md).
 constexpr std::size_t kLargestMtu = 65535;
 constexpr std::size_t kLoopbackMtu = 65535;  // on lo: measured fastest (docs/tuning.md)
@@ -113,14 +113,15 @@ class NicTransport final : public Transport, private TransmitHooks {
     std::size_t link_mtu = interface_.mtu > 0 ? static_cast<std::size_t>(interface_.mtu) : kDefaultMtu;
     std::size_t rx_bytes = std::clamp(kHostRxRingBytes / static_cast<std::size_t>(std::max(config.nprocs, 1)),
                                       kLeastRxRingBytes, kDefaultRxRingBytes);
-    std::size_t ring_frames = std::max(kLeastLoopbackRingFrames,
-                                       kLoopbackRingFramesPerPeer * static_cast<std::size_t>(std::max(config.nprocs - 1, 0)));
+    std::size_t ring_frames = std::max(
+        kLeastLoopbackRingFrames,
+        kLoopbackRingFramesPerPeer * static_cast<std::size_t>(std::max(config.nprocs - 1, 0)));
     // The largest frame the interface allows (jumbo frames where it has them), never more;
     // on lo as large as the ring's slots allow.
-    std::size_t preferred =
-        name == "lo" ? std::clamp(rx_bytes * 3 / 4 / ring_frames - kEthernetHeader - 128, kLeastLoopbackMtu,
-                                  kLoopbackMtu)  // 3/4: whole slots per block
-                     : kLargestMtu;
+    std::size_t preferred = name == "lo"
+                                ? std::clamp(rx_bytes * 3 / 4 / ring_frames - kEthernetHeader - 128, kLeastLoopbackMtu,
+                                             kLoopbackMtu)  // 3/4: whole slots per block
+                                : kLargestMtu;
     std::optional<long> mtu = options.number("mtu");
     mtu_ = mtu ? static_cast<std::size_t>(*mtu) : std::min({preferred, link_mtu, kLargestMtu});
     if (mtu_ > link_mtu) {
@@ -173,8 +174,9 @@ class NicTransport final : public Transport, private TransmitHooks {
     Capabilities capabilities{mtu_, false};
     // Frames above 16 KiB: a 16 MiB pool (docs/tuning.md), not the layer's 1024 frames.
     if (mtu_ > kPoolBytesForLargeFrames / 1024) {
-      capabilities.pool_frames = std::max(kPoolBytesForLargeFrames / mtu_,
-                                          kPoolFramesPerPeer * static_cast<std::size_t>(std::max(config_.nprocs - 1, 1)));
+      capabilities.pool_frames = std::max(
+          kPoolBytesForLargeFrames / mtu_,
+          kPoolFramesPerPeer * static_cast<std::size_t>(std::max(config_.nprocs - 1, 1)));
     }
     return capabilities;
   }
@@ -231,8 +233,8 @@ class NicTransport final : public Transport, private TransmitHooks {
       reported_down_ = true;
       for (int peer = 0; peer < static_cast<int>(headers_.size()); ++peer) {
         if (peer != config_.pid) {
-          sink.on_peer_lost(peer, fmt::format("nic transport: sending on {} failed: {}", interface_.name,
-                                              std::strerror(error)));
+          sink.on_peer_lost(
+              peer, fmt::format("nic transport: sending on {} failed: {}", interface_.name, std::strerror(error)));
         }
       }
     }
@@ -285,7 +287,7 @@ class NicTransport final : public Transport, private TransmitHooks {
   std::size_t mtu_ = kDefaultMtu;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
-  std::vector<nic::EthernetHeader> headers_;  // of a frame to each pid, once the peers are known
+  std::vector<nic::EthernetHeader> headers_;   // of a frame to each pid, once the peers are known
   std::unique_ptr<nic::PacketRings> rings_;    // rx v2 (and the transmit ring, tx=ring)
   std::unique_ptr<nic::BlockRing> blocks_;     // rx v3
   std::unique_ptr<nic::GatherSender> sender_;  // tx=send, once the peers are known

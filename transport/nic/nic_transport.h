@@ -1,9 +1,8 @@
 // transport/nic/nic_transport.h: the `nic` transport, paper 001's BSPlib/NIC on Linux:
-// raw Ethernet frames (EtherType 0x88B5; on lo one per destination, nic/ether_types.h) through an AF_PACKET socket whose receive ring
-// the kernel fills while the program computes; frames leave in batches of one system
-// call each, either gathered by sendmmsg straight from the layer above's buffers
-// (default) or through a transmit ring filled in place, where the layer above may
-// refresh each queued frame at kick time (Transport::set_transmit_hook: the paper's
+// raw Ethernet frames (EtherType 0x88B5; on lo one per destination, nic/ether_types.h) through an AF_PACKET socket
+// whose receive ring the kernel fills while the program computes; frames leave in batches of one system call each,
+// either gathered by sendmmsg straight from the layer above's buffers (default) or through a transmit ring filled in
+// place, where the layer above may refresh each queued frame at kick time (Transport::set_transmit_hook: the paper's
 // "gathered send").
 // Unreliable: the recovery layer runs on top, exactly as over udp.
 #pragma once

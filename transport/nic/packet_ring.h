@@ -57,7 +57,7 @@ class PacketRings {
   std::byte* rx_base_ = nullptr;
   std::byte* tx_base_ = nullptr;
   std::size_t rx_next_ = 0;
-  std::size_t tx_next_ = 0;        // next slot to reserve
+  std::size_t tx_next_ = 0;  // next slot to reserve
   std::size_t tx_first_queued_ = 0;
   std::size_t queued_ = 0;
   std::size_t reserved_size_ = 0;

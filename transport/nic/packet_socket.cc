@@ -19,7 +19,6 @@
 #include <memory>
 #include <stdexcept>
 
-
 #include "transport/file_descriptor.h"
 
 namespace bsp::transport::nic {
@@ -32,7 +31,8 @@ Interface find_interface(const std::string& name) {
     throw std::runtime_error(fmt::format("nic transport: no network interface '{}' (see `ip link`)", name));
   }
   FileDescriptor fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (!fd) throw std::runtime_error(fmt::format("nic transport: socket for interface queries: {}", std::strerror(errno)));
+  if (!fd)
+    throw std::runtime_error(fmt::format("nic transport: socket for interface queries: {}", std::strerror(errno)));
   ifreq request{};
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
   if (::ioctl(fd.get(), SIOCGIFHWADDR, &request) != 0) {
@@ -92,8 +92,7 @@ void filter_and_bind(int fd, const Interface& interface, const std::vector<Frame
   filter_expression_and_bind(fd, interface, expression, ether_type);
 }
 
-void filter_expression_and_bind(int fd, const Interface& interface, const std::string& rest,
-                                std::uint16_t ether_type) {
+void filter_expression_and_bind(int fd, const Interface& interface, const std::string& rest, std::uint16_t ether_type) {
   std::string expression = fmt::format("ether proto 0x{:04x}", ether_type);
   if (!rest.empty()) expression += " and (" + rest + ")";
   // The filter's accept returns the snap length: larger than any frame (lo's 64 KiB
@@ -107,7 +106,8 @@ void filter_expression_and_bind(int fd, const Interface& interface, const std::s
   sock_fprog attached{static_cast<unsigned short>(program.bf_len), reinterpret_cast<sock_filter*>(program.bf_insns)};
   int status = ::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &attached, sizeof attached);
   pcap_freecode(&program);
-  if (status != 0) throw std::runtime_error(fmt::format("nic transport: attaching the BPF filter: {}", std::strerror(errno)));
+  if (status != 0)
+    throw std::runtime_error(fmt::format("nic transport: attaching the BPF filter: {}", std::strerror(errno)));
   // On loopback every frame sent comes back in: bound to the EtherType, ignoring what is
   // sent. On an Ethernet interface a frame sent to a process of this same host (same
   // interface, same MAC) never comes back in (the switch does not return it to its port);

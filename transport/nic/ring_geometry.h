@@ -9,8 +9,8 @@
 namespace bsp::transport::nic {
 
 struct RingGeometry {
-  std::size_t slot = 0;             // bytes per frame slot (ring header + frame), aligned
-  std::size_t block = 0;            // bytes per block, a power of two
+  std::size_t slot = 0;   // bytes per frame slot (ring header + frame), aligned
+  std::size_t block = 0;  // bytes per block, a power of two
   std::size_t blocks = 0;
   std::size_t slots_per_block = 0;  // slots never straddle blocks
 

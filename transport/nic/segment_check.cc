@@ -31,8 +31,7 @@ constexpr int kMostPerWake = 4096;      // probes taken before the clock is look
 //   17 u32 first | 21 u16 count | 23 heard bitmap, n = (count + 7) / 8 bytes |
 //   23 + n reported bitmap, n bytes | 23 + 2n u64 MAC(all before)
 constexpr std::uint32_t kMagic = 0x434E5350;  // "PSNC" on the wire
-constexpr std::size_t kJobAt = 4, kFromAt = 8, kToAt = 12, kFlagsAt = 16, kFirstAt = 17, kCountAt = 21,
-                      kBitsAt = 23;
+constexpr std::size_t kJobAt = 4, kFromAt = 8, kToAt = 12, kFlagsAt = 16, kFirstAt = 17, kCountAt = 21, kBitsAt = 23;
 constexpr std::size_t kTagBytes = 8;
 constexpr std::uint8_t kPassedFlag = 1;
 constexpr std::string_view kPurpose = "bsplib nic segment probe v2";
@@ -62,8 +61,8 @@ std::uint64_t get_u64(const std::byte* at) {
 }
 
 std::uint64_t probe_tag(const auth::Key& secret, const std::byte* body, std::size_t size) {
-  return auth::mac(secret, {std::as_bytes(std::span(kPurpose.data(), kPurpose.size())),
-                            std::span<const std::byte>(body, size)});
+  return auth::mac(
+      secret, {std::as_bytes(std::span(kPurpose.data(), kPurpose.size())), std::span<const std::byte>(body, size)});
 }
 
 bool same_mac(const std::byte* at, const MacAddress& mac) { return std::memcmp(at, mac.data(), mac.size()) == 0; }
@@ -332,8 +331,8 @@ class ProbeExchange {
     do sent = ::send(fd_, frame.data(), frame.size(), MSG_DONTWAIT);
     while (sent < 0 && errno == EINTR);
     if (sent < 0 && permanent_send_error(errno)) {
-      throw std::runtime_error(fmt::format("nic transport: sending on {} failed: {}", check_.interface.name,
-                                           std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("nic transport: sending on {} failed: {}", check_.interface.name, std::strerror(errno)));
     }
     // A transient failure (no buffer) is a probe lost: sent again when resending.
     return sent >= 0;
@@ -420,8 +419,8 @@ SegmentCheckCounts check_segment(const SegmentCheck& check) {
   const std::size_t p = check.addresses.size();
   // Room for a burst of a few probes from every peer at once (every process broadcasts
   // when it has heard everyone): the default (~200 KB) holds a few hundred small frames.
-  size_socket_buffer(fd.get(), SO_RCVBUF, SO_RCVBUFFORCE, static_cast<int>(std::min<std::size_t>(
-                                                              64u << 20, std::max<std::size_t>(256u << 10, p * 4096))));
+  size_socket_buffer(fd.get(), SO_RCVBUF, SO_RCVBUFFORCE,
+                     static_cast<int>(std::min<std::size_t>(64u << 20, std::max<std::size_t>(256u << 10, p * 4096))));
   // The kernel passes only this job's probes addressed to this pid or to everyone (on lo
   // every packet socket would see every probe of every job).
   filter_expression_and_bind(

@@ -75,7 +75,7 @@ struct SegmentCheck {
   int pid = 0;
   std::uint32_t job_id = 0;
   auth::Key secret{};
-  Interface interface;               // this process's, bound as published
+  Interface interface;                // this process's, bound as published
   std::vector<NicAddress> addresses;  // every pid's, this one's included
   // Fails when this long passes without progress (a peer newly heard or newly hearing us).
   std::chrono::milliseconds deadline{5000};

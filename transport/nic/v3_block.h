@@ -25,9 +25,9 @@ class V3BlockReader {
 
  private:
   std::span<const std::byte> block_;
-  std::uint32_t count_ = 0;     // frames the descriptor announces
-  std::uint32_t taken_ = 0;     // frames handed out
-  std::size_t offset_ = 0;      // of the next frame header
+  std::uint32_t count_ = 0;  // frames the descriptor announces
+  std::uint32_t taken_ = 0;  // frames handed out
+  std::size_t offset_ = 0;   // of the next frame header
   bool malformed_ = false;
 };
 

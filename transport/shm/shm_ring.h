@@ -80,9 +80,7 @@ class RingReader {
   RingReader(std::byte* region, std::size_t capacity);
 
   // True when the producer has published frames not yet taken (one acquire load).
-  bool has_frames() const {
-    return control_ && control_->head.load(std::memory_order_acquire) != tail_;
-  }
+  bool has_frames() const { return control_ && control_->head.load(std::memory_order_acquire) != tail_; }
   // The next frame, checked (its bytes stay valid until release()); empty when none, or
   // when the ring is broken (see broken()).
   std::span<const std::byte> peek();

@@ -105,8 +105,8 @@ InboxMapping InboxMapping::open_peer(int os_pid, int fd, const InboxShape& shape
   if (!inbox.fd_) throw failure(fmt::format("opening pid {}'s inbox {}", shape.owner, path));
   const int seals = ::fcntl(inbox.fd_.get(), F_GET_SEALS);
   if (seals < 0 || (seals & kSeals) != kSeals) {
-    throw std::runtime_error(fmt::format("shm transport: {} is not pid {}'s inbox (its size is not sealed)", path,
-                                         shape.owner));
+    throw std::runtime_error(
+        fmt::format("shm transport: {} is not pid {}'s inbox (its size is not sealed)", path, shape.owner));
   }
   struct stat info {};
   if (::fstat(inbox.fd_.get(), &info) != 0 || !S_ISREG(info.st_mode) ||

@@ -29,9 +29,9 @@ namespace bsp::transport::shm {
 
 struct InboxShape {
   std::uint32_t job_id = 0;
-  int owner = 0;               // pid in the job
+  int owner = 0;  // pid in the job
   int processes = 1;
-  std::size_t capacity = 0;    // bytes of each ring's data (a power of two)
+  std::size_t capacity = 0;  // bytes of each ring's data (a power of two)
 };
 
 // A mapping of an inbox (own or a peer's); unmaps when it goes.

@@ -93,8 +93,8 @@ std::size_t ring_capacity(const TransportConfig& config) {
     } catch (const std::exception&) {
     }
     if (bytes < 4096 || bytes > (1u << 30) || !std::has_single_bit(bytes)) {
-      throw std::runtime_error(fmt::format(
-          "shm transport: --shm-ring={} must be a power of two from 4096 to 1073741824 bytes", *option));
+      throw std::runtime_error(
+          fmt::format("shm transport: --shm-ring={} must be a power of two from 4096 to 1073741824 bytes", *option));
     }
     return bytes;
   }
@@ -139,20 +139,21 @@ class ShmTransport final : public Transport, private Staging {
       if (peer == config_.pid || addresses[peer].empty()) continue;
       std::optional<ShmAddress> address = parse_address(addresses[peer]);
       if (!address) {
-        throw std::runtime_error(fmt::format("shm transport: pid {}'s address '{}' is not an shm address", peer,
-                                             addresses[peer]));
+        throw std::runtime_error(
+            fmt::format("shm transport: pid {}'s address '{}' is not an shm address", peer, addresses[peer]));
       }
       if (address->host != host_) {
-        throw std::runtime_error(fmt::format(
-            "shm transport: pid {} runs on another host (or network namespace) than pid {}: shared memory "
-            "reaches only this host's processes; use --transport=shm+tcp (or shm+udp, shm+nic) for a job "
-            "across hosts",
-            peer, config_.pid));
+        throw std::runtime_error(
+            fmt::format("shm transport: pid {} runs on another host (or network namespace) than pid {}: shared memory "
+                        "reaches only this host's processes; use --transport=shm+tcp (or shm+udp, shm+nic) for a job "
+                        "across hosts",
+                        peer, config_.pid));
       }
       if (address->capacity != capacity_) {
-        throw std::runtime_error(fmt::format("shm transport: pid {} has {}-byte rings, pid {} {}: give every "
-                                             "process the same --shm-ring",
-                                             peer, address->capacity, config_.pid, capacity_));
+        throw std::runtime_error(
+            fmt::format("shm transport: pid {} has {}-byte rings, pid {} {}: give every "
+                        "process the same --shm-ring",
+                        peer, address->capacity, config_.pid, capacity_));
       }
       Peer& link = peers_[static_cast<std::size_t>(peer)];
       link.inbox = shm::InboxMapping::open_peer(address->os_pid, address->inbox_fd, shape_of(peer, capacity_),
@@ -284,11 +285,11 @@ class ShmTransport final : public Transport, private Staging {
 
  private:
   struct Peer {
-    shm::InboxMapping inbox;  // the peer's: this process writes into its ring for us
+    shm::InboxMapping inbox;      // the peer's: this process writes into its ring for us
     shm::StagingMapping staging;  // the peer's, read-only: pulled transfers come from here
-    FileDescriptor wake;      // the peer's wake-up pipe (write end)
+    FileDescriptor wake;          // the peer's wake-up pipe (write end)
     shm::RingWriter writer;
-    shm::RingReader reader;   // our inbox's ring for frames from the peer
+    shm::RingReader reader;  // our inbox's ring for frames from the peer
     bool connected = false, lost = false, reported = false;
     bool wants_space = false;  // our last frame to it found its ring full
     std::string why;

@@ -287,6 +287,7 @@ void TcpTransport::decide(Incoming& connection, Clock::time_point now) {
 // A proven connection that is not adopted: the peer dials again if it still needs to.
 void TcpTransport::drop(Incoming& connection, std::string_view why) {
   ++stats_.crossed_connections;
+  stats_.last_crossed = why;
   connection.fd.reset();
 }
 

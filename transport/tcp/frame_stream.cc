@@ -54,8 +54,8 @@ FrameStream::Sent FrameStream::write(int fd, std::span<const std::byte> head, st
 
 FrameStream::Flushed FrameStream::flush(int fd, int& error) {
   while (queued_start_ < queued_.size()) {
-    ssize_t sent =
-        ::send(fd, queued_.data() + queued_start_, queued_.size() - queued_start_, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t sent = ::send(fd, queued_.data() + queued_start_, queued_.size() - queued_start_,
+                          MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return Flushed::blocked;
@@ -192,7 +192,7 @@ std::size_t FrameStream::bulk_read(std::size_t place_head) const {
   if (!bulk_ || place_head == 0) return 0;
   std::span<const std::byte> available = inbox_.bytes();
   std::size_t through = 4 + place_head;  // the head first: deliver() may place the frame
-  if (available.size() >= through) {  // here and not placed: through its end and the next head
+  if (available.size() >= through) {     // here and not placed: through its end and the next head
     std::uint32_t length;
     std::memcpy(&length, available.data(), 4);
     if (length > kTcpMtu) return 0;  // a marker, or a bad length deliver() reports

@@ -18,10 +18,10 @@
 
 namespace bsp::transport::tcp {
 
-constexpr std::size_t kTcpMtu = 65536;             // largest frame
-constexpr std::size_t kReadChunk = 256 * 1024;     // bytes asked of the kernel per recv
-constexpr std::size_t kPendingLimit = 256 * 1024;  // bytes held for a peer not yet connected
-constexpr std::size_t kPlaceFrom = 16 * 1024;      // frames from this long may be read into the sink's memory
+constexpr std::size_t kTcpMtu = 65536;              // largest frame
+constexpr std::size_t kReadChunk = 256 * 1024;      // bytes asked of the kernel per recv
+constexpr std::size_t kPendingLimit = 256 * 1024;   // bytes held for a peer not yet connected
+constexpr std::size_t kPlaceFrom = 16 * 1024;       // frames from this long may be read into the sink's memory
 constexpr std::uint32_t kByeMark = 0xFFFFFFFFu;     // in place of a frame length: closing
 constexpr std::uint32_t kByeAckMark = 0xFFFFFFFEu;  // the answer to a bye
 
@@ -77,8 +77,8 @@ class FrameStream {
   Read read(int fd, std::size_t place_head, int& error);
   // Hands pid's complete frames to sink, at most max_frames; out_of_budget is set when
   // frames were left for a later call.
-  std::size_t deliver(int pid, FrameSink& sink, std::size_t max_frames, std::size_t place_head,
-                      StreamEvents& events, bool& out_of_budget);
+  std::size_t deliver(int pid, FrameSink& sink, std::size_t max_frames, std::size_t place_head, StreamEvents& events,
+                      bool& out_of_budget);
   // Reads whatever the kernel still holds on fd into the inbox (a connection being lost).
   void drain(int fd);
 
@@ -103,7 +103,7 @@ class FrameStream {
   std::span<std::byte> placing_;
   std::size_t placed_ = 0;
   std::vector<std::byte> placing_head_;
-  bool bulk_ = false;  // the last frame was large: read only through the next one's head first
+  bool bulk_ = false;              // the last frame was large: read only through the next one's head first
   std::vector<std::byte> queued_;  // bytes for the connection the kernel did not take yet
   std::size_t queued_start_ = 0;
   std::vector<std::byte> pending_;  // frames for the next connection

@@ -21,14 +21,14 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using Fd = FileDescriptor;
 
-constexpr std::size_t kDirectPollPeers = 2;        // up to this many peers: recv each, no epoll
-constexpr int kDefaultConnectTimeoutMs = 60000;    // a connection to be made and proven
-constexpr milliseconds kHandshakeDeadline{2000};   // an accepted connection, to prove itself
-constexpr std::size_t kMaxUnproven = 64;           // accepted, not adopted (or p, if more); oldest dropped
-constexpr milliseconds kFirstRetry{1};             // dial again after a failure, doubling
+constexpr std::size_t kDirectPollPeers = 2;       // up to this many peers: recv each, no epoll
+constexpr int kDefaultConnectTimeoutMs = 60000;   // a connection to be made and proven
+constexpr milliseconds kHandshakeDeadline{2000};  // an accepted connection, to prove itself
+constexpr std::size_t kMaxUnproven = 64;          // accepted, not adopted (or p, if more); oldest dropped
+constexpr milliseconds kFirstRetry{1};            // dial again after a failure, doubling
 constexpr milliseconds kMaxRetry{200};
-constexpr milliseconds kAcceptPause{10};           // out of descriptors: accept again after
-constexpr std::size_t kOtherDescriptors = 256;     // kept for the rest of the process
+constexpr milliseconds kAcceptPause{10};        // out of descriptors: accept again after
+constexpr std::size_t kOtherDescriptors = 256;  // kept for the rest of the process
 
 // epoll tags: kind << 32 | value. Sockets of a peer carry its pid and a generation, so
 // an event of a socket closed earlier in the same batch is not taken for its successor.
@@ -66,13 +66,13 @@ struct Peer {
   Link link = Link::none;
   int fd = -1;  // the data connection, while open or closing
   std::uint16_t generation = 0;
-  std::uint64_t epoch = 0;  // counts connections adopted and ended: what a waiting connection was judged in
+  std::uint64_t epoch = 0;   // counts connections adopted and ended: what a waiting connection was judged in
   std::uint32_t events = 0;  // what epoll watches on fd
   Dial dial;
   bool sent_marker = false, got_marker = false, eof = false;
   bool lost = false, loss_reported = false;
-  std::string why;      // the loss, once lost
-  FrameStream stream;   // the frames both ways, and those held for the next connection
+  std::string why;              // the loss, once lost
+  FrameStream stream;           // the frames both ways, and those held for the next connection
   bool in_backlog = false;      // in TcpTransport::backlog_
   bool in_buffered = false;     // in TcpTransport::buffered_
   std::uint64_t last_used = 0;  // for closing the least recently used
@@ -88,7 +88,7 @@ struct Incoming {
   Nonce nonce{};
   Hello hello{};
   std::size_t have = 0;
-  int proven_pid = -1;  // hello verified; waiting (welcome withheld) for a slot
+  int proven_pid = -1;      // hello verified; waiting (welcome withheld) for a slot
   std::uint64_t epoch = 0;  // the peer's link epoch when the hello verified
 };
 

@@ -78,21 +78,23 @@ Nonce hello_nonce(const Hello& hello) {
 
 bool hello_verifies(const auth::Key& secret, std::uint32_t job_id, int dialer, int acceptor,
                     const Nonce& acceptor_nonce, const Hello& hello) {
-  std::uint64_t expected =
-      handshake_tag(secret, kHelloPurpose, job_id, dialer, acceptor, acceptor_nonce, hello_nonce(hello));
+  std::uint64_t expected = handshake_tag(secret, kHelloPurpose, job_id, dialer, acceptor, acceptor_nonce,
+                                         hello_nonce(hello));
   return auth::same_tag(get_u64(hello.data() + 4 + kNonceSize), expected);
 }
 
-Welcome make_welcome(const auth::Key& secret, std::uint32_t job_id, int acceptor, int dialer,
-                     const Nonce& dialer_nonce, const Nonce& acceptor_nonce) {
+Welcome make_welcome(const auth::Key& secret, std::uint32_t job_id, int acceptor, int dialer, const Nonce& dialer_nonce,
+                     const Nonce& acceptor_nonce) {
   Welcome welcome;
-  put_u64(welcome.data(), handshake_tag(secret, kWelcomePurpose, job_id, acceptor, dialer, dialer_nonce, acceptor_nonce));
+  put_u64(welcome.data(),
+          handshake_tag(secret, kWelcomePurpose, job_id, acceptor, dialer, dialer_nonce, acceptor_nonce));
   return welcome;
 }
 
 bool welcome_verifies(const auth::Key& secret, std::uint32_t job_id, int acceptor, int dialer,
                       const Nonce& dialer_nonce, const Nonce& acceptor_nonce, const Welcome& welcome) {
-  std::uint64_t expected = handshake_tag(secret, kWelcomePurpose, job_id, acceptor, dialer, dialer_nonce, acceptor_nonce);
+  std::uint64_t expected = handshake_tag(secret, kWelcomePurpose, job_id, acceptor, dialer, dialer_nonce,
+                                         acceptor_nonce);
   return auth::same_tag(get_u64(welcome.data()), expected);
 }
 

@@ -53,8 +53,8 @@ Nonce hello_nonce(const Hello& hello);
 bool hello_verifies(const auth::Key& secret, std::uint32_t job_id, int dialer, int acceptor,
                     const Nonce& acceptor_nonce, const Hello& hello);
 
-Welcome make_welcome(const auth::Key& secret, std::uint32_t job_id, int acceptor, int dialer,
-                     const Nonce& dialer_nonce, const Nonce& acceptor_nonce);
+Welcome make_welcome(const auth::Key& secret, std::uint32_t job_id, int acceptor, int dialer, const Nonce& dialer_nonce,
+                     const Nonce& acceptor_nonce);
 bool welcome_verifies(const auth::Key& secret, std::uint32_t job_id, int acceptor, int dialer,
                       const Nonce& dialer_nonce, const Nonce& acceptor_nonce, const Welcome& welcome);
 

@@ -300,7 +300,8 @@ std::size_t TcpTransport::poll_events(FrameSink& sink, std::size_t max_frames, s
         break;
       }
       case kData: {
-        if (pid >= static_cast<int>(peers_.size()) || peers_[static_cast<std::size_t>(pid)].generation != generation) break;
+        if (pid >= static_cast<int>(peers_.size()) || peers_[static_cast<std::size_t>(pid)].generation != generation)
+          break;
         if (events[i].events & EPOLLOUT) flush_peer(pid);
         if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
           delivered += read_and_deliver(pid, sink, max_frames, used + delivered);
@@ -480,7 +481,8 @@ std::size_t TcpTransport::report_losses(FrameSink& sink) {
 void TcpTransport::mark_lost(int pid, std::string why, bool drain) {
   Peer& peer = peers_[static_cast<std::size_t>(pid)];
   if (peer.lost) return;
-  if (drain && peer.fd >= 0 && !peer.got_marker && !peer.stream.placing_frame()) {  // (after a cut frame nothing counts)
+  if (drain && peer.fd >= 0 && !peer.got_marker &&
+      !peer.stream.placing_frame()) {  // (after a cut frame nothing counts)
     peer.stream.drain(peer.fd);
   }
   peer.lost = true;
@@ -557,8 +559,9 @@ using tcp::TcpTransport;
 std::size_t default_tcp_connections() {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 65536;
-  std::size_t available =
-      limit.rlim_cur > tcp::kOtherDescriptors ? static_cast<std::size_t>(limit.rlim_cur) - tcp::kOtherDescriptors : 0;
+  std::size_t available = limit.rlim_cur > tcp::kOtherDescriptors
+                              ? static_cast<std::size_t>(limit.rlim_cur) - tcp::kOtherDescriptors
+                              : 0;
   return std::max<std::size_t>(1, available / 3);
 }
 

@@ -48,6 +48,7 @@ struct TcpSetupStats {
   // the peer dialed each other at once and the other connection survives, or the peer
   // dialed again before the old connection was closed here (it retries).
   std::size_t crossed_connections = 0;
+  std::string last_crossed;  // why the latest of them was closed
   // Accepted connections closed by their dialer before a byte of hello: a peer that gave
   // up the dial (it adopted this process's connection instead), or a stranger that left.
   std::size_t abandoned_connections = 0;

@@ -69,8 +69,8 @@ class PcapWriter {
 
  private:
   static void write_mac(std::byte* at, int pid) {
-    const std::uint8_t mac[6] = {0x02, 0, 0, 0, static_cast<std::uint8_t>((pid >> 8) & 0xFF),
-                                 static_cast<std::uint8_t>(pid & 0xFF)};
+    const std::uint8_t mac[6] = {
+        0x02, 0, 0, 0, static_cast<std::uint8_t>((pid >> 8) & 0xFF), static_cast<std::uint8_t>(pid & 0xFF)};
     std::memcpy(at, mac, 6);
   }
 

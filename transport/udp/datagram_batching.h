@@ -50,8 +50,8 @@ inline std::size_t gso_run(std::span<const OutFrame> frames, std::size_t max_seg
 // is cut there, so the layer above sees a length that disagrees with its header and drops
 // it, and nothing past the buffer is ever read. Returns the number of pieces.
 template <typename OnFrame>
-std::size_t split_coalesced(std::span<const std::byte> buffer, std::size_t segment_size,
-                            std::size_t largest_frame, OnFrame&& on_frame) {
+std::size_t split_coalesced(std::span<const std::byte> buffer, std::size_t segment_size, std::size_t largest_frame,
+                            OnFrame&& on_frame) {
   if (buffer.empty()) {
     on_frame(buffer);
     return 1;

@@ -51,13 +51,13 @@ using udp::gso_run;
 using udp::split_coalesced;
 using PlacedFrame = FrameSink::PlacedFrame;
 
-constexpr std::size_t kDefaultMtu = 1472;           // 1500-byte Ethernet MTU - IP(20) - UDP(8)
-constexpr std::size_t kLoopbackMtu = 8192;          // on lo: measured faster (FT W p=4 1.3-1.4x, IS A 1.2x)
+constexpr std::size_t kDefaultMtu = 1472;   // 1500-byte Ethernet MTU - IP(20) - UDP(8)
+constexpr std::size_t kLoopbackMtu = 8192;  // on lo: measured faster (FT W p=4 1.3-1.4x, IS A 1.2x)
 // On lo in a small job (the bulk pool's, kBulkPoolProcesses): one frame per datagram as
 // large as UDP allows, a datagram read straight into place by one recvmsg (measured
 // 20-25% less CPU for an 8 MiB put than 7 frames of 8 KiB in one GSO send).
 constexpr std::size_t kLoopbackBulkMtu = 65507;
-constexpr std::size_t kLargestMtu = 65507;          // largest UDP payload over IPv4
+constexpr std::size_t kLargestMtu = 65507;  // largest UDP payload over IPv4
 constexpr int kDefaultSocketBuffer = 4 * 1024 * 1024;
 // Receive side: what every peer may have in flight to us (half the reliable layer's pool
 // of 8 KiB frames on loopback, 4 MiB) with room for the kernel's per-datagram overhead.
@@ -72,7 +72,7 @@ int default_receive_buffer(int nprocs) {
   long long share = kHostReceiveBytes / std::max(nprocs, 1);
   return static_cast<int>(std::clamp<long long>(share, kSmallestReceiveBuffer, kDefaultReceiveBuffer));
 }
-constexpr std::size_t kBatch = 64;                  // datagrams per sendmmsg/recvmmsg
+constexpr std::size_t kBatch = 64;  // datagrams per sendmmsg/recvmmsg
 // Frames one sendmmsg call may carry when runs of them are segmented (GSO).
 constexpr std::size_t kFramesPerCall = 1024;
 // A receive buffer with UDP_GRO on: the largest UDP payload plus one byte (a longer
@@ -105,8 +105,7 @@ sockaddr_in parse_address(const std::string& text) {
   auto colon = text.rfind(':');
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  if (colon == std::string::npos ||
-      ::inet_pton(AF_INET, text.substr(0, colon).c_str(), &address.sin_addr) != 1) {
+  if (colon == std::string::npos || ::inet_pton(AF_INET, text.substr(0, colon).c_str(), &address.sin_addr) != 1) {
     throw std::runtime_error(fmt::format("udp transport: bad peer address '{}' (want ip:port)", text));
   }
   int port = std::stoi(text.substr(colon + 1));
@@ -207,7 +206,6 @@ class UdpTransport final : public Transport {
     }
   }
 
-
   std::string_view name() const override { return "udp"; }
   Capabilities capabilities() const override {
     Capabilities capabilities{mtu_, false};
@@ -306,10 +304,9 @@ class UdpTransport final : public Transport {
     // Only in a small job (kBulkPoolProcesses): among many senders the sink's guess of the
     // next datagram's sender fails more often, and datagrams read one per system call and
     // smaller batches would cost the many small frames of a large job's supersteps.
-    const std::size_t placed_frames =
-        head == 0 || head >= mtu_ || config_.nprocs > kBulkPoolProcesses
-            ? 0
-            : gro_ ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames) : 1;
+    const std::size_t placed_frames = head == 0 || head >= mtu_ || config_.nprocs > kBulkPoolProcesses ? 0
+                                      : gro_ ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames)
+                                             : 1;
     // Where the sink may place, fewer datagrams per batch: the sink learns a bulk transfer
     // has begun from its first frames, and what one batch read before that is copied.
     const std::size_t per_call = placed_frames > 0 ? kPlacingPerCall : gro_ ? kCoalescedPerCall : kBatch;
@@ -337,9 +334,8 @@ class UdpTransport final : public Transport {
         int pid = found == pids_.end() ? kNotAMember : found->second;
         std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
         std::span<const std::byte> buffer(static_cast<const std::byte*>(receive_iov_[i].iov_base), length);
-        delivered +=
-            split_coalesced(buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0, mtu_ + 1,
-                            [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+        delivered += split_coalesced(buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0, mtu_ + 1,
+                                     [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
       }
       if (got < count) break;  // the socket is drained
     }
@@ -420,8 +416,9 @@ class UdpTransport final : public Transport {
       std::size_t offset = 0;
       do {
         const std::size_t size = std::min(mtu_, length - offset);
-        placed_[count] = PlacedFrame{std::span<const std::byte>(heads_.data() + count * head, std::min(size, head)),
-                                     std::span<const std::byte>(room.data() + count * body, size > head ? size - head : 0)};
+        placed_[count] = PlacedFrame{
+            std::span<const std::byte>(heads_.data() + count * head, std::min(size, head)),
+            std::span<const std::byte>(room.data() + count * body, size > head ? size - head : 0)};
         ++count;
         offset += mtu_;
       } while (offset < length);
@@ -496,11 +493,11 @@ class UdpTransport final : public Transport {
   int sndbuf_ = kDefaultSocketBuffer;
   FileDescriptor fd_;
   std::chrono::nanoseconds pace_{0};
-  bool gso_ = true;  // runs of frames leave as one segmented send (UDP_SEGMENT)
-  bool gro_ = true;  // the kernel may coalesce arriving datagrams (UDP_GRO)
+  bool gso_ = true;                  // runs of frames leave as one segmented send (UDP_SEGMENT)
+  bool gro_ = true;                  // the kernel may coalesce arriving datagrams (UDP_GRO)
   bool report_queue_drops_ = false;  // IP_RECVERR: a full interface queue refuses (ENOBUFS)
-  bool loopback_ = false;  // bound to 127.x: every peer on this host
-  std::size_t slot_size_ = 0;  // bytes of one receive buffer
+  bool loopback_ = false;            // bound to 127.x: every peer on this host
+  std::size_t slot_size_ = 0;        // bytes of one receive buffer
   std::chrono::steady_clock::time_point next_send_{};
   std::vector<sockaddr_in> peers_;
   std::unordered_map<std::uint64_t, int> pids_;

@@ -204,7 +204,8 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   if (long error = libxdp_get_error(program_); error || !program_) {
     bpf_object__close(object);
     program_ = nullptr;
-    throw std::runtime_error(fmt::format("xdp transport: cannot prepare the XDP program: {}", xdp_error(static_cast<int>(error))));
+    throw std::runtime_error(
+        fmt::format("xdp transport: cannot prepare the XDP program: {}", xdp_error(static_cast<int>(error))));
   }
   // Before other programs of the default priority (50), so our frames skip their work;
   // frames we pass go on down the chain (libxdp's default chain action is XDP_PASS).
@@ -213,7 +214,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   if (mode != "skb") modes.push_back({XDP_MODE_NATIVE, "native"});
   if (mode != "native") modes.push_back({XDP_MODE_SKB, "skb"});
   std::string failures;
-  bool taken = false;      // the interface carries a program that cannot be chained
+  bool taken = false;        // the interface carries a program that cannot be chained
   bool no_chaining = false;  // libxdp could not load its dispatcher here
   bool denied = false;       // no privilege
   bool unsupported = false;  // the driver has no such mode
@@ -251,14 +252,16 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
                         "loaded (it needs freplace programs and a mounted bpffs; BSP_XDP_DEBUG=1 shows libxdp's words)"
                       : "");
     } else if (denied) {
-      why = "Attaching XDP programs needs root (CAP_NET_ADMIN, and CAP_BPF or CAP_SYS_ADMIN): use --transport=udp, "
-            "which needs no privileges, or --transport=nic (raw frames through AF_PACKET) with CAP_NET_RAW";
+      why =
+          "Attaching XDP programs needs root (CAP_NET_ADMIN, and CAP_BPF or CAP_SYS_ADMIN): use --transport=udp, "
+          "which needs no privileges, or --transport=nic (raw frames through AF_PACKET) with CAP_NET_RAW";
     } else if (mode == "native" && unsupported) {
       why = fmt::format("The driver of {} cannot run XDP programs itself: use --xdp-mode=auto (or skb, generic XDP)",
                         interface.name);
     } else {
-      why = "The driver or the kernel refused the program (BSP_XDP_DEBUG=1 shows libxdp's words): use "
-            "--transport=nic (raw frames through AF_PACKET) instead";
+      why =
+          "The driver or the kernel refused the program (BSP_XDP_DEBUG=1 shows libxdp's words): use "
+          "--transport=nic (raw frames through AF_PACKET) instead";
     }
     throw std::runtime_error(
         fmt::format("xdp transport: cannot attach the XDP program to {}: {}. {}", interface.name, failures, why));
@@ -307,14 +310,15 @@ void SteerProgram::steer(const Steering& steering) {
       throw std::runtime_error(fmt::format("xdp transport: a frame filter field of {} bytes", field.size));
     }
     std::uint32_t mask = field.size >= 4 ? 0xffffffffu : ((1u << (field.size * 8)) - 1);
-    config.match[i] = {static_cast<std::uint32_t>(field.offset), static_cast<std::uint32_t>(field.size), field.value & mask};
+    config.match[i] = {static_cast<std::uint32_t>(field.offset), static_cast<std::uint32_t>(field.size),
+                       field.value & mask};
   }
   config.owner_pid = static_cast<std::uint32_t>(::getpid());
   config.owner_start = process_start(::getpid());
   std::uint32_t key = 0;
   if (bpf_map_update_elem(config_map_fd_, &key, &config, BPF_ANY) != 0) {
-    throw std::runtime_error(fmt::format("xdp transport: configuring the XDP program on {}: {}", interface_.name,
-                                         std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("xdp transport: configuring the XDP program on {}: {}", interface_.name, std::strerror(errno)));
   }
 }
 

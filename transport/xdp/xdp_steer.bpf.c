@@ -26,8 +26,8 @@ struct steer_config {
   __u8 mac[8];       // destination MAC, 6 bytes used
   __u32 match_count;
   struct steer_match match[MAX_MATCHES];
-  __u32 owner_pid;   // the process that attached this instance (stale-program sweep)
-  __u32 owner_start; // its start time (clock ticks since boot, /proc/PID/stat field 22)
+  __u32 owner_pid;    // the process that attached this instance (stale-program sweep)
+  __u32 owner_start;  // its start time (clock ticks since boot, /proc/PID/stat field 22)
 };
 
 struct {
@@ -45,14 +45,14 @@ struct {
 } bsp_xsks SEC(".maps");
 
 SEC("xdp")
-int bsp_xdp_steer(struct xdp_md *ctx) {
-  void *data = (void *)(long)ctx->data;
-  void *end = (void *)(long)ctx->data_end;
+int bsp_xdp_steer(struct xdp_md* ctx) {
+  void* data = (void*)(long)ctx->data;
+  void* end = (void*)(long)ctx->data_end;
   __u32 zero = 0;
-  struct steer_config *config = bpf_map_lookup_elem(&bsp_config, &zero);
+  struct steer_config* config = bpf_map_lookup_elem(&bsp_config, &zero);
   if (!config || !config->active) return XDP_PASS;
-  __u8 *frame = data;
-  if ((void *)(frame + ETHERNET_HEADER) > end) return XDP_PASS;
+  __u8* frame = data;
+  if ((void*)(frame + ETHERNET_HEADER) > end) return XDP_PASS;
   __u16 type = ((__u16)frame[12] << 8) | frame[13];
   if (type != config->ether_type) return XDP_PASS;
 #pragma unroll
@@ -64,8 +64,8 @@ int bsp_xdp_steer(struct xdp_md *ctx) {
     if (i >= config->match_count) break;
     __u32 offset = config->match[i].offset;
     if (offset > LARGEST_OFFSET) return XDP_PASS;
-    __u8 *field = frame + ETHERNET_HEADER + offset;
-    if ((void *)(field + 4) > end) return XDP_PASS;
+    __u8* field = frame + ETHERNET_HEADER + offset;
+    if ((void*)(field + 4) > end) return XDP_PASS;
     __u32 value = (__u32)field[0] | ((__u32)field[1] << 8) | ((__u32)field[2] << 16) | ((__u32)field[3] << 24);
     __u32 size = config->match[i].size;
     __u32 mask = size >= 4 ? 0xffffffffu : ((1u << (size * 8)) - 1);

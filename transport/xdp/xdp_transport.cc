@@ -73,8 +73,8 @@ class XdpTransport final : public Transport {
     std::optional<long> mtu = options.number("mtu");
     mtu_ = mtu ? static_cast<std::size_t>(*mtu) : largest;
     if (mtu_ > largest) {
-      throw std::runtime_error(fmt::format("xdp transport: mtu {} exceeds {} (the MTU of {}, or a UMEM buffer)", mtu_,
-                                           largest, name));
+      throw std::runtime_error(
+          fmt::format("xdp transport: mtu {} exceeds {} (the MTU of {}, or a UMEM buffer)", mtu_, largest, name));
     }
     segment_check_ms_ = static_cast<int>(options.number("connect-timeout-ms", kDefaultSegmentCheckMs));
     if (segment_check_ms_ <= 0) {
@@ -195,7 +195,8 @@ class XdpTransport final : public Transport {
 
   std::string stats() const {
     if (!socket_) return {};
-    return fmt::format(" xdp:{},{},{},{}", interface_.name, program_->mode(), socket_->zero_copy() ? "zerocopy" : "copy",
+    return fmt::format(" xdp:{},{},{},{}", interface_.name, program_->mode(),
+                       socket_->zero_copy() ? "zerocopy" : "copy",
                        socket_->busy_polling() ? "busy_poll" : "no_busy_poll");
   }
 

@@ -44,8 +44,10 @@ std::string bind_advice(int error, const XskOptions& options) {
 XskSocket::XskSocket(const XskOptions& options) : options_(options) {
   for (std::uint32_t frames : {options.rx_frames, options.tx_frames}) {
     if (frames < 32 || (frames & (frames - 1)) != 0) {
-      throw std::runtime_error(fmt::format("xdp transport: {} UMEM buffers for receiving or sending: want a power "
-                                           "of two, at least 32 (umem-frames: at least 64)", frames));
+      throw std::runtime_error(
+          fmt::format("xdp transport: {} UMEM buffers for receiving or sending: want a power "
+                      "of two, at least 32 (umem-frames: at least 64)",
+                      frames));
     }
   }
   const std::uint32_t total = options.rx_frames + options.tx_frames;
@@ -81,8 +83,8 @@ XskSocket::XskSocket(const XskOptions& options) : options_(options) {
     config.tx_size = tx;
     config.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
     config.bind_flags = static_cast<std::uint16_t>(mode | XDP_USE_NEED_WAKEUP);
-    error = xsk_socket__create(&xsk_, options.interface.c_str(), static_cast<std::uint32_t>(options.queue), umem_,
-                               &rx_, &tx_, &config);
+    error = xsk_socket__create(&xsk_, options.interface.c_str(), static_cast<std::uint32_t>(options.queue), umem_, &rx_,
+                               &tx_, &config);
     if (error == 0) {
       zero_copy_ = mode == XDP_ZEROCOPY;
       break;
@@ -152,9 +154,7 @@ void XskSocket::queue(std::size_t length) {
   free_tx_.pop_back();
 }
 
-bool XskSocket::has_unsent() const {
-  return __atomic_load_n(tx_.consumer, __ATOMIC_ACQUIRE) != *tx_.producer;
-}
+bool XskSocket::has_unsent() const { return __atomic_load_n(tx_.consumer, __ATOMIC_ACQUIRE) != *tx_.producer; }
 
 int XskSocket::kick() {
   // Copy mode sends at most a few dozen frames per call (the kernel's TX batch): call

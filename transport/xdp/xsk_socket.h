@@ -20,8 +20,8 @@ struct XskOptions {
   int queue = 0;
   std::uint32_t rx_frames = 8192;  // UMEM buffers lent to the kernel for receiving (a power of two)
   std::uint32_t tx_frames = 4096;  // UMEM buffers for sending (a power of two)
-  std::string copy = "auto";    // auto (zero-copy where the driver can), zerocopy, copy
-  int busy_poll_us = 20;        // SO_BUSY_POLL; 0: no busy polling
+  std::string copy = "auto";       // auto (zero-copy where the driver can), zerocopy, copy
+  int busy_poll_us = 20;           // SO_BUSY_POLL; 0: no busy polling
 };
 
 class XskSocket {

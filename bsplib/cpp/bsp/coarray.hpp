@@ -71,15 +71,16 @@ class coarray {
       bsp_put(t_, &v, owner_->data_.get(), static_cast<int>(i_ * sizeof(T)), sizeof(T));
     }
     template <class U>
-      requires(!std::convertible_to<const U&, const T&>)
-    void operator=(const U&) const {
+    requires(!std::convertible_to<const U&, const T&>) void operator=(const U&) const {
       static_assert(detail::always_false<U>,
                     "bsp::coarray<T>: the element put must be of the coarray's element type T (or convert to it)");
     }
     future<T> get() const { return future<T>(t_, owner_->data_.get(), i_ * sizeof(T)); }
     // Gets the element into `into` at the end of the superstep, without a future: the
     // caller keeps `into` alive and reads it after the sync.
-    void get_into(T& into) const { bsp_get(t_, owner_->data_.get(), static_cast<int>(i_ * sizeof(T)), &into, sizeof(T)); }
+    void get_into(T& into) const {
+      bsp_get(t_, owner_->data_.get(), static_cast<int>(i_ * sizeof(T)), &into, sizeof(T));
+    }
 
    private:
     friend class coarray;
@@ -96,9 +97,10 @@ class coarray {
     void operator=(std::span<const T> values) const {
       if constexpr (checks) {
         if (values.size() != r_.last - r_.first) [[unlikely]] {
-          detail::fail("bsp::coarray::operator[{a, b}] by rank %d: %zu values put into the %zu elements [%zu, %zu) of "
-                       "rank %d",
-                       bsp_pid(), values.size(), r_.last - r_.first, r_.first, r_.last, t_);
+          detail::fail(
+              "bsp::coarray::operator[{a, b}] by rank %d: %zu values put into the %zu elements [%zu, %zu) of "
+              "rank %d",
+              bsp_pid(), values.size(), r_.last - r_.first, r_.first, r_.last, t_);
         }
       }
       bsp_put(t_, values.data(), owner_->data_.get(), static_cast<int>(r_.first * sizeof(T)),
@@ -109,17 +111,17 @@ class coarray {
     void put_unbuffered(std::span<const T> values) const {
       if constexpr (checks) {
         if (values.size() != r_.last - r_.first) [[unlikely]] {
-          detail::fail("bsp::coarray::operator[{a, b}].put_unbuffered by rank %d: %zu values put into the %zu elements "
-                       "[%zu, %zu) of rank %d",
-                       bsp_pid(), values.size(), r_.last - r_.first, r_.first, r_.last, t_);
+          detail::fail(
+              "bsp::coarray::operator[{a, b}].put_unbuffered by rank %d: %zu values put into the %zu elements "
+              "[%zu, %zu) of rank %d",
+              bsp_pid(), values.size(), r_.last - r_.first, r_.first, r_.last, t_);
         }
       }
       bsp_hpput(t_, values.data(), owner_->data_.get(), static_cast<int>(r_.first * sizeof(T)),
                 static_cast<int>(values.size() * sizeof(T)));
     }
     template <class R>
-      requires(!std::convertible_to<const R&, std::span<const T>>)
-    void operator=(const R&) const {
+    requires(!std::convertible_to<const R&, std::span<const T>>) void operator=(const R&) const {
       static_assert(detail::always_false<R>,
                     "bsp::coarray<T>: a slice put takes a std::span<const T> (or a std::vector<T>, std::array<T, n>) "
                     "of the coarray's own element type T");
@@ -133,9 +135,10 @@ class coarray {
     void get_into(std::span<T> into) const {
       if constexpr (checks) {
         if (into.size() != r_.last - r_.first) [[unlikely]] {
-          detail::fail("bsp::coarray::operator[{a, b}].get_into by rank %d: %zu elements of room for the %zu elements "
-                       "[%zu, %zu) of rank %d",
-                       bsp_pid(), into.size(), r_.last - r_.first, r_.first, r_.last, t_);
+          detail::fail(
+              "bsp::coarray::operator[{a, b}].get_into by rank %d: %zu elements of room for the %zu elements "
+              "[%zu, %zu) of rank %d",
+              bsp_pid(), into.size(), r_.last - r_.first, r_.first, r_.last, t_);
         }
       }
       bsp_get(t_, owner_->data_.get(), static_cast<int>(r_.first * sizeof(T)), into.data(),
@@ -161,9 +164,10 @@ class coarray {
       if constexpr (checks) {
         std::size_t n = owner_->remote_size(t_);
         if (r.first > r.last || r.last > n) [[unlikely]] {
-          detail::fail("bsp::coarray::operator[{a, b}] by rank %d: elements [%zu, %zu) of rank %d's coarray of %zu "
-                       "elements (a <= b <= %zu)",
-                       bsp_pid(), r.first, r.last, t_, n, n);
+          detail::fail(
+              "bsp::coarray::operator[{a, b}] by rank %d: elements [%zu, %zu) of rank %d's coarray of %zu "
+              "elements (a <= b <= %zu)",
+              bsp_pid(), r.first, r.last, t_, n, n);
         }
       }
       return range(owner_, t_, r);
@@ -195,7 +199,7 @@ class coarray {
     }
     return new T[n]();
   }
-    std::size_t remote_size(int t) const { return sizes_[static_cast<std::size_t>(t)]; }
+  std::size_t remote_size(int t) const { return sizes_[static_cast<std::size_t>(t)]; }
   void check(std::size_t i, int t, std::size_t n, const char* call) const {
     if constexpr (checks) {
       if (i >= n) [[unlikely]] {

@@ -13,13 +13,13 @@ extern "C" {
 
 /* One piece of a queue message's payload, read at the call. */
 struct bsp_cpp_piece {
-  const void *data;
+  const void* data;
   size_t size;
 };
 
 /* Sends to queue number `queue` on pid a message whose payload is the pieces in order;
  * it arrives in that queue's inbox at the next sync. */
-void bsp_cpp_queue_send(int pid, unsigned queue, const struct bsp_cpp_piece *pieces, size_t count);
+void bsp_cpp_queue_send(int pid, unsigned queue, const struct bsp_cpp_piece* pieces, size_t count);
 /* The number of messages the last sync delivered to queue's inbox. */
 size_t bsp_cpp_queue_size(unsigned queue);
 /* Where message i of an inbox lies: its payload is bytes[payload_at, payload_at + payload_size). */
@@ -27,13 +27,13 @@ struct bsp_cpp_message_entry {
   size_t tag_at, tag_size, payload_at, payload_size;
 };
 /* The whole inbox of queue (valid until the next sync): *bytes, and *count entries. */
-const struct bsp_cpp_message_entry *bsp_cpp_queue_view(unsigned queue, const char **bytes, size_t *count);
+const struct bsp_cpp_message_entry* bsp_cpp_queue_view(unsigned queue, const char** bytes, size_t* count);
 /* Message index of queue's inbox (valid until the next sync); *size gets its payload size. */
-const void *bsp_cpp_queue_message(unsigned queue, size_t index, size_t *size);
+const void* bsp_cpp_queue_message(unsigned queue, size_t index, size_t* size);
 /* Supersteps completed since bsp_begin. */
 long bsp_cpp_superstep(void);
 /* Bytes of pid's registration of ident (registered here at ident), -1 if not known. */
-long long bsp_cpp_remote_size(int pid, const void *ident);
+long long bsp_cpp_remote_size(int pid, const void* ident);
 
 #ifdef __cplusplus
 }

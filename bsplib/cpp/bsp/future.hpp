@@ -22,8 +22,7 @@ class future {
   future& operator=(const future&) = delete;
   // Reading the get's result as another type is a compile-time error.
   template <class U>
-    requires(!std::is_same_v<U, T>)
-  future(future<U>&&) {
+  requires(!std::is_same_v<U, T>) future(future<U>&&) {
     static_assert(detail::always_false<U>,
                   "bsp::future<T>: this get() returns a bsp::future of the variable's own type; read it as that "
                   "type (auto f = x(t).get()), not as another one");
@@ -33,9 +32,10 @@ class future {
   const T& value() const {
     if constexpr (checks) {
       if (bsp_cpp_superstep() <= posted_in_) [[unlikely]] {
-        detail::fail("bsp::future::value by rank %d: read before the sync that completes its get (posted in "
-                     "superstep %ld, which has not ended); call world.sync() first",
-                     bsp_pid(), posted_in_);
+        detail::fail(
+            "bsp::future::value by rank %d: read before the sync that completes its get (posted in "
+            "superstep %ld, which has not ended); call world.sync() first",
+            bsp_pid(), posted_in_);
       }
     }
     return value_;

@@ -114,8 +114,8 @@ class queue {
     }
 
     template <class... Us>
-      requires(sizeof...(Us) != sizeof...(Ts) || !(std::convertible_to<const Us&, const Ts&> && ...))
-    void send(const Us&...) const {
+    requires(sizeof...(Us) != sizeof...(Ts) ||
+             !(std::convertible_to<const Us&, const Ts&> && ...)) void send(const Us&...) const {
       static_assert(detail::always_false<Us...>,
                     "bsp::queue<Ts...>: send takes one value per component, each of its component's type (or "
                     "converting to it)");
@@ -189,9 +189,10 @@ class queue {
     std::tuple<Ts...> values;
     bool complete = std::apply([&](Ts&... v) { return (detail::read_component<Ts>(at, end, v) && ...); }, values);
     if (!complete || at != end) [[unlikely]] {
-      detail::fail("bsp::queue by rank %d: message %zu has %zu bytes, which do not hold the queue's types (every "
-                   "process must make its queues in the same order)",
-                   bsp_pid(), index, n);
+      detail::fail(
+          "bsp::queue by rank %d: message %zu has %zu bytes, which do not hold the queue's types (every "
+          "process must make its queues in the same order)",
+          bsp_pid(), index, n);
     }
     if constexpr (sizeof...(Ts) == 1) {
       return std::move(std::get<0>(values));

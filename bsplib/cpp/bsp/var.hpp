@@ -46,8 +46,7 @@ class var {
     // Puts v into it at the end of the superstep (v is read now).
     void operator=(const T& v) const { bsp_put(t_, &v, &owner_->value_, 0, sizeof(T)); }
     template <class U>
-      requires(!std::convertible_to<const U&, const T&>)
-    void operator=(const U&) const {
+    requires(!std::convertible_to<const U&, const T&>) void operator=(const U&) const {
       static_assert(detail::always_false<U>,
                     "bsp::var<T>: the value put must be of the variable's type T (or convert to it)");
     }

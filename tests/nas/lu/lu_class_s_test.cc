@@ -22,8 +22,7 @@ void expect_verified(const std::string& transport, int procs) {
   const auto result = run_kernel("lu", 'S', procs, transport, {}, 120s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
-  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
-      << describe(result);
+  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);
   EXPECT_EQ(report_field(result.out, "Transport"), transport) << describe(result);
 }
 
@@ -31,14 +30,12 @@ class LuClassS : public ::testing::TestWithParam<std::tuple<std::string, int>> {
 
 TEST_P(LuClassS, Verifies) {
   const auto& [transport, procs] = GetParam();
-  if (!nas::testing::transport_built_in(transport))
-    GTEST_SKIP() << "transport " << transport << " is not usable here";
+  if (!nas::testing::transport_built_in(transport)) GTEST_SKIP() << "transport " << transport << " is not usable here";
   expect_verified(transport, procs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, LuClassS,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
-                                            ::testing::Values(1, 4)));
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 4)));
 
 TEST(LuClassSEight, VerifiesOverTcp) { expect_verified("tcp", 8); }
 
@@ -64,8 +61,7 @@ TEST(LuReport, WrongReferenceIsUnsuccessful) {
 TEST(LuDecomposition, RefusesThreeProcesses) {
   const auto result = run_kernel("lu", 'S', 3, "tcp", {}, 60s);
   EXPECT_NE(result.exit_code, 0) << describe(result);
-  EXPECT_NE(result.err.find("power-of-two number of processes"), std::string::npos)
-      << describe(result);
+  EXPECT_NE(result.err.find("power-of-two number of processes"), std::string::npos) << describe(result);
 }
 
 }  // namespace

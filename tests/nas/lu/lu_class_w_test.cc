@@ -20,8 +20,7 @@ TEST_P(LuClassW, VerifiesOverTcp) {
   const auto result = run_kernel("lu", 'W', procs, "tcp", {}, 600s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(report_field(result.out, "Verification"), "SUCCESSFUL") << describe(result);
-  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs))
-      << describe(result);
+  EXPECT_EQ(report_field(result.out, "Total processes"), std::to_string(procs)) << describe(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Processes, LuClassW, ::testing::Values(1, 4));

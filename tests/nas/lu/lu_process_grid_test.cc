@@ -30,8 +30,7 @@ TEST(LuProcessGrid, BlocksTileTheGrid) {
         EXPECT_GE(grid.x_count(), 2);
         EXPECT_GE(grid.y_count(), 2);
         for (int j = grid.y_first(); j < grid.y_first() + grid.y_count(); ++j)
-          for (int i = grid.x_first(); i < grid.x_first() + grid.x_count(); ++i)
-            ++owner[j * n + i];
+          for (int i = grid.x_first(); i < grid.x_first() + grid.x_count(); ++i) ++owner[j * n + i];
       }
       for (int v : owner) ASSERT_EQ(v, 1) << p << " processes, n = " << n;
     }

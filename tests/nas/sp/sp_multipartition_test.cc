@@ -58,8 +58,7 @@ TEST_P(Layout, CellsTileTheGridAndSlabsHoldEveryProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Layout,
-                         ::testing::Values(std::make_tuple(1, 12), std::make_tuple(4, 12),
-                                           std::make_tuple(9, 12), std::make_tuple(16, 36),
-                                           std::make_tuple(9, 64)));
+                         ::testing::Values(std::make_tuple(1, 12), std::make_tuple(4, 12), std::make_tuple(9, 12),
+                                           std::make_tuple(16, 36), std::make_tuple(9, 64)));
 
 }  // namespace

@@ -32,8 +32,7 @@ TEST_P(SpClassS, Verifies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, SpClassS,
-                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"),
-                                            ::testing::Values(1, 4)));
+                         ::testing::Combine(::testing::Values("tcp", "udp", "nic"), ::testing::Values(1, 4)));
 
 TEST(SpReport, WrongReferenceIsUnsuccessful) {
   const auto result = run_kernel("sp", 'S', 4, "tcp", {"--wrong-verification"}, 120s);
