@@ -146,39 +146,10 @@ TEST_F(XdpTest, SemanticsAcrossHosts) {
 // The BSPlib 1998 conformance programs (tests/conformance) across the 4 hosts, launched
 // by bsprun, and with bsp_begin asking for fewer processes than launched.
 TEST_F(XdpTest, ConformanceAcrossHosts) {
-  const char* programs[] = {"pid_nprocs",
-                            "end_only_pid0",
-                            "time_nondecreasing",
-                            "push_reg_by_order",
-                            "pop_reg_most_recent",
-                            "null_registration",
-                            "put_copies_source",
-                            "put_lands_at_sync",
-                            "put_offsets",
-                            "put_last_wins",
-                            "put_to_self",
-                            "put_many_writers",
-                            "hpput",
-                            "get_swap",
-                            "get_then_put",
-                            "get_before_put",
-                            "get_from_self",
-                            "get_reads_at_sync",
-                            "hpget",
-                            "bsmp_next_superstep",
-                            "bsmp_qsize",
-                            "bsmp_get_tag_empty",
-                            "bsmp_move",
-                            "bsmp_hpmove",
-                            "bsmp_unmoved_discarded",
-                            "bsmp_send_to_self",
-                            "bsmp_tag_size_zero",
-                            "bsmp_set_tagsize",
-                            "send_copies_payload",
-                            "zero_length",
-                            "empty_supersteps",
-                            "large_transfers",
-                            "oxford_header"};
+  // Every program that must pass (tests/conformance/programs.bzl), oxford_header last.
+  const char* programs[] = {
+#include "tests/conformance/positive_programs.inc"
+  };
   for (const char* program : programs) {
     const std::string binary = std::string("tests/conformance/") + program;
     for (const char* ask : {"", "--ask=2"}) {

@@ -48,40 +48,9 @@ bool usable(const std::string& transport) { return bsp::testing::transport_usabl
 
 const std::vector<std::string> kTransports = {"tcp", "udp", "nic", "shm"};
 
+// Every program that must pass (tests/conformance/programs.bzl), oxford_header last.
 const std::vector<std::string> kPositive = {
-    "pid_nprocs",
-    "end_only_pid0",
-    "time_nondecreasing",
-    "push_reg_by_order",
-    "pop_reg_most_recent",
-    "null_registration",
-    "put_copies_source",
-    "put_lands_at_sync",
-    "put_offsets",
-    "put_last_wins",
-    "put_to_self",
-    "hpput",
-    "get_swap",
-    "get_then_put",
-    "get_before_put",
-    "get_from_self",
-    "get_reads_at_sync",
-    "hpget",
-    "bsmp_next_superstep",
-    "bsmp_qsize",
-    "bsmp_get_tag_empty",
-    "bsmp_move",
-    "bsmp_hpmove",
-    "bsmp_unmoved_discarded",
-    "bsmp_send_to_self",
-    "bsmp_tag_size_zero",
-    "bsmp_set_tagsize",
-    "send_copies_payload",
-    "zero_length",
-    "empty_supersteps",
-    "put_many_writers",
-    "large_transfers",
-    "oxford_header",
+#include "tests/conformance/positive_programs.inc"
 };
 
 // ---- positive programs ----------------------------------------------------------------
