@@ -35,11 +35,15 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+// Runs of white space as one space, and none beside a '*': the header's layout
+// (`const void* src`) and the pages' C style (`const void *src`) read as the same
+// prototype.
 std::string collapse_spaces(const std::string& text) {
   std::string out;
   for (char c : text) {
     bool space = c == ' ' || c == '\t' || c == '\n';
-    if (space && (out.empty() || out.back() == ' ')) continue;
+    if (space && (out.empty() || out.back() == ' ' || out.back() == '*')) continue;
+    if (c == '*' && !out.empty() && out.back() == ' ') out.pop_back();
     out += space ? ' ' : c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
