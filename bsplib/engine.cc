@@ -28,7 +28,9 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
       max_payload_(channel_ ? channel_->max_payload() : 0),
       outgoing_(static_cast<std::size_t>(nprocs)),
       incoming_(static_cast<std::size_t>(nprocs)),
-      progress_(static_cast<std::size_t>(nprocs), PeerProgress{Clock::now()}) {}
+      watchdog_(nprocs, 10s, [&job](long superstep, double waited_seconds, const std::vector<StallAwaited>& awaited) {
+        job.report_stall(superstep, waited_seconds, awaited);
+      }) {}
 
 Engine::~Engine() = default;
 
@@ -153,24 +155,7 @@ void Engine::pump() {
     next_abort_check_ = now + kAbortCheckEvery;
   }
   collect_awaited();
-  // Idle: note when the links that moved since the last look did (noted on the busy
-  // path, timed only here, at least every wait slice).
-  for (int pid : moved_) {
-    PeerProgress& peer = progress_[static_cast<std::size_t>(pid)];
-    peer.moved = false;
-    peer.last_moved = now;
-  }
-  moved_.clear();
-  if (now >= next_stall_report_) {
-    std::vector<JobControl::Awaited> awaited;
-    for (int peer : awaited_) {
-      awaited.push_back(
-          {peer, std::chrono::duration<double>(now - progress_[static_cast<std::size_t>(peer)].last_moved).count()});
-    }
-    job_.report_stall(superstep_, std::chrono::duration<double>(now - sync_started_).count(), awaited);
-    stall_reported_ = true;
-    next_stall_report_ = now + 1s;
-  }
+  watchdog_.waiting(now, superstep_, awaited_);
   channel_->wait(awaited_, kWaitSlice);
 }
 
@@ -219,8 +204,7 @@ void Engine::check_collective_calls() {
 
 void Engine::superstep(bool final) {
   auto started = Clock::now();
-  sync_started_ = started;
-  next_stall_report_ = started + stall_warn_;
+  watchdog_.superstep_started(started);
   in_sync_ = true;
   // Unbuffered puts: large ones are sent from their source during the sync (gathered),
   // others (and those staged for a peer to pull) read their source now.
@@ -284,10 +268,7 @@ void Engine::superstep(bool final) {
   receiving_.resize(kept);
   ended_ = 0;
   in_sync_ = false;
-  if (stall_reported_) {
-    job_.report_stall(superstep_, 0, {});
-    stall_reported_ = false;
-  }
+  watchdog_.superstep_ended(superstep_);
   ++superstep_;
   channel_->next_superstep();  // staging written two supersteps ago may be reused
   channel_->progress(*this);   // push out anything the transport still queues
