@@ -37,6 +37,7 @@
 #include "bsplib/dissemination_barrier.h"
 #include "bsplib/message_queue.h"
 #include "bsplib/registration_table.h"
+#include "bsplib/stall_watchdog.h"
 #include "bsplib/superstep_records.h"
 #include "recovery/channel.h"
 
@@ -52,10 +53,7 @@ class JobControl {
   virtual void check_for_abort() = 0;
   // A process this one waits for, and how long since anything moved between them (a
   // payload arrived from it, or data to it was handed on, so the link took it).
-  struct Awaited {
-    int pid;
-    double silent_seconds;
-  };
+  using Awaited = StallAwaited;
   // The progress watchdog: this process has waited waited_seconds in bsp_sync of
   // superstep for the processes in awaited (empty: the wait is over).
   virtual void report_stall(long superstep, double waited_seconds, const std::vector<Awaited>& awaited) = 0;
@@ -82,7 +80,7 @@ class Engine : private recovery::PayloadSink {
   bool sparse_sync() const { return sparse_; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
-  void set_stall_warning(std::chrono::milliseconds after) { stall_warn_ = after; }
+  void set_stall_warning(std::chrono::milliseconds after) { watchdog_.set_warn_after(after); }
   int nprocs() const { return nprocs_; }
 
   // DRMA
@@ -272,13 +270,7 @@ class Engine : private recovery::PayloadSink {
     }
   }
   // Something moved on the link to pid (a payload received or handed to the channel).
-  void moved(int pid) {
-    PeerProgress& peer = progress_[static_cast<std::size_t>(pid)];
-    if (!peer.moved) {
-      peer.moved = true;
-      moved_.push_back(pid);
-    }
-  }
+  void moved(int pid) { watchdog_.moved(pid); }
   // The stream of records to pid, opened on first use this superstep.
   Outgoing& records_to(int pid) {
     Outgoing& out = outgoing_[pid];
@@ -392,15 +384,8 @@ class Engine : private recovery::PayloadSink {
   std::unique_ptr<DisseminationBarrier> barrier_;
   std::vector<DisseminationBarrier::Message> barrier_out_;
   int acks_missing_ = 0;
-  // Per peer, for the watchdog: when a payload was last received from it or handed to the
-  // channel for it (moved() notes the peer; the time is taken while idle, for the peers
-  // in moved_ only).
-  struct PeerProgress {
-    std::chrono::steady_clock::time_point last_moved;
-    bool moved = false;
-  };
-  std::vector<PeerProgress> progress_;
-  std::vector<int> moved_;
+  // Says who a long sync waits for (pump() tells it while idle; moved() per payload).
+  StallWatchdog watchdog_;
   int ended_ = 0;
   bool in_sync_ = false;
   bool finishing_ = false;
@@ -409,9 +394,7 @@ class Engine : private recovery::PayloadSink {
   std::uint64_t pull_threshold_ = 256;
   bool combine_puts_ = true;
   bool sparse_ = false;
-  std::chrono::milliseconds stall_warn_{10000};
-  std::chrono::steady_clock::time_point sync_started_, next_stall_report_, next_abort_check_;
-  bool stall_reported_ = false;
+  std::chrono::steady_clock::time_point next_abort_check_;
   long superstep_ = 0;
   double communication_seconds_ = 0;
 };
