@@ -147,70 +147,67 @@ class SharedDirectory : public ::testing::Test {
     EXPECT_GT(info.st_size, 0) << path;
   }
 
+  // A link nobody planted at `planted`: the job with `option` refuses it, and with
+  // --overwrite puts its own file `replaced` there; the link's target is never written.
+  void expect_link_survives(const std::string& option, const std::string& planted, const std::string& replaced) {
+    plant_link(planted);
+    ProgramResult refused = run_job({option});
+    expect_root_only_intact();
+    expect_refused(refused, planted);
+    ProgramResult overwritten = run_job({option, "--overwrite"});
+    EXPECT_EQ(overwritten.exit_code, 0) << describe(overwritten);
+    expect_root_only_intact();
+    expect_replaced(replaced);
+  }
+
+  // A file nobody made at `planted` and keeps open: the job with `option` refuses it, and
+  // with --overwrite replaces the name; nobody's file receives nothing either way.
+  void expect_file_untouched(const std::string& option, const std::string& planted, const std::string& replaced) {
+    int nobodys = plant_file(planted);
+    ASSERT_GE(nobodys, 0);
+    ProgramResult refused = run_job({option});
+    expect_empty(nobodys, planted);
+    expect_refused(refused, planted);
+    ProgramResult overwritten = run_job({option, "--overwrite"});
+    EXPECT_EQ(overwritten.exit_code, 0) << describe(overwritten);
+    expect_empty(nobodys, planted);
+    expect_replaced(replaced);
+    ::close(nobodys);
+  }
+
+  static void expect_empty(int nobodys, const std::string& name) {
+    struct stat info {};
+    ASSERT_EQ(::fstat(nobodys, &info), 0);
+    EXPECT_EQ(info.st_size, 0) << "nobody's file " << name << " received " << info.st_size << " bytes of the job's";
+  }
+
   std::string dir_;
   std::string private_dir_;  // root's alone: the root-only file, and where bspprof must not write
   std::string root_only_;
 };
 
 TEST_F(SharedDirectory, TraceDoesNotFollowAPlantedLink) {
-  plant_link("job.0.pcap");
-  ProgramResult refused = run_job({"--trace=" + dir_ + "/job.pcap"});
-  expect_root_only_intact();
-  expect_refused(refused, "job.0.pcap");
-  ProgramResult replaced = run_job({"--trace=" + dir_ + "/job.pcap", "--overwrite"});
-  EXPECT_EQ(replaced.exit_code, 0) << describe(replaced);
-  expect_root_only_intact();
-  expect_replaced("job.0.pcap");
+  expect_link_survives("--trace=" + dir_ + "/job.pcap", "job.0.pcap", "job.0.pcap");
 }
 
 TEST_F(SharedDirectory, TraceDoesNotReuseAnotherUsersFile) {
-  int nobodys = plant_file("job.1.pcap");
-  ASSERT_GE(nobodys, 0);
-  ProgramResult refused = run_job({"--trace=" + dir_ + "/job.pcap"});
-  struct stat info {};
-  ASSERT_EQ(::fstat(nobodys, &info), 0);
-  EXPECT_EQ(info.st_size, 0) << "nobody's file received " << info.st_size << " bytes of the job's trace";
-  expect_refused(refused, "job.1.pcap");
-  ProgramResult replaced = run_job({"--trace=" + dir_ + "/job.pcap", "--overwrite"});
-  EXPECT_EQ(replaced.exit_code, 0) << describe(replaced);
-  ASSERT_EQ(::fstat(nobodys, &info), 0);
-  EXPECT_EQ(info.st_size, 0) << "nobody's file received " << info.st_size << " bytes of the job's trace";
-  expect_replaced("job.1.pcap");
-  ::close(nobodys);
+  expect_file_untouched("--trace=" + dir_ + "/job.pcap", "job.1.pcap", "job.1.pcap");
 }
 
 TEST_F(SharedDirectory, ProfileDoesNotFollowAPlantedLink) {
-  plant_link("job.prof.part0");
-  ProgramResult refused = run_job({"--profile=" + dir_ + "/job.prof"});
-  expect_root_only_intact();
-  expect_refused(refused, "job.prof.part0");
-  ProgramResult replaced = run_job({"--profile=" + dir_ + "/job.prof", "--overwrite"});
-  EXPECT_EQ(replaced.exit_code, 0) << describe(replaced);
-  expect_root_only_intact();
-  expect_replaced("job.prof");
+  expect_link_survives("--profile=" + dir_ + "/job.prof", "job.prof.part0", "job.prof");
 }
 
 TEST_F(SharedDirectory, ProfileDoesNotReuseAnotherUsersFile) {
+  // A part, then the profile itself (refused before the job runs).
   int nobodys = plant_file("job.prof.part1");
   ASSERT_GE(nobodys, 0);
   ProgramResult refused = run_job({"--profile=" + dir_ + "/job.prof"});
-  struct stat info {};
-  ASSERT_EQ(::fstat(nobodys, &info), 0);
-  EXPECT_EQ(info.st_size, 0) << "nobody's file received " << info.st_size << " bytes of pid 1's profile";
+  expect_empty(nobodys, "job.prof.part1");
   expect_refused(refused, "job.prof.part1");
   ::close(nobodys);
-  // The profile itself, made by nobody: refused before the job runs.
   ::unlink((dir_ + "/job.prof.part1").c_str());
-  int whole = plant_file("job.prof");
-  ASSERT_GE(whole, 0);
-  ProgramResult refused_whole = run_job({"--profile=" + dir_ + "/job.prof"});
-  expect_refused(refused_whole, "job.prof");
-  ProgramResult replaced = run_job({"--profile=" + dir_ + "/job.prof", "--overwrite"});
-  EXPECT_EQ(replaced.exit_code, 0) << describe(replaced);
-  ASSERT_EQ(::fstat(whole, &info), 0);
-  EXPECT_EQ(info.st_size, 0) << "nobody's file received the profile";
-  expect_replaced("job.prof");
-  ::close(whole);
+  expect_file_untouched("--profile=" + dir_ + "/job.prof", "job.prof", "job.prof");
 }
 
 TEST_F(SharedDirectory, BspprofRefusesALinkedReportDirectory) {

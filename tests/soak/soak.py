@@ -34,9 +34,23 @@ def transports(bsprun):
     out = subprocess.run([bsprun, "--help"], capture_output=True, text=True).stderr
     built = re.search(r"transports built in: (.*)", out)
     names = [name.strip() for name in built.group(1).split(",")] if built else ["shm", "tcp", "udp"]
-    if os.geteuid() != 0:  # nic needs CAP_NET_RAW
-        names = [name for name in names if "nic" not in name]
+    if os.geteuid() != 0:  # nic and xdp need CAP_NET_RAW
+        names = [name for name in names if "nic" not in name and "xdp" not in name]
     return names
+
+
+def runs_several_here(bsprun, cases, transport):
+    """'' when `transport` runs a 2-process job on this host, else the first line of why not:
+    xdp attaches one program per interface, and where libxdp cannot chain programs (no
+    freplace, no bpffs) only one xdp process per host runs; the soak leaves such a transport out."""
+    try:
+        job = subprocess.run([bsprun, "-n", "2", f"--transport={transport}", cases, "--case=put_all_to_all"],
+                             capture_output=True, text=True, timeout=JOB_BOUND)
+    except subprocess.TimeoutExpired:
+        return "a 2-process job did not end"
+    if job.returncode == 0:
+        return ""
+    return (job.stderr.strip().splitlines() or [f"exit {job.returncode}"])[0][:300]
 
 
 def environ_of(pid):
@@ -266,6 +280,11 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     names = transports(args.bsprun)
+    for name in [name for name in names if "xdp" in name]:
+        why = runs_several_here(args.bsprun, args.cases, name)
+        if why:
+            print(f"soak: leaving out {name}: {why}", flush=True)
+            names.remove(name)
     print(f"soak: {args.minutes:g} min, seed {args.seed}, transports {', '.join(names)}", flush=True)
     shm_before = set(os.listdir("/dev/shm"))
     fds_before = len(os.listdir("/proc/self/fd"))
