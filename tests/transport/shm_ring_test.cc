@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -595,6 +596,19 @@ TEST(ShmInbox, OpenPeerOfOwnInboxSucceedsAndSharesItsMemory) {
   // Rings of different senders do not overlap.
   EXPECT_EQ(own.ring_region(2) - own.ring_region(1), static_cast<std::ptrdiff_t>(kRingControlBytes + kShape.capacity));
   EXPECT_EQ(inbox_bytes(kShape), 128 + 4 * (kRingControlBytes + kShape.capacity));
+}
+
+// memfd_create makes its files with mode 0777: the inbox and the staging area are made the
+// owner's alone (the peers, the same user, open them through /proc).
+TEST(ShmInbox, InboxAndStagingAreTheOwnersAlone) {
+  InboxMapping inbox = InboxMapping::create(kShape, key(1));
+  StagingMapping staging = StagingMapping::create(1 << 20);
+  for (const auto& [name, fd] : {std::pair{"inbox", inbox.fd()}, std::pair{"staging", staging.fd()}}) {
+    struct stat info {};
+    ASSERT_EQ(::fstat(fd, &info), 0) << name;
+    EXPECT_EQ(info.st_mode & 07777, 0600u) << name << " has mode 0" << std::oct << (info.st_mode & 07777);
+  }
+  StagingMapping peer = StagingMapping::open_peer(::getpid(), staging.fd(), 3, 1 << 20);
 }
 
 TEST(ShmInbox, OpenPeerRefusesAnotherJobOwnerShapeOrSecret) {

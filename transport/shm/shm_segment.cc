@@ -76,6 +76,8 @@ InboxMapping InboxMapping::create(const InboxShape& shape, const auth::Key& secr
   inbox.size_ = inbox_bytes(shape);
   inbox.fd_.reset(::memfd_create("bsplib-shm-inbox", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!inbox.fd_) throw failure("memfd_create");
+  // A memory file is made with mode 0777; the peers (the same user) need only the owner's bits.
+  if (::fchmod(inbox.fd_.get(), 0600) != 0) throw failure("making the inbox the owner's alone");
   if (::ftruncate(inbox.fd_.get(), static_cast<off_t>(inbox.size_)) != 0) {
     throw failure(fmt::format("sizing the inbox to {} bytes", inbox.size_));
   }
@@ -152,6 +154,7 @@ StagingMapping StagingMapping::create(std::size_t bytes) {
   staging.size_ = bytes;
   staging.fd_.reset(::memfd_create("bsplib-shm-staging", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!staging.fd_) throw failure("memfd_create (staging)");
+  if (::fchmod(staging.fd_.get(), 0600) != 0) throw failure("making the staging area the owner's alone");
   if (::ftruncate(staging.fd_.get(), static_cast<off_t>(bytes)) != 0) throw failure("sizing the staging area");
   if (::fcntl(staging.fd_.get(), F_ADD_SEALS, kSeals) != 0) throw failure("sealing the staging area's size");
   void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, staging.fd_.get(), 0);
