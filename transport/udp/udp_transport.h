@@ -10,10 +10,11 @@
 // buffers in bytes, default 16 MiB / 4 MiB; forced past the sysctl limit when privileged),
 // "pace" (minimum gap between datagrams sent, e.g. "20us", "1ms", "500ns"; a bare number
 // is microseconds: paper 001's throttled sender UDP-2; send refuses (busy) until the gap
-// has passed), "udp_offload" ("1", default: on loopback consecutive equal-size frames to
-// one peer go in one sendmsg with UDP_SEGMENT, and on every host the socket takes
-// datagrams the kernel coalesced, UDP_GRO; "0": one datagram per frame; "gso" and "gro"
-// set each side alone, "gso" also off loopback), "recverr" ("1" off loopback: IP_RECVERR,
+// has passed), "udp_offload" ("1", default: consecutive equal-size frames to one peer go
+// in one sendmsg with UDP_SEGMENT, off loopback only until the interface's queue first
+// refuses a send; on loopback the socket takes datagrams the kernel coalesced, UDP_GRO;
+// "0": one datagram per frame; "gso" and "gro" set each side alone, "gso=1" never
+// stopped), "recverr" ("1" off loopback: IP_RECVERR,
 // so a datagram the interface's full queue drops is refused as busy, not lost in silence). With GRO a
 // receive() delivers every frame of the datagrams it takes: possibly more than max_frames.
 // A sink that asks for it (FrameSink::datagram_room: the reliable channel during a bulk
