@@ -8,11 +8,16 @@
 # builds, interleaved; --nas adds NAS CG, IS and FT class A at p = 4 on every transport
 # (best of --nas-runs, seconds), before and after; --shaped (root) adds one 1400-byte put
 # stream at p = 2 over a two-host namespace cluster at 100 Mbit/s (tools/cluster.sh, torn
-# down after) for the network transports: MB/s and the share of the 12.5 MB/s wire.
+# down after) for the network transports: MB/s and the share of the 12.5 MB/s wire;
+# --cluster (root) adds the bare UDP stream of 1472-byte datagrams (one per send, and
+# segmented + coalesced) and one 8 MiB put at p = 2 between two unshaped hosts of
+# tools/cluster.sh (veth MTU 1500). The udp floors are bench/udp_stream_floor's bare
+# streams on lo (65,000-byte datagrams, the largest the row's frames use; 1472-byte).
 # Prints markdown.
 # Run from the workspace root after
 #   bazel build //bench/... //nas/... //bsplib:bsprun
 # Usage: bench/bulk_table.sh [--before=DIR] [--transports=tcp,udp,nic,shm] [--nas] [--nas-runs=3] [--shaped]
+#        [--cluster]
 # --help prints the comment above.
 case " $* " in *" --help "* | *" -h "*) sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'; exit 0 ;; esac
 set -eu
@@ -22,6 +27,7 @@ transports="tcp,udp,nic,shm"
 nas=0
 nas_runs=3
 shaped=0
+cluster=0
 for arg in "$@"; do
   case $arg in
     --before=*) before=${arg#*=} ;;
@@ -29,7 +35,8 @@ for arg in "$@"; do
     --nas) nas=1 ;;
     --nas-runs=*) nas_runs=${arg#*=} ;;
     --shaped) shaped=1 ;;
-    *) echo "usage: bench/bulk_table.sh [--before=DIR] [--transports=LIST] [--nas] [--nas-runs=N] [--shaped]" >&2; exit 2 ;;
+    --cluster) cluster=1 ;;
+    *) echo "usage: bench/bulk_table.sh [--before=DIR] [--transports=LIST] [--nas] [--nas-runs=N] [--shaped] [--cluster]" >&2; exit 2 ;;
   esac
 done
 after=bazel-bin
@@ -72,7 +79,21 @@ for z in 0 1; do
   bazel-bin/bench/tcp_stream_floor --csv=1 --zerocopy=$z |
     awk -F, -v z=$z '{printf "| bare TCP stream on lo, 64 KiB writes%s | %.2f / %.2f |\n", z ? ", MSG_ZEROCOPY" : "", $4, $5}'
 done
-case ",$transports," in *,udp,*) echo "| our bare udp transport, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream udp 8192 16384 65000) |" ;; esac
+# The bare UDP stream (bench/udp_stream_floor): "best / median" GB/s delivered.
+udp_floor() {  # udp_stream_floor options...
+  bazel-bin/bench/udp_stream_floor --csv=1 --repetitions=5 "$@" | awk -F, '{printf "%.2f / %.2f", $5, $6}'
+}
+case ",$transports," in *,udp,*)
+  echo "| bare UDP stream on lo, 65,000-byte datagrams (sendmmsg / recvmmsg) | $(udp_floor --size=65000) |"
+  echo "| bare UDP stream on lo, 1472-byte datagrams | $(udp_floor --size=1472) |"
+  echo "| our bare udp transport, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream udp 8192 16384 65000) |" ;;
+esac
+if [ "$cluster" = 1 ]; then
+  tools/cluster.sh up 2 --prefix bc >/dev/null
+  trap 'tools/cluster.sh down --prefix bc >/dev/null 2>&1' EXIT
+  echo "| bare UDP stream between two emulated hosts (veth, MTU 1500), 1472-byte datagrams | $(udp_floor --netns=bc --size=1472 --total=67108864) |"
+  echo "| the same, segmented and coalesced (UDP_SEGMENT, UDP_GRO) | $(udp_floor --netns=bc --size=1472 --total=67108864 --gso=1 --gro=1) |"
+fi
 case ",$transports," in *,nic,*) echo "| our bare nic transport on lo, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream nic 8192 16384 65000) |" ;; esac
 echo
 
@@ -110,6 +131,17 @@ stream_1400() {  # build transport
   "$(bsprun_of "$1")" -n 2 --netns=bt --transport="$2" "$1/bench/bsp_bandwidth" --sizes=1400 --repetitions=3 2>/dev/null |
     awk -F, '$3 == 1400 {printf "%.2f (%.1f%%)", $6, $6 / 12.5 * 100}'
 }
+# One 8 MiB put at p = 2 between two unshaped emulated hosts (MTU 1500): "best / median" GB/s.
+put_cluster() {  # build transport
+  case $2 in shm | shm+*) echo "-"; return ;; esac
+  "$(bsprun_of "$1")" -n 2 --netns=bc --transport="$2" "$1/bench/bsp_bandwidth" --sizes=8388608 --bytes=8388608 \
+      --repetitions=10 2>/dev/null | awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
+}
+if [ "$cluster" = 1 ]; then
+  figure_row "one 8 MiB bsp_put between two hosts, MTU 1500, GB/s best / median" put_cluster
+  tools/cluster.sh down --prefix bc >/dev/null 2>&1
+  trap - EXIT
+fi
 if [ "$shaped" = 1 ]; then
   tools/cluster.sh up 2 --prefix bt --rate 100mbit --queue 15000 >/dev/null
   trap 'tools/cluster.sh down --prefix bt >/dev/null 2>&1' EXIT

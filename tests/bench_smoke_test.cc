@@ -91,7 +91,12 @@ INSTANTIATE_TEST_SUITE_P(
         Smoke{"layer_pingpong_help", {"bench/layer_pingpong", "--help"}, {"usage:", "layer_pingpong"}},
         Smoke{"cpp_vs_c_help", {"bench/cpp_vs_c", "--help"}, {"usage:", "cpp_vs_c"}},
         Smoke{"shm_floors_help", {"bench/shm_floors", "--help"}, {"usage:", "shm_floors"}},
-        Smoke{"tcp_stream_floor_help", {"bench/tcp_stream_floor", "--help"}, {"usage:", "tcp_stream_floor"}}),
+        Smoke{"tcp_stream_floor_help", {"bench/tcp_stream_floor", "--help"}, {"usage:", "tcp_stream_floor"}},
+        Smoke{"udp_stream_floor_help", {"bench/udp_stream_floor", "--help"}, {"usage:", "udp_stream_floor"}},
+        Smoke{"udp_stream_floor_segmented",
+              {"bench/udp_stream_floor", "--size=1472", "--gso=1", "--gro=1", "--total=1048576", "--repetitions=1",
+               "--csv=1"},
+              {"udp_stream,1472,1,1,"}}),
     [](const ::testing::TestParamInfo<Smoke>& info) { return info.param.name; });
 
 }  // namespace

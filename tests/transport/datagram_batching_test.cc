@@ -1,6 +1,7 @@
 // tests/transport/datagram_batching_test.cc: udp's segmentation offload arithmetic
 // (transport/udp/datagram_batching.h): which frames form one UDP_SEGMENT send, and how a
-// UDP_GRO buffer is cut back into frames when the segment size and lengths are hostile.
+// UDP_GRO buffer is cut back into frames when the segment size and lengths are hostile,
+// and which segment sizes are refused before any cutting.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -86,6 +87,26 @@ TEST(SplitCoalescedTest, SegmentsLongerThanAFrameAreCutToShowTruncated) {
   // A tiny segment size on a large buffer: many pieces, each within the buffer, no loop.
   auto ones = split_lengths(65536, 1, 1001);
   EXPECT_EQ(ones.size(), 65536u);
+}
+
+// The shape check a coalesced buffer passes before it is cut: segments of a frame's size,
+// no more of them than the kernel coalesces, a last segment that is still a whole frame.
+TEST(CoalescedShapeTest, SegmentSizesOursCouldHaveHadPass) {
+  EXPECT_TRUE(coalesced_shape_ok(3 * 1472, 1472, 32, 1472));
+  EXPECT_TRUE(coalesced_shape_ok(44 * 1472 + 100, 1472, 32, 1472));  // a shorter last
+  EXPECT_TRUE(coalesced_shape_ok(64 * 32, 32, 32, 1472));
+  EXPECT_TRUE(coalesced_shape_ok(500, 0, 32, 1472));    // no cmsg: one datagram
+  EXPECT_TRUE(coalesced_shape_ok(500, 500, 32, 1472));  // one segment
+  EXPECT_TRUE(coalesced_shape_ok(500, 9000, 32, 1472));
+}
+
+TEST(CoalescedShapeTest, HostileSegmentSizesAreRefused) {
+  EXPECT_FALSE(coalesced_shape_ok(65536, 1, 32, 1472));      // would be 65536 "frames"
+  EXPECT_FALSE(coalesced_shape_ok(65536, 31, 32, 1472));     // shorter than any frame
+  EXPECT_FALSE(coalesced_shape_ok(3 * 3000, 3000, 32, 1472));  // longer than the largest frame
+  EXPECT_FALSE(coalesced_shape_ok(129 * 100, 100, 1, 1472));   // more segments than the kernel makes
+  EXPECT_TRUE(coalesced_shape_ok(128 * 100, 100, 1, 1472));
+  EXPECT_FALSE(coalesced_shape_ok(2 * 1472 + 10, 1472, 32, 1472));  // a last piece no frame can be
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // tests/transport/udp_transport_test.cc: the `udp` transport over loopback: addresses,
 // batched exchange between several transports in one process, source -> pid mapping,
-// strangers reported as -1, oversize frames, options, registry and the fault option.
+// strangers reported as -1, oversize frames, options, registry and the fault option;
+// segmentation offload and its report, hostile coalesced buffers.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -217,6 +219,68 @@ TEST(UdpTransportTest, MtuOptionLimitsAndOversizeShowsTruncated) {
   drain(*small[0], sink, 1);
   ASSERT_EQ(sink.got.size(), 1u);
   EXPECT_EQ(sink.got[0].bytes.size(), 257u);
+}
+
+// The offload the socket got shows in --stats (udp_stats): on loopback a run of equal
+// frames leaves as one segmented send and arrives as one coalesced buffer; with offload
+// off (the fallback when the kernel lacks it) every frame still arrives, one datagram each.
+TEST(UdpTransportTest, OffloadAndItsFallbackAreReportedInStats) {
+  for (std::string offload : {"1", "0"}) {
+    auto transports = mesh(2, {{"udp_offload", offload}});
+    std::vector<std::vector<std::byte>> frames;
+    std::vector<OutFrame> batch;
+    for (int i = 0; i < 10; ++i) frames.push_back(frame_of(0, 1, i, 1000));
+    for (auto& frame : frames) batch.push_back(OutFrame{1, frame});
+    ASSERT_EQ(transports[0]->send_batch(batch), batch.size());
+    Collector sink;
+    drain(*transports[1], sink, frames.size());
+    ASSERT_EQ(sink.got.size(), frames.size()) << "offload " << offload;
+    for (std::size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(sink.got[i].bytes, frames[i]);
+    const std::string sender = udp_stats(*transports[0]), receiver = udp_stats(*transports[1]);
+    if (offload == "1") {
+      EXPECT_NE(sender.find("udp:mtu-65507,gso-on,gro-on"), std::string::npos) << sender;
+      EXPECT_NE(sender.find("udp_segmented_sends=1 "), std::string::npos) << sender;
+      EXPECT_NE(receiver.find("udp_coalesced=1 "), std::string::npos) << receiver;
+    } else {
+      EXPECT_NE(sender.find("gso-off,gro-off"), std::string::npos) << sender;
+      EXPECT_NE(sender.find("udp_segmented_sends=0 "), std::string::npos) << sender;
+      EXPECT_NE(receiver.find("udp_coalesced=0 "), std::string::npos) << receiver;
+    }
+    EXPECT_NE(receiver.find("udp_bad_coalesced=0"), std::string::npos) << receiver;
+  }
+}
+
+// A coalesced buffer whose segments are longer than any frame this transport takes (a
+// sender that segments 1400-byte datagrams to a process whose frames are at most 1000
+// bytes) is no run of frames of ours: it is counted and dropped whole, nothing of it
+// handed on, and the frames after it still arrive.
+TEST(UdpTransportTest, CoalescedBufferOfHostileSegmentSizeIsCountedAndDropped) {
+  auto transports = mesh(2, {{"mtu", "1000"}});
+  std::string address = transports[1]->local_address();
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  ::inet_pton(AF_INET, "127.0.0.1", &target.sin_addr);
+  target.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
+  int hostile = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(hostile, 0);
+  const int segment = 1400;
+  if (::setsockopt(hostile, SOL_UDP, 103 /* UDP_SEGMENT */, &segment, sizeof segment) != 0) {
+    ::close(hostile);
+    GTEST_SKIP() << "this kernel has no UDP_SEGMENT: " << std::strerror(errno);
+  }
+  std::vector<char> payload(3 * 1400, 'h');
+  ASSERT_EQ(::sendto(hostile, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&target), sizeof target),
+            static_cast<ssize_t>(payload.size()));
+  ::close(hostile);
+  auto good = frame_of(0, 1, 0, 900);
+  ASSERT_EQ(transports[0]->send(1, good), SendStatus::sent);
+  Collector sink;
+  drain(*transports[1], sink, 1);
+  const std::string stats = udp_stats(*transports[1]);
+  if (stats.find("gro-on") == std::string::npos) GTEST_SKIP() << "no UDP_GRO here: " << stats;
+  ASSERT_EQ(sink.got.size(), 1u) << stats;
+  EXPECT_EQ(sink.got[0].bytes, good);
+  EXPECT_NE(stats.find("udp_bad_coalesced=1"), std::string::npos) << stats;
 }
 
 TEST(UdpTransportTest, PaceSpacesDatagrams) {

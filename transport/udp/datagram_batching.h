@@ -3,7 +3,9 @@
 //  - gso_run(): how many frames at the front of a batch may leave in one sendmsg with
 //    UDP_SEGMENT (the kernel cuts the buffer into datagrams of the first frame's size);
 //  - split_coalesced(): cutting a buffer the kernel coalesced with UDP_GRO back into the
-//    frames it was made of, trusting neither the segment size nor any length.
+//    frames it was made of, trusting neither the segment size nor any length;
+//  - coalesced_shape_ok(): whether such a buffer's segment size is one the kernel could
+//    have used for frames of ours (else the buffer is counted and dropped whole).
 #pragma once
 
 #include <algorithm>
@@ -41,6 +43,25 @@ inline std::size_t gso_run(std::span<const OutFrame> frames, std::size_t max_seg
     if (next.bytes.size() < segment) break;  // a shorter frame ends the run
   }
   return count;
+}
+
+// The kernel's most segments in one coalesced (UDP_GRO) buffer: UDP_GRO_CNT_MAX, 64; a
+// little room above it for kernels that raise it.
+inline constexpr std::size_t kMaxCoalescedSegments = 128;
+
+// Whether a buffer of buffer_size bytes the kernel says it coalesced from segments of
+// segment_size bytes can be frames of ours: each segment at least smallest_frame and at
+// most largest_frame bytes, and no more segments than the kernel ever coalesces. A
+// segment size of 0, or not below the buffer's size, means one datagram (no check here).
+// Anything else (a 1-byte segment size would cut 64 KiB into 65536 "frames") is refused.
+inline bool coalesced_shape_ok(std::size_t buffer_size, std::size_t segment_size, std::size_t smallest_frame,
+                               std::size_t largest_frame) {
+  if (segment_size == 0 || segment_size >= buffer_size) return true;
+  if (segment_size < smallest_frame || segment_size > largest_frame) return false;
+  const std::size_t segments = (buffer_size + segment_size - 1) / segment_size;
+  if (segments > kMaxCoalescedSegments) return false;
+  // The last segment may be shorter, but still a whole frame.
+  return buffer_size - (segments - 1) * segment_size >= smallest_frame;
 }
 
 // Calls on_frame(bytes) for each frame of a received buffer: consecutive pieces of

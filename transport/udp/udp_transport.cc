@@ -92,6 +92,9 @@ constexpr std::size_t kPlacingPerCall = 4;
 // Most frames one placed read scatters (datagram placement: kLargestMtu / mtu of them;
 // the kernel coalesces at most 64 segments).
 constexpr std::size_t kMaxPlacedFrames = 64;
+// The shortest frame the transport carries (the layer above refuses frames shorter than
+// its header itself: the transport passes on any length from 1 byte).
+constexpr std::size_t kSmallestFrame = 1;
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(fmt::format("udp transport: {}: {}", what, std::strerror(errno)));
@@ -140,12 +143,12 @@ const std::vector<TransportOption>& udp_options() {
       shared_options::sndbuf(),
       text_option("pace", "", "minimum gap between datagrams udp sends, e.g. 20us"),
       number_option("udp-offload", "1",
-                    "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT; on loopback) and "
-                    "takes arrivals the kernel coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame "
-                    "both ways (0 to 1)",
+                    "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT; off loopback "
+                    "until the interface's queue first overflows) and, on loopback, takes arrivals the kernel "
+                    "coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame both ways (0 to 1)",
                     0, 1),
-      internal_option("gso", "1: UDP_SEGMENT off loopback too; 0: never (default: udp-offload, on loopback)"),
-      internal_option("gro", "1 or 0: UDP_GRO (default: udp-offload)"),
+      internal_option("gso", "1: UDP_SEGMENT, not stopped by a full queue; 0: never (default: udp-offload)"),
+      internal_option("gro", "1 or 0: UDP_GRO (default: udp-offload; off loopback only where gso is off)"),
       internal_option("recverr", "1 or 0: IP_RECVERR, queue drops reported (default: off loopback)"),
   };
   return options;
@@ -168,12 +171,24 @@ class UdpTransport final : public Transport {
     }
     pace_ = parse_pace(options.text("pace", "0"));
     const std::string offload = options.text("udp-offload", "1");
-    // Segmentation only on loopback, where it was measured faster: over the shaped
-    // namespace cluster it made a many-to-one link stall (docs/tuning.md).
     const bool loopback = host.rfind("127.", 0) == 0;
     loopback_ = loopback;
-    gso_ = options.text("gso", loopback ? offload : "0") != "0";
-    gro_ = options.text("gro", offload) != "0";
+    // Segmentation on every path: between two hosts of the namespace cluster a segmented
+    // send crosses veth and bridge as one packet (1472-byte frames: 1.0 GB/s without GRO,
+    // 3.0 with, against 0.10 one datagram per send; bench/udp_stream_floor --netns). Off
+    // loopback it stops for good when the interface's queue first refuses a send (ENOBUFS
+    // under IP_RECVERR): the wire, not the processor, then sets the pace.
+    const std::string gso_option = options.text("gso", "");
+    gso_ = (gso_option.empty() ? offload : gso_option) != "0";
+    gso_kept_ = gso_option == "1";
+    // Coalescing on receipt, but not off loopback where the peers segment: over the shaped
+    // cluster (tbf host queues, which cut a segmented send and drop pieces in silence) the
+    // two together stopped a many-to-one link for the 30 s link timeout in 2 of 3 runs,
+    // segmentation alone in none of 5 (docs/tuning.md; the cause inside is not found yet).
+    const std::string gro_option = options.text("gro", "");
+    gro_ = gro_option.empty() ? offload != "0" && (loopback || !gso_) : gro_option != "0";
+    if (!gso_) gso_state_ = "off";
+    if (!gro_) gro_state_ = "off";
     // Off loopback, the kernel says when the interface's queue dropped a datagram (ENOBUFS
     // from sendmsg, treated as busy): without it a shaped link's full queue drops frames
     // in silence and the resends of resends fill it again (docs/tuning.md).
@@ -191,8 +206,14 @@ class UdpTransport final : public Transport {
     // Segmentation offload where the kernel has it (Linux 4.18 / 5.0); without, one
     // datagram per frame as before.
     int zero = 0, one = 1;
-    if (gso_ && ::setsockopt(fd_.get(), SOL_UDP, UDP_SEGMENT, &zero, sizeof zero) != 0) gso_ = false;
-    if (gro_ && ::setsockopt(fd_.get(), SOL_UDP, UDP_GRO, &one, sizeof one) != 0) gro_ = false;
+    if (gso_ && ::setsockopt(fd_.get(), SOL_UDP, UDP_SEGMENT, &zero, sizeof zero) != 0) {
+      gso_ = false;
+      gso_state_ = fmt::format("unavailable({})", errno_name(errno));
+    }
+    if (gro_ && ::setsockopt(fd_.get(), SOL_UDP, UDP_GRO, &one, sizeof one) != 0) {
+      gro_ = false;
+      gro_state_ = fmt::format("unavailable({})", errno_name(errno));
+    }
     if (report_queue_drops_ && ::setsockopt(fd_.get(), IPPROTO_IP, IP_RECVERR, &one, sizeof one) != 0) {
       report_queue_drops_ = false;
     }
@@ -271,9 +292,11 @@ class UdpTransport final : public Transport {
       int sent = ::sendmmsg(fd_.get(), send_headers_, static_cast<unsigned>(messages), 0);
       if (sent < 0) {
         if (errno == EINTR) continue;
+        if (errno == ENOBUFS && gso_ && !loopback_ && !gso_kept_) stop_gso("off(queue-full)");
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // busy: retry later
         if (frames_in_message_[0] > 1 && (errno == EIO || errno == EINVAL || errno == EOPNOTSUPP)) {
-          gso_ = false;  // the path cannot segment (no checksum offload): one datagram per frame
+          // The path cannot segment (no checksum offload): one datagram per frame.
+          stop_gso(fmt::format("unavailable({})", errno_name(errno)));
           continue;
         }
         // This datagram cannot go. Transient (peer briefly unreachable): it is lost and
@@ -283,7 +306,10 @@ class UdpTransport final : public Transport {
         done += frames_in_message_[0];
         continue;
       }
-      for (int i = 0; i < sent; ++i) done += frames_in_message_[i];
+      for (int i = 0; i < sent; ++i) {
+        done += frames_in_message_[i];
+        if (frames_in_message_[i] > 1) ++counters_.segmented_sends;
+      }
       if (static_cast<std::size_t>(sent) < messages) break;  // the kernel took no more: busy
     }
     return done;
@@ -334,8 +360,7 @@ class UdpTransport final : public Transport {
         int pid = found == pids_.end() ? kNotAMember : found->second;
         std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
         std::span<const std::byte> buffer(static_cast<const std::byte*>(receive_iov_[i].iov_base), length);
-        delivered += split_coalesced(buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0, mtu_ + 1,
-                                     [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+        delivered += deliver_coalesced(sink, pid, buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0);
       }
       if (got < count) break;  // the socket is drained
     }
@@ -345,7 +370,38 @@ class UdpTransport final : public Transport {
   bool flush() override { return true; }  // sendmmsg hands every frame to the kernel
   int wait_fd() const override { return fd_.get(); }
 
+  // For --stats: what offload this socket got and what it did.
+  std::string stats() const {
+    // The settings in one word without '=' (bsprun sums the key=value counters).
+    return fmt::format(" udp:mtu-{},gso-{},gro-{} udp_segmented_sends={} udp_coalesced={} udp_bad_coalesced={}", mtu_,
+                       gso_state_, gro_state_, counters_.segmented_sends, counters_.coalesced_datagrams,
+                       counters_.bad_coalesced);
+  }
  private:
+  // Hands the frames of a received buffer to the sink: one datagram, or the segments the
+  // kernel coalesced (UDP_GRO). A buffer whose segment size could not have come from the
+  // kernel's coalescing of our frames (datagram_batching.h) is counted and dropped whole.
+  std::size_t deliver_coalesced(FrameSink& sink, int pid, std::span<const std::byte> buffer, std::size_t segment) {
+    if (segment != 0 && segment < buffer.size()) {
+      if (!udp::coalesced_shape_ok(buffer.size(), segment, kSmallestFrame, mtu_)) {
+        ++counters_.bad_coalesced;
+        return 0;
+      }
+      ++counters_.coalesced_datagrams;
+    }
+    return split_coalesced(buffer, segment, mtu_ + 1, [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+  }
+
+  void stop_gso(std::string why) {
+    gso_ = false;
+    gso_state_ = std::move(why);
+  }
+
+  static std::string errno_name(int error) {
+    const char* name = ::strerrorname_np(error);
+    return name != nullptr ? name : std::to_string(error);
+  }
+
   // Fills send message `index` with a run of frames to one peer starting at iovec
   // `first_iov`; segmented: the kernel cuts it into datagrams of the first frame's size.
   void add_message(std::span<const OutFrame> run, std::size_t index, std::size_t first_iov, bool segmented) {
@@ -422,6 +478,7 @@ class UdpTransport final : public Transport {
         ++count;
         offset += mtu_;
       } while (offset < length);
+      if (count > 1) ++counters_.coalesced_datagrams;
       sink.on_datagram_placed(pid, std::span<const PlacedFrame>(placed_, count));
       return count;
     }
@@ -434,8 +491,7 @@ class UdpTransport final : public Transport {
       std::memcpy(whole + copied, placed_iov_[i].iov_base, size);
       copied += size;
     }
-    return split_coalesced(std::span<const std::byte>(whole, copied), segment, mtu_ + 1,
-                           [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+    return deliver_coalesced(sink, pid, std::span<const std::byte>(whole, copied), segment);
   }
 
   // Reads up to count datagrams into the receive buffers; returns how many came.
@@ -494,6 +550,14 @@ class UdpTransport final : public Transport {
   FileDescriptor fd_;
   std::chrono::nanoseconds pace_{0};
   bool gso_ = true;                  // runs of frames leave as one segmented send (UDP_SEGMENT)
+  bool gso_kept_ = false;            // option gso=1: not stopped by a full interface queue
+  std::string gso_state_ = "on";     // for --stats: on, off, off(queue-full), unavailable(ERRNO)
+  std::string gro_state_ = "on";
+  struct {
+    std::uint64_t segmented_sends = 0;      // messages of several frames the kernel segmented
+    std::uint64_t coalesced_datagrams = 0;  // buffers of several frames the kernel coalesced
+    std::uint64_t bad_coalesced = 0;        // coalesced buffers of an impossible shape, dropped
+  } counters_;
   bool gro_ = true;                  // the kernel may coalesce arriving datagrams (UDP_GRO)
   bool report_queue_drops_ = false;  // IP_RECVERR: a full interface queue refuses (ENOBUFS)
   bool loopback_ = false;            // bound to 127.x: every peer on this host
@@ -523,6 +587,13 @@ TransportRegistration registration("udp", make_udp_transport, udp_options());
 
 std::unique_ptr<Transport> make_udp_transport(const TransportConfig& config) {
   return std::make_unique<UdpTransport>(config);
+}
+
+std::string udp_stats(const Transport& transport) {
+  for (const Transport* layer = &transport; layer != nullptr; layer = layer->wrapped()) {
+    if (const auto* udp = dynamic_cast<const UdpTransport*>(layer)) return udp->stats();
+  }
+  return {};
 }
 
 }  // namespace bsp::transport

@@ -10,10 +10,11 @@
 // buffers in bytes, default 16 MiB / 4 MiB; forced past the sysctl limit when privileged),
 // "pace" (minimum gap between datagrams sent, e.g. "20us", "1ms", "500ns"; a bare number
 // is microseconds: paper 001's throttled sender UDP-2; send refuses (busy) until the gap
-// has passed), "udp_offload" ("1", default: on loopback consecutive equal-size frames to
-// one peer go in one sendmsg with UDP_SEGMENT, and on every host the socket takes
-// datagrams the kernel coalesced, UDP_GRO; "0": one datagram per frame; "gso" and "gro"
-// set each side alone, "gso" also off loopback), "recverr" ("1" off loopback: IP_RECVERR,
+// has passed), "udp_offload" ("1", default: consecutive equal-size frames to one peer go
+// in one sendmsg with UDP_SEGMENT, off loopback only until the interface's queue first
+// refuses a send; on loopback the socket takes datagrams the kernel coalesced, UDP_GRO;
+// "0": one datagram per frame; "gso" and "gro" set each side alone, "gso=1" never
+// stopped), "recverr" ("1" off loopback: IP_RECVERR,
 // so a datagram the interface's full queue drops is refused as busy, not lost in silence). With GRO a
 // receive() delivers every frame of the datagrams it takes: possibly more than max_frames.
 // A sink that asks for it (FrameSink::datagram_room: the reliable channel during a bulk
@@ -22,11 +23,18 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "transport/transport.h"
 
 namespace bsp::transport {
 
 std::unique_ptr<Transport> make_udp_transport(const TransportConfig& config);
+
+// For --stats, when transport is udp (or wraps it): " udp:mtu-N,gso-S,gro-S
+// udp_segmented_sends=N udp_coalesced=N udp_bad_coalesced=N", S being on, off,
+// off(queue-full) (segmentation stopped when the interface's queue first refused a send)
+// or unavailable(ERRNO) (the kernel refused the option: one datagram per frame); else "".
+std::string udp_stats(const Transport& transport);
 
 }  // namespace bsp::transport
