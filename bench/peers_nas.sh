@@ -122,7 +122,7 @@ median() {  # benchmark column -> median seconds over the rounds, or empty
     END {
       if (n == 0) exit
       for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (m[j] < m[i]) { t = m[i]; m[i] = m[j]; m[j] = t }
-      printf "%.3f", n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
+      printf "%.2f", n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
     }' "$results"
 }
 cell() {  # benchmark column
