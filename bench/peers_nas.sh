@@ -144,7 +144,7 @@ echo "| benchmark | ours shm | MPI shm | shm รท MPI | ours tcp | MPI tcp | tcp ร
 echo "|---|---|---|---|---|---|---|"
 for name in $list; do
   a=$(cell "$name" ours-shm) b=$(cell "$name" mpi-shm) c=$(cell "$name" ours-tcp) d=$(cell "$name" mpi-tcp)
-  echo "| $(echo "$name" | tr a-z A-Z) | $a | $b | $(ratio "$a" "$b") | $c | $d | $(ratio "$c" "$d") |"
+  echo "| $(echo "$name" | tr '[:lower:]' '[:upper:]') | $a | $b | $(ratio "$a" "$b") | $c | $d | $(ratio "$c" "$d") |"
 done
 if [ -s "$notes" ]; then
   echo

@@ -5,7 +5,7 @@
 set -u
 root=${TEST_SRCDIR:?run by bazel test}/${TEST_WORKSPACE:?}
 cd "$root" || exit 1
-export TMPDIR=${TEST_TMPDIR:-/tmp}
+export TMPDIR="${TEST_TMPDIR:-/tmp}"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect() {  # file pattern what
