@@ -72,8 +72,8 @@ static void latency(const char* name, int bytes, char* source, char* target, int
     bsp_sync();
     samples[i] = (bsp_time() - begin) * 1e6;
     if (bytes > 0 && (target[0] != (char)(i + left) || target[bytes - 1] != (char)(i - left)))
-      bsp_abort("peer_bench: %s: pid %d got wrong data from pid %d in repetition %d (%d bytes)\n", name, pid, left,
-                i, bytes);
+      bsp_abort("peer_bench: %s: pid %d got wrong data from pid %d in repetition %d (%d bytes)\n", name, pid, left, i,
+                bytes);
   }
   qsort(samples, count, sizeof(double), compare_doubles);
   if (pid == 0) printf("%s %.3f %.3f\n", name, samples[count / 2], samples[0]);
@@ -168,9 +168,10 @@ static int argument(const char* text, const char* what, int at_least) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    puts("usage: peer_bench P [REPETITIONS=20000 [BULK_REPETITIONS=20 [SECONDS=2]]]\n"
-         "  Plain-BSPlib superstep and 8 MiB figures (bench/peers.sh builds it against each library);\n"
-         "  prints 'name median min' (latency, us) or 'name median best' (GB/s) per figure on pid 0.");
+    puts(
+        "usage: peer_bench P [REPETITIONS=20000 [BULK_REPETITIONS=20 [SECONDS=2]]]\n"
+        "  Plain-BSPlib superstep and 8 MiB figures (bench/peers.sh builds it against each library);\n"
+        "  prints 'name median min' (latency, us) or 'name median best' (GB/s) per figure on pid 0.");
     return 0;
   }
   /* Read before bsp_init: with the Oxford and BSPonMPI semantics the other processes run
