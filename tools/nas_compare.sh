@@ -9,8 +9,33 @@
 # l are measured per transport (bench/bsp_params, RESULTS/profiles/params.csv) and bspprof
 # draws each profile into RESULTS/profiles/BENCH-TRANSPORT/ (strata, prediction, g over
 # time, call sites, trace.json), listed after the tables.
+# --npb-mpi DIR: instead of the tables, our NAS over shm and tcp beside NPB 3.4-MPI built in
+# DIR over Open MPI's shared memory and TCP, interleaved rounds (--rounds N, default 3),
+# medians and ratios ours / MPI (bench/peers_nas.sh, whose options --class, --procs,
+# --benchmarks, --rounds, --timeout apply); an absent DIR gives a note and ours alone.
+# --no-build (with --npb-mpi): use what bazel-bin holds. --help prints this comment and
+# nas/compare.py's options.
+case " $* " in
+  *" --help "* | *" -h "*)
+    sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
+    [ ! -f "$(dirname "$0")/../nas/compare.py" ] || python3 "$(dirname "$0")/../nas/compare.py" --help
+    exit 0 ;;
+esac
 set -e
 cd "$(dirname "$0")/.."
+case " $* " in
+  *" --npb-mpi "* | *" --npb-mpi="*)
+    build=1
+    for arg in "$@"; do
+      shift
+      if [ "$arg" = --no-build ]; then build=0; else set -- "$@" "$arg"; fi
+    done
+    if [ "$build" = 1 ]; then
+      tools/setup.sh
+      bazel build //bsplib:bsprun //nas/...
+    fi
+    exec bench/peers_nas.sh "$@" ;;
+esac
 profile=0
 results=results
 procs=4
