@@ -31,6 +31,7 @@
 #include "transport/registry.h"
 #include "transport/tcp/tcp_transport.h"
 #include "transport/trace/trace_transport.h"
+#include "transport/nic/nic_transport.h"
 #include "transport/xdp/xdp_transport.h"
 
 namespace bsp {
@@ -399,6 +400,8 @@ std::string Runtime::statistics_report() const {
   if (control_) report += fmt::format(" control_reconnects={}", control_->reconnects());
   // Which XDP mode (native or generic), zero-copy or copy, and busy polling xdp got.
   report += transport::xdp_stats(transport);
+  // nic: its receive mode, frames dropped for their length, payloads placed.
+  report += transport::nic_stats(transport);
   // The process's peak resident memory so far (getrusage: KiB), for memory per process.
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);

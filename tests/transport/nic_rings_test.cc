@@ -4,7 +4,8 @@
 // ends); ring geometry (slots within blocks, blocks a power of two); and, live on lo
 // (root, outside the sandbox; skipped otherwise), 64 KiB frames through every receive and
 // send mode arriving whole (recvmsg's with their payloads placed where the sink asks),
-// and frames of hostile lengths (longer than the MTU) dropped by every receive mode.
+// and frames of hostile lengths (longer than the MTU) dropped and counted by every
+// receive mode.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <linux/if_ether.h>
@@ -393,6 +394,7 @@ void drops_frames_longer_than_the_mtu(const char* rx) {
   ASSERT_EQ(received.frames.size(), 2u) << rx;
   EXPECT_EQ(received.frames[0], test_frame(job, 1, 1500, 2)) << rx;
   EXPECT_EQ(received.frames[1], test_frame(job, 1, 100, 3)) << rx;
+  EXPECT_NE(nic_stats(*receiver).find(" nic_length_dropped=4 "), std::string::npos) << nic_stats(*receiver);
 }
 
 TEST(NicLiveTest, FramesLongerThanTheMtuAreDroppedV2) {

@@ -178,6 +178,7 @@ class NicTransport final : public Transport, private TransmitHooks {
                                                   tx == "ring" ? tx_frames : 0);
     }
     gather_ = tx == "send";
+    rx_mode_ = rx;
   }
 
   ~NicTransport() override {
@@ -289,6 +290,13 @@ class NicTransport final : public Transport, private TransmitHooks {
 
   int wait_fd() const override { return fd_.get(); }
 
+  // For --stats: how frames are received, and what was dropped for its length or placed.
+  std::string stats() const {
+    const std::uint64_t rejected = rejected_ + (reader_ ? reader_->rejected() : 0);
+    return fmt::format(" nic:{},{},mtu:{} nic_length_dropped={} nic_placed={}", interface_.name, rx_mode_, mtu_,
+                       rejected, reader_ ? reader_->placed() : 0);
+  }
+
   // Only the ring's frames wait for their kick; gathered frames leave at once, sealed.
   TransmitHooks* transmit_hooks() override { return gather_ ? nullptr : this; }
   void set_transmit_hook(TransmitHook hook) override { transmit_hook_ = std::move(hook); }
@@ -361,6 +369,7 @@ class NicTransport final : public Transport, private TransmitHooks {
   std::unique_ptr<nic::SocketReader> reader_;  // rx recv
   std::vector<std::pair<nic::MacAddress, int>> unique_macs_;  // off lo: MAC -> its only pid (-1: shared)
   std::uint64_t rejected_ = 0;                 // ring frames dropped for their length
+  std::string rx_mode_;
   bool gather_ = false;
   int send_error_ = 0;
   std::size_t unkicked_ = 0;
@@ -372,6 +381,13 @@ const TransportRegistration kRegistration{"nic", make_nic_transport, nic_options
 
 std::unique_ptr<Transport> make_nic_transport(const TransportConfig& config) {
   return std::make_unique<NicTransport>(config);
+}
+
+std::string nic_stats(const Transport& transport) {
+  for (const Transport* layer = &transport; layer != nullptr; layer = layer->wrapped()) {
+    if (const auto* nic = dynamic_cast<const NicTransport*>(layer)) return nic->stats();
+  }
+  return {};
 }
 
 }  // namespace bsp::transport
