@@ -73,9 +73,9 @@ constexpr unsigned kBlockRetireMs = 1;
 // rx=recv (nic/socket_reader.h) reads a large frame's payload straight to where the layer
 // above keeps it: one copy in the receiver instead of the ring's two (on lo and veth the
 // copy into the ring runs on the sender's CPU, in the softirq of its send). Measured on lo
-// with 64 KiB frames it is no faster and costs ~10% more CPU per byte (a system call per
-// frame, the sender's pages freed on the receiver's CPU; bench/README.md), so the ring
-// stays the default. Placement only in a small job, as udp's: among many senders the
+// with 64 KiB frames it moves CPU from the sender to the receiver but spends as much in
+// all (a system call per frame, the sender's pages freed on the receiver's CPU) and puts
+// no faster (bench/README.md), so the ring stays the default. Placement only in a small job, as udp's: among many senders the
 // layer above's guess of the next frame's sender fails more often.
 constexpr int kPlacementProcesses = 16;
 constexpr const char* kDefaultRx = "v2";
