@@ -38,14 +38,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kEthernetHeader = 14;
 constexpr std::size_t kRingBytes = 32u << 20;  // as nic's default receive ring
-constexpr int kIdleMs = 50;                     // a receiver hearing nothing this long has it all
+constexpr int kIdleMs = 50;                    // a receiver hearing nothing this long has it all
 
 void die(const char* what) {
   fmt::print(stderr, "raw_frame_floor: {}: {}\n", what, std::strerror(errno));
   std::exit(1);
 }
 
-long long now_ns() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
 
 // A packet socket bound to one EtherType on the interface.
 int open_bound(int index, std::uint16_t type) {
@@ -273,9 +275,10 @@ int main(int argc, char** argv) {
   if (csv) {
     fmt::print("{},{},{},{:.3f},{:.3f},{:.3f}\n", iface, mtu, ring ? "ring" : "recv", best, median, lost);
   } else {
-    fmt::print("raw frames on {}: {} bytes each (+14), rx={}{}: best {:.2f} GB/s, median {:.2f} GB/s delivered, "
-               "median {:.1f}% lost\n",
-               iface, mtu, ring ? "ring" : "recv", bypass ? ", qdisc bypass" : "", best, median, lost * 100);
+    fmt::print(
+        "raw frames on {}: {} bytes each (+14), rx={}{}: best {:.2f} GB/s, median {:.2f} GB/s delivered, "
+        "median {:.1f}% lost\n",
+        iface, mtu, ring ? "ring" : "recv", bypass ? ", qdisc bypass" : "", best, median, lost * 100);
   }
   return 0;
 }

@@ -75,8 +75,9 @@ constexpr unsigned kBlockRetireMs = 1;
 // copy into the ring runs on the sender's CPU, in the softirq of its send). Measured on lo
 // with 64 KiB frames it moves CPU from the sender to the receiver but spends as much in
 // all (a system call per frame, the sender's pages freed on the receiver's CPU) and puts
-// no faster (bench/README.md), so the ring stays the default. Placement only in a small job, as udp's: among many senders the
-// layer above's guess of the next frame's sender fails more often.
+// no faster (bench/README.md), so the ring stays the default. Placement only in a small
+// job, as udp's: among many senders the layer above's guess of the next frame's sender
+// fails more often.
 constexpr int kPlacementProcesses = 16;
 constexpr const char* kDefaultRx = "v2";
 constexpr const char* kDefaultTx = "send";
@@ -314,17 +315,17 @@ class NicTransport final : public Transport, private TransmitHooks {
     const auto own = static_cast<std::uint32_t>(config_.pid);
     if (nic::is_loopback(interface_)) {
       for (nic::EthernetHeader& header : headers_) {
-        const std::uint8_t source[6] = {0x02, 0x00, static_cast<std::uint8_t>(own >> 24),
-                                        static_cast<std::uint8_t>(own >> 16), static_cast<std::uint8_t>(own >> 8),
-                                        static_cast<std::uint8_t>(own)};
-        std::memcpy(header.data() + 6, source, 6);
+        header[6] = std::byte{0x02};
+        header[7] = std::byte{0x00};
+        for (int i = 0; i < 4; ++i) header[8 + i] = static_cast<std::byte>(own >> (24 - 8 * i));
       }
       return;
     }
     for (std::size_t pid = 0; pid < headers_.size(); ++pid) {
       nic::MacAddress mac;
       std::memcpy(mac.data(), headers_[pid].data(), 6);
-      auto same = std::find_if(unique_macs_.begin(), unique_macs_.end(), [&](const auto& known) { return known.first == mac; });
+      auto same = std::find_if(unique_macs_.begin(), unique_macs_.end(),
+                               [&](const auto& known) { return known.first == mac; });
       if (same == unique_macs_.end()) {
         unique_macs_.emplace_back(mac, static_cast<int>(pid));
       } else {
@@ -362,13 +363,13 @@ class NicTransport final : public Transport, private TransmitHooks {
   std::size_t mtu_ = kDefaultMtu;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
-  std::vector<nic::EthernetHeader> headers_;   // of a frame to each pid, once the peers are known
-  std::unique_ptr<nic::PacketRings> rings_;    // rx v2 (and the transmit ring, tx=ring)
-  std::unique_ptr<nic::BlockRing> blocks_;     // rx v3
-  std::unique_ptr<nic::GatherSender> sender_;  // tx=send, once the peers are known
-  std::unique_ptr<nic::SocketReader> reader_;  // rx recv
+  std::vector<nic::EthernetHeader> headers_;                  // of a frame to each pid, once the peers are known
+  std::unique_ptr<nic::PacketRings> rings_;                   // rx v2 (and the transmit ring, tx=ring)
+  std::unique_ptr<nic::BlockRing> blocks_;                    // rx v3
+  std::unique_ptr<nic::GatherSender> sender_;                 // tx=send, once the peers are known
+  std::unique_ptr<nic::SocketReader> reader_;                 // rx recv
   std::vector<std::pair<nic::MacAddress, int>> unique_macs_;  // off lo: MAC -> its only pid (-1: shared)
-  std::uint64_t rejected_ = 0;                 // ring frames dropped for their length
+  std::uint64_t rejected_ = 0;                                // ring frames dropped for their length
   std::string rx_mode_;
   bool gather_ = false;
   int send_error_ = 0;

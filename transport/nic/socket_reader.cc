@@ -74,9 +74,7 @@ std::size_t SocketReader::receive_placed(FrameSink& sink, const FrameSink::Datag
   // byte more: a longer frame shows as one, or as truncated]
   const std::size_t body = mtu_ - head;
   head_.resize(kEthernetHeader + head);
-  iovec parts[3] = {{head_.data(), head_.size()},
-                    {offer.room.data(), body},
-                    {storage_.get(), 1}};
+  iovec parts[3] = {{head_.data(), head_.size()}, {offer.room.data(), body}, {storage_.get(), 1}};
   msghdr message{};
   message.msg_iov = parts;
   message.msg_iovlen = 3;

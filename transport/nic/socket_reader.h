@@ -44,8 +44,7 @@ class SocketReader {
   std::size_t receive_batch(FrameSink& sink, std::size_t count);
   // Reads one frame scattered into the sink's room; returns frames delivered (0: none
   // waiting, or it was dropped), and sets drained when the socket had nothing.
-  std::size_t receive_placed(FrameSink& sink, const FrameSink::DatagramRoom& offer, std::size_t head,
-                             bool& drained);
+  std::size_t receive_placed(FrameSink& sink, const FrameSink::DatagramRoom& offer, std::size_t head, bool& drained);
   // A frame of `length` bytes (Ethernet header included) as received: true when its
   // length may be used; otherwise counted.
   bool length_ok(std::size_t length, int flags);
