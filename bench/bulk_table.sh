@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/bulk_table.sh: the large-transfer table in one run: the bare floors of each transport (a
 # TCP stream of 64 KiB writes, with and without MSG_ZEROCOPY; the best udp and nic streams
-# of our bare transports, delivered bytes only), next to what BSPlib does with them at
+# of our bare transports, delivered bytes only; bare raw frames on lo of 65535 and 1500
+# bytes, bench/raw_frame_floor), next to what BSPlib does with them at
 # p = 2: one 8 MiB bsp_put (and bsp_hpput, bsp_get) per superstep (best / median GB/s) and g by bspbench's method
 # (ns per 8-byte word). With --before=DIR (a directory holding bsprun, bench/ and nas/ of
 # an earlier build, e.g. copied from bazel-bin) every BSPlib figure is measured for both
@@ -94,7 +95,15 @@ if [ "$cluster" = 1 ]; then
   echo "| bare UDP stream between two emulated hosts (veth, MTU 1500), 1472-byte datagrams | $(udp_floor --netns=bc --size=1472 --total=67108864) |"
   echo "| the same, segmented and coalesced (UDP_SEGMENT, UDP_GRO) | $(udp_floor --netns=bc --size=1472 --total=67108864 --gso=1 --gro=1) |"
 fi
-case ",$transports," in *,nic,*) echo "| our bare nic transport on lo, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream nic 8192 16384 65000) |" ;; esac
+case ",$transports," in *,nic,*)
+  echo "| our bare nic transport on lo, best delivered stream (8 KiB .. 64 KiB frames) | $(bare_stream nic 8192 16384 65000) |"
+  # The bare raw-frame stream (AF_PACKET, no reliable layer): the largest frame lo allows
+  # (nic's default there) and Ethernet's 1500 bytes, received from a ring as nic does.
+  for m in 65535 1500; do
+    bazel-bin/bench/raw_frame_floor --mtu=$m --csv=1 2>/dev/null |
+      awk -F, '{printf "| bare raw frames on lo, %s bytes each, ring receiver | %.2f / %.2f |\n", $2, $4, $5}'
+  done ;;
+esac
 echo
 
 header="| figure, p = 2 |"
@@ -123,6 +132,14 @@ figure_row "one 8 MiB bsp_hpput, GB/s best / median" put_8mib
 via=get
 figure_row "one 8 MiB bsp_get, GB/s best / median" put_8mib
 figure_row "g, ns per 8-byte word (bsp_params)" g_ns
+# nic with Ethernet's frames on lo (--mtu=1500), against the bare 1500-byte raw frames above.
+put_8mib_1500() {  # build transport
+  case $2 in nic) ;; *) echo "-"; return ;; esac
+  "$(bsprun_of "$1")" -n 2 --transport=nic --mtu=1500 "$1/bench/bsp_bandwidth" --sizes=8388608 --bytes=8388608 \
+      --repetitions=20 --via=put 2>/dev/null | awk -F, '$3 == 8388608 {printf "%.2f / %.2f", $6 / 1000, $7 / 1000}'
+}
+via=put
+case ",$transports," in *,nic,*) figure_row "one 8 MiB bsp_put with 1500-byte frames (nic --mtu=1500), GB/s" put_8mib_1500 ;; esac
 
 # One 1400-byte put stream (16 MiB) at p = 2 over the shaped two-host cluster: "MB/s (share
 # of the 12.5 MB/s wire)"; shm has no wire.

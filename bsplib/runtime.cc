@@ -28,6 +28,7 @@
 #include "recovery/spin_policy.h"
 #include "transport/fault/fault_transport.h"
 #include "transport/hybrid_transport.h"
+#include "transport/nic/nic_transport.h"
 #include "transport/registry.h"
 #include "transport/tcp/tcp_transport.h"
 #include "transport/trace/trace_transport.h"
@@ -402,6 +403,8 @@ std::string Runtime::statistics_report() const {
   report += transport::xdp_stats(transport);
   // The offload udp got (segmentation, coalescing) or why not.
   report += transport::udp_stats(transport);
+  // nic: its receive mode, frames dropped for their length, payloads placed.
+  report += transport::nic_stats(transport);
   // The process's peak resident memory so far (getrusage: KiB), for memory per process.
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) report += fmt::format(" max_rss_kib={}", usage.ru_maxrss);

@@ -20,6 +20,7 @@
 #include "transport/nic/peer_headers.h"
 #include "transport/nic/ring_geometry.h"
 #include "transport/nic/segment_check.h"
+#include "transport/nic/socket_reader.h"
 #include "transport/file_descriptor.h"
 #include "transport/option_spec.h"
 #include "transport/registry.h"
@@ -69,6 +70,15 @@ constexpr std::size_t kPoolFramesPerPeer = 4;
 constexpr unsigned kBlockRetireMs = 1;
 // How frames are received (v2: a status word per frame; v3: per block) and sent (ring:
 // the transmit ring, kicked once per batch; send: sendmmsg gathering header and frame).
+// rx=recv (nic/socket_reader.h) reads a large frame's payload straight to where the layer
+// above keeps it: one copy in the receiver instead of the ring's two (on lo and veth the
+// copy into the ring runs on the sender's CPU, in the softirq of its send). Measured on lo
+// with 64 KiB frames it moves CPU from the sender to the receiver but spends as much in
+// all (a system call per frame, the sender's pages freed on the receiver's CPU) and puts
+// no faster (bench/README.md), so the ring stays the default. Placement only in a small
+// job, as udp's: among many senders the layer above's guess of the next frame's sender
+// fails more often.
+constexpr int kPlacementProcesses = 16;
 constexpr const char* kDefaultRx = "v2";
 constexpr const char* kDefaultTx = "send";
 // Bytes of frames the kernel takes from the TX ring before they have left the interface:
@@ -93,9 +103,10 @@ const std::vector<TransportOption>& nic_options() {
       number_option("rx-ring", "nic default", "frames in nic's receive ring (16 to 1048576)", 16, 1L << 20),
       number_option("tx-ring", "nic default", "frames in nic's transmit ring (16 to 1048576)", 16, 1L << 20),
       one_of_option("nic-rx", "v2",
-                    "how nic receives: v2 (TPACKET_V2 ring, a status word per frame) or v3 (TPACKET_V3 blocks; a "
-                    "block not yet full waits up to 1 ms)",
-                    {"v2", "v3"}),
+                    "how nic receives: v2 (TPACKET_V2 ring, a status word per frame), v3 (TPACKET_V3 blocks; a "
+                    "block not yet full waits up to 1 ms) or recv (recvmsg, a large frame's payload read straight "
+                    "to where the reliable layer keeps it)",
+                    {"v2", "v3", "recv"}),
       one_of_option("nic-tx", "send",
                     "how nic sends: send (sendmmsg straight from the reliable layer's buffers) or ring (TPACKET_V2 "
                     "transmit ring, frames copied in and refreshed at the kick; needs nic-rx=v2)",
@@ -127,12 +138,13 @@ class NicTransport final : public Transport, private TransmitHooks {
     if (mtu_ > link_mtu) {
       throw std::runtime_error(fmt::format("nic transport: mtu {} exceeds {}'s MTU {}", mtu_, name, link_mtu));
     }
-    std::string rx = options.text("nic-rx", kDefaultRx);
     std::string tx = options.text("nic-tx", kDefaultTx);
-    if ((rx != "v2" && rx != "v3") || (tx != "ring" && tx != "send")) {
-      throw std::runtime_error(fmt::format("nic transport: nic-rx={} nic-tx={}: want v2 or v3, ring or send", rx, tx));
+    std::string rx = options.text("nic-rx", kDefaultRx);
+    if ((rx != "v2" && rx != "v3" && rx != "recv") || (tx != "ring" && tx != "send")) {
+      throw std::runtime_error(
+          fmt::format("nic transport: nic-rx={} nic-tx={}: want v2, v3 or recv, ring or send", rx, tx));
     }
-    if (rx == "v3" && tx == "ring") {
+    if (rx != "v2" && tx == "ring") {
       throw std::runtime_error("nic transport: nic-tx=ring needs nic-rx=v2 (the transmit ring is TPACKET_V2)");
     }
     std::size_t slot = kEthernetHeader + mtu_ + 128;  // about one ring slot
@@ -155,13 +167,19 @@ class NicTransport final : public Transport, private TransmitHooks {
     // sends the moment it has the addresses must find our ring, not an unbound socket.
     nic::filter_and_bind(fd_.get(), interface_, config_.receive_filter,
                          nic::data_ether_type(nic::is_loopback(interface_), config_.pid));
-    if (rx == "v3") {
+    if (rx == "recv") {
+      // The socket's queue holds what a ring of rx_bytes would.
+      size_socket_buffer(fd_.get(), SO_RCVBUF, SO_RCVBUFFORCE, static_cast<int>(rx_bytes));
+      reader_ = std::make_unique<nic::SocketReader>(
+          fd_.get(), mtu_, [this](std::span<const std::byte> ethernet) { return claimed_sender(ethernet); });
+    } else if (rx == "v3") {
       blocks_ = std::make_unique<nic::BlockRing>(fd_.get(), kEthernetHeader + mtu_, rx_frames, kBlockRetireMs);
     } else {
       rings_ = std::make_unique<nic::PacketRings>(fd_.get(), kEthernetHeader + mtu_, rx_frames,
                                                   tx == "ring" ? tx_frames : 0);
     }
     gather_ = tx == "send";
+    rx_mode_ = rx;
   }
 
   ~NicTransport() override {
@@ -191,6 +209,7 @@ class NicTransport final : public Transport, private TransmitHooks {
   void connect(const std::vector<std::string>& addresses) override {
     headers_ = nic::connect_peers("nic transport", config_, interface_, addresses,
                                   std::chrono::milliseconds(segment_check_ms_));
+    learn_senders();
     if (gather_) sender_ = std::make_unique<nic::GatherSender>(fd_.get(), headers_);
   }
 
@@ -238,11 +257,18 @@ class NicTransport final : public Transport, private TransmitHooks {
         }
       }
     }
+    if (reader_) return reader_->receive(sink, max_frames, config_.nprocs <= kPlacementProcesses);
     std::size_t delivered = 0;
     while (delivered < max_frames) {
       std::span<const std::byte> frame = blocks_ ? blocks_->peek() : rings_->peek_received();
       if (frame.empty()) break;
-      if (frame.size() > kEthernetHeader) sink.on_frame(-1, frame.subspan(kEthernetHeader));
+      // A frame cut short by the ring's slot, or no more than an Ethernet header, is dropped.
+      const bool whole = blocks_ || rings_->received_whole();
+      if (whole && frame.size() > kEthernetHeader && frame.size() <= kEthernetHeader + mtu_) {
+        sink.on_frame(-1, frame.subspan(kEthernetHeader));
+      } else {
+        ++rejected_;
+      }
       if (blocks_) {
         blocks_->release();
       } else {
@@ -265,6 +291,13 @@ class NicTransport final : public Transport, private TransmitHooks {
 
   int wait_fd() const override { return fd_.get(); }
 
+  // For --stats: how frames are received, and what was dropped for its length or placed.
+  std::string stats() const {
+    const std::uint64_t rejected = rejected_ + (reader_ ? reader_->rejected() : 0);
+    return fmt::format(" nic:{},{},mtu:{} nic_length_dropped={} nic_placed={}", interface_.name, rx_mode_, mtu_,
+                       rejected, reader_ ? reader_->placed() : 0);
+  }
+
   // Only the ring's frames wait for their kick; gathered frames leave at once, sealed.
   TransmitHooks* transmit_hooks() override { return gather_ ? nullptr : this; }
   void set_transmit_hook(TransmitHook hook) override { transmit_hook_ = std::move(hook); }
@@ -272,6 +305,49 @@ class NicTransport final : public Transport, private TransmitHooks {
  private:
   static constexpr std::size_t kKickBatch = 64;  // frames queued before a kick is forced
   bool reported_down_ = false;
+
+  // On lo every MAC is zero: the source MAC of our frames says the sending pid instead
+  // (02:00 and the pid, big-endian; a locally administered address), so a receiver that
+  // places a frame's payload before reading its authenticated header can name the sender
+  // it expects (the layer above drops the frame if the claim is false). Elsewhere a MAC
+  // names the pid when only one process of the job has it.
+  void learn_senders() {
+    const auto own = static_cast<std::uint32_t>(config_.pid);
+    if (nic::is_loopback(interface_)) {
+      for (nic::EthernetHeader& header : headers_) {
+        header[6] = std::byte{0x02};
+        header[7] = std::byte{0x00};
+        for (int i = 0; i < 4; ++i) header[8 + i] = static_cast<std::byte>(own >> (24 - 8 * i));
+      }
+      return;
+    }
+    for (std::size_t pid = 0; pid < headers_.size(); ++pid) {
+      nic::MacAddress mac;
+      std::memcpy(mac.data(), headers_[pid].data(), 6);
+      auto same = std::find_if(unique_macs_.begin(), unique_macs_.end(),
+                               [&](const auto& known) { return known.first == mac; });
+      if (same == unique_macs_.end()) {
+        unique_macs_.emplace_back(mac, static_cast<int>(pid));
+      } else {
+        same->second = -1;  // shared by several processes: says nothing
+      }
+    }
+  }
+
+  // The pid a received frame's Ethernet header claims as its sender, or -1.
+  int claimed_sender(std::span<const std::byte> ethernet) const {
+    if (ethernet.size() < kEthernetHeader) return -1;
+    const auto byte = [&](std::size_t i) { return std::to_integer<std::uint32_t>(ethernet[i]); };
+    if (nic::is_loopback(interface_)) {
+      if (byte(6) != 0x02 || byte(7) != 0x00) return -1;
+      const std::uint32_t pid = byte(8) << 24 | byte(9) << 16 | byte(10) << 8 | byte(11);
+      return pid < headers_.size() && pid != static_cast<std::uint32_t>(config_.pid) ? static_cast<int>(pid) : -1;
+    }
+    for (const auto& [mac, pid] : unique_macs_) {
+      if (std::memcmp(ethernet.data() + 6, mac.data(), 6) == 0) return pid == config_.pid ? -1 : pid;
+    }
+    return -1;
+  }
 
   // Hands each queued frame (past its Ethernet header) to the layer above at kick time.
   std::function<void(int, std::span<std::byte>)> hook() {
@@ -287,10 +363,14 @@ class NicTransport final : public Transport, private TransmitHooks {
   std::size_t mtu_ = kDefaultMtu;
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   FileDescriptor fd_;
-  std::vector<nic::EthernetHeader> headers_;   // of a frame to each pid, once the peers are known
-  std::unique_ptr<nic::PacketRings> rings_;    // rx v2 (and the transmit ring, tx=ring)
-  std::unique_ptr<nic::BlockRing> blocks_;     // rx v3
-  std::unique_ptr<nic::GatherSender> sender_;  // tx=send, once the peers are known
+  std::vector<nic::EthernetHeader> headers_;                  // of a frame to each pid, once the peers are known
+  std::unique_ptr<nic::PacketRings> rings_;                   // rx v2 (and the transmit ring, tx=ring)
+  std::unique_ptr<nic::BlockRing> blocks_;                    // rx v3
+  std::unique_ptr<nic::GatherSender> sender_;                 // tx=send, once the peers are known
+  std::unique_ptr<nic::SocketReader> reader_;                 // rx recv
+  std::vector<std::pair<nic::MacAddress, int>> unique_macs_;  // off lo: MAC -> its only pid (-1: shared)
+  std::uint64_t rejected_ = 0;                                // ring frames dropped for their length
+  std::string rx_mode_;
   bool gather_ = false;
   int send_error_ = 0;
   std::size_t unkicked_ = 0;
@@ -302,6 +382,13 @@ const TransportRegistration kRegistration{"nic", make_nic_transport, nic_options
 
 std::unique_ptr<Transport> make_nic_transport(const TransportConfig& config) {
   return std::make_unique<NicTransport>(config);
+}
+
+std::string nic_stats(const Transport& transport) {
+  for (const Transport* layer = &transport; layer != nullptr; layer = layer->wrapped()) {
+    if (const auto* nic = dynamic_cast<const NicTransport*>(layer)) return nic->stats();
+  }
+  return {};
 }
 
 }  // namespace bsp::transport

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "transport/transport.h"
 
@@ -25,5 +26,10 @@ namespace bsp::transport {
 // The published address is INTERFACE/MAC/HOST; connect() refuses, naming the pids,
 // processes whose interfaces are not on one Ethernet segment (nic/segment_check.h).
 std::unique_ptr<Transport> make_nic_transport(const TransportConfig& config);
+
+// For bsprun --stats: " nic:IFACE,RX,mtu:N nic_length_dropped=N nic_placed=N" when
+// transport is (or wraps) nic, else "": how it receives (v2, v3, recv), frames dropped
+// for their length (longer than the MTU, or cut short), payloads placed (rx=recv).
+std::string nic_stats(const Transport& transport);
 
 }  // namespace bsp::transport

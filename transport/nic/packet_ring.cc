@@ -71,6 +71,7 @@ PacketRings::~PacketRings() {
 std::span<const std::byte> PacketRings::peek_received() {
   tpacket2_hdr* header = rx_slot(rx_next_);
   if (!(load_status(header) & TP_STATUS_USER)) return {};
+  received_whole_ = header->tp_len == header->tp_snaplen;
   return {reinterpret_cast<const std::byte*>(header) + header->tp_mac, header->tp_snaplen};
 }
 

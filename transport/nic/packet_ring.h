@@ -30,6 +30,8 @@ class PacketRings {
   // ---- receive ----
   // The next frame the kernel has handed over (empty when none). Valid until release().
   std::span<const std::byte> peek_received();
+  // Whether the frame peek_received() returned arrived whole (not cut short by the slot).
+  bool received_whole() const { return received_whole_; }
   void release_received();
 
   // ---- transmit ----
@@ -62,6 +64,7 @@ class PacketRings {
   std::size_t queued_ = 0;
   std::size_t reserved_size_ = 0;
   bool kick_owed_ = false;
+  bool received_whole_ = true;
   int last_error_ = 0;  // slots marked for sending that the kernel has not taken yet
   std::vector<int> tx_tags_;
 };
