@@ -40,7 +40,7 @@ constexpr std::size_t kStagingBytes = 512u << 20;
 constexpr std::size_t kStagingAlignment = 64;
 // Single copy: from this size up, a peer reads a transfer straight from the sender's
 // memory when the kernel lets it (bench/README.md: process_vm_readv against two memcpys).
-constexpr long kSingleCopyFrom = 256 << 10;
+constexpr long kSingleCopyFrom = 64 << 10;
 
 // The staging memfd's last bytes: what its owner tells its peers about single copies.
 // Written by the owner only; the peers map it read-only.
@@ -99,9 +99,10 @@ const std::vector<TransportOption>& shm_options() {
                     "1073741824; default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
                     4096, 1L << 30),
       one_of_option("shm-single-copy", "huge",
-                    "large puts' and gets' data read straight from the sender's memory (process_vm_readv, one "
-                    "copy): huge (where it lies on huge pages, which the kernel copies at memcpy's speed), any, or "
-                    "off (always through staging memory: two copies)",
+                    "large bsp_hpput and bsp_get data read by the receiver straight from the sender's memory "
+                    "(process_vm_readv, one copy): huge (where that memory lies on huge pages: the kernel copies "
+                    "from 4 KiB pages slower than staging's two copies), any, or off (always through staging "
+                    "memory: two copies, as bsp_put's data always goes)",
                     {"huge", "any", "off"}),
       number_option("shm-single-copy-from", std::to_string(kSingleCopyFrom),
                     "bytes from which a transfer may be a single copy (see shm-single-copy)", 1, 1L << 31),
