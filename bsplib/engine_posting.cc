@@ -234,6 +234,15 @@ bool Engine::direct_to(int pid, const void* data, std::uint32_t size) {
     note_two_copies(why);
     return false;
   }
+  // This process writes its gets' data before its readers are done (they wait for each
+  // other's gets in turn): memory one of them lands in is staged, read at the sync's start.
+  const auto* begin = static_cast<const std::byte*>(data);
+  for (const PendingGet& get : pending_gets_) {
+    if (get.dst < begin + size && begin < get.dst + get.size) {
+      note_two_copies("own-get-lands-there");
+      return false;
+    }
+  }
   ++single_copies_;
   return true;
 }

@@ -396,8 +396,10 @@ void single_copy_regions() {
   unsigned char* area = huge_buffer();
   unsigned char* fetched = huge_buffer();
   unsigned char* source = huge_buffer();
+  unsigned char* chain = huge_buffer();  // each gets its left's into its own, which its right gets
   std::vector<unsigned char> put_source(1u << 20);
   bsp_push_reg(area, static_cast<long>(bytes));
+  bsp_push_reg(chain, static_cast<long>(bytes));
   bsp_sync();
   auto base = [](int pid, int step, std::size_t k) {
     return static_cast<unsigned char>(pid * 37 + step * 101 + k * 13 + (k >> 12));
@@ -421,7 +423,16 @@ void single_copy_regions() {
     bsp_put(right, put_source.data() + 1, area, static_cast<long>(off3), static_cast<long>(len3));
     std::fill(put_source.begin(), put_source.end(), 0xee);  // bsp_put copied it at the call
     bsp_get(left, area, static_cast<long>(get_at), fetched + get_into, static_cast<long>(get_len));
+    const std::size_t chain_len = (1u << 20) + 3;
+    for (std::size_t k = 0; k < chain_len; ++k) chain[k] = base(me(), step + 9, k);
+    bsp_get(left, chain, 0, chain, static_cast<long>(chain_len));  // reads the left's as it was, before its get lands
     bsp_sync();
+    for (std::size_t k = 0; k < chain_len; ++k) {
+      if (chain[k] != base(left, step + 9, k)) {
+        bsp_abort("single_copy_regions: pid %d step %d chain[%zu] = %d, expected %d\n", me(), step, k, chain[k],
+                  base(left, step + 9, k));
+      }
+    }
     std::memset(source, 0xee, bytes);  // an hp-put's source is the caller's again
     auto expect = [&](std::size_t k) -> unsigned char {
       if (k >= off2 && k < off2 + len2) return data(left, step, from2 + (k - off2));
@@ -444,6 +455,7 @@ void single_copy_regions() {
     CHECK(fetched[get_into - 1] == 0 && fetched[get_into + get_len] == 0);  // nothing around the get
     bsp_sync();  // everyone checked before the next step rewrites its area
   }
+  bsp_pop_reg(chain);
   bsp_pop_reg(area);
   bsp_sync();
 }

@@ -85,7 +85,8 @@ TEST(ShmJob, SemanticsHoldPushedAndPulled) {
 
 // Single copies (transport/shm/cross_memory.h): large hp-puts and gets that the receiver
 // reads straight from the sender's memory keep the semantics at p = 2..4, where every
-// large one is (--shm-single-copy=any, from 64 KiB), on huge pages only (the default), and
+// large one is (--shm-single-copy=any, from 64 KiB; dense and sparse sync), on huge pages
+// only (the default), and
 // turned off by option or environment (staging: two copies); --stats says which path ran.
 TEST(ShmJob, SingleCopiesKeepTheSemantics) {
   struct Mode {
@@ -95,6 +96,7 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
   };
   const std::vector<Mode> modes = {
       {{"--shm-single-copy=any", "--shm-single-copy-from=65536"}, {}, true},
+      {{"--shm-single-copy=any", "--shm-single-copy-from=65536", "--sync=sparse"}, {}, true},
       {{}, {}, false},
       {{"--shm-single-copy=off"}, {}, false},
       {{}, {{"BSP_SHM_SINGLE_COPY", "off"}}, false},
@@ -111,13 +113,15 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
         ASSERT_EQ(result.exit_code, 0) << label << "\n" << describe(result);
         EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
         if (std::string(name) != "single_copy_regions") continue;
-        // 4 steps of 2 hp-puts and a get per process, and a bsp_put (always two copies).
+        // 4 steps of 2 hp-puts and 2 gets served per process, and a bsp_put (always two
+        // copies); a get whose owner's own get lands where it reads is staged.
         if (modes[m].single) {
           EXPECT_EQ(result.err.find("shm_single_copies=0"), std::string::npos) << label << "\n" << describe(result);
-          EXPECT_NE(result.err.find("shm_two_copies=4 shm_two_copies_bsp_put=4 "), std::string::npos)
+          EXPECT_NE(result.err.find("shm_two_copies=8 shm_two_copies_bsp_put=4 shm_two_copies_own_get_lands_there=4 "),
+                    std::string::npos)
               << label << "\n" << describe(result);
-        } else if (m >= 2) {
-          EXPECT_NE(result.err.find("shm_single_copies=0 shm_two_copies=16 shm_two_copies_bsp_put=4 shm_two_copies_off=12"),
+        } else if (m >= 3) {
+          EXPECT_NE(result.err.find("shm_single_copies=0 shm_two_copies=20 shm_two_copies_bsp_put=4 shm_two_copies_off=16"),
                     std::string::npos)
               << label << "\n" << describe(result);
         }
