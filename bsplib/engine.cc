@@ -208,8 +208,9 @@ void Engine::superstep(bool final) {
   auto started = Clock::now();
   watchdog_.superstep_started(started);
   in_sync_ = true;
-  // Unbuffered puts: large ones are sent from their source during the sync (gathered),
-  // others (and those staged for a peer to pull) read their source now.
+  // Unbuffered puts: large ones are read from their source by the destination itself
+  // (single copy, where it shares memory and the kernel allows) or sent from it during the
+  // sync (gathered); others (and those staged for a peer to pull) read their source now.
   for (const HpPut& hp : hpputs_) {
     if (hp.size < gather_from() || hp.pid == pid_) {
       write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
@@ -292,7 +293,7 @@ void Engine::superstep(bool final) {
   channel_->next_superstep();  // staging written two supersteps ago may be reused
   channel_->progress(*this);   // push out anything the transport still queues
   // Single copies out of this process's hp-put sources: they stay as they are until read.
-  if (!hpput_readers_.empty()) await_readers(hpput_readers_, 2 * static_cast<std::uint64_t>(superstep_ - 1) + 2);
+  if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
 }
 

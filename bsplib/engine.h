@@ -15,6 +15,10 @@
 //      put of the superstep is written anywhere;
 //   4. waits for the replies to its own gets, then writes them, then applies the puts
 //      (source by source, in call order: a put and a get into one word, the put wins);
+//      single copies (shm): a receiver reads large hp-put and get data from the sender's
+//      memory itself, and the sender waits for its read mark (await_readers) before that
+//      memory may change (an owner: before its puts land; an hp-put's sender: before it
+//      leaves the sync);
 //   5. commits registration changes and the tag size, and delivers the messages.
 // Records of a peer's next superstep that arrive early stay buffered until then.
 // That is the dense protocol (engine.cc). The sparse one (engine_sparse.cc, --sync=sparse,

@@ -44,12 +44,20 @@ constexpr long kSingleCopyFrom = 64 << 10;
 
 // The staging memfd's last bytes: what its owner tells its peers about single copies.
 // Written by the owner only; the peers map it read-only.
+// Layout: the read mark (a u64, Staging::publish_read_mark) on its own cache line, then a
+// byte per pid: 1 this process may read that pid's memory, 2 it may not (0: not probed).
 struct StagingControl {
-  alignas(64) std::uint64_t read_mark;  // Staging::publish_read_mark
-  alignas(64) std::uint8_t can_read[1];  // [peer]: 1 this process may read peer's memory, 2 it may not
+  alignas(64) std::uint64_t read_mark;
 };
+constexpr std::size_t kCanReadAt = 64;
 std::size_t control_bytes(int nprocs) {
-  return (offsetof(StagingControl, can_read) + static_cast<std::size_t>(nprocs) + 4095) & ~std::size_t{4095};
+  return (kCanReadAt + static_cast<std::size_t>(nprocs) + 4095) & ~std::size_t{4095};
+}
+std::uint8_t* can_read(StagingControl* control, int pid) {
+  return reinterpret_cast<std::uint8_t*>(control) + kCanReadAt + pid;
+}
+const std::uint8_t* can_read(const StagingControl* control, int pid) {
+  return reinterpret_cast<const std::uint8_t*>(control) + kCanReadAt + pid;
 }
 
 struct ShmAddress {
@@ -296,7 +304,7 @@ class ShmTransport final : public Transport, private Staging {
     if (size < single_copy_from_) return "small";
     if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return "no-path";
     const Peer& link = peers_[static_cast<std::size_t>(peer)];
-    switch (__atomic_load_n(&link.control->can_read[config_.pid], __ATOMIC_ACQUIRE)) {
+    switch (__atomic_load_n(can_read(link.control, config_.pid), __ATOMIC_ACQUIRE)) {
       case 1:
         break;
       case 2:
@@ -390,7 +398,7 @@ class ShmTransport final : public Transport, private Staging {
     if (single_copy_ == "off") return;
     std::byte byte{};
     link.refusal = shm::read_from(link.os_pid, staging_address, &byte, 1);
-    __atomic_store_n(&control()->can_read[peer], link.refusal.empty() ? 1 : 2, __ATOMIC_RELEASE);
+    __atomic_store_n(can_read(control(), peer), static_cast<std::uint8_t>(link.refusal.empty() ? 1 : 2), __ATOMIC_RELEASE);
   }
 
   shm::InboxShape shape_of(int owner, std::size_t capacity) const {
