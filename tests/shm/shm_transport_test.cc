@@ -336,3 +336,27 @@ TEST(ShmSingleCopy, OffByOptionMeansStaging) {
 }
 
 }  // namespace
+
+namespace {
+
+// A probe the kernel refuses (here: the peer names memory it does not map, as a process of
+// another user or under yama would be refused) leaves that pair on staging: the prober
+// says why, and the peer, seeing the verdict, offers no single copy ("refused").
+TEST(ShmSingleCopy, RefusedProbeMeansStagingAndSaysWhy) {
+  TransportConfig first = config_of(0), second = config_of(1);
+  first.options["shm_single_copy"] = "any";
+  second.options["shm_single_copy"] = "any";
+  auto a = bsp::transport::make_shm_transport(first);
+  auto b = bsp::transport::make_shm_transport(second);
+  std::string b_address = b->local_address();
+  std::string misleading = b_address.substr(0, b_address.rfind(':') + 1) + "1000";  // page 1: never mapped
+  a->connect({a->local_address(), misleading});
+  b->connect({a->local_address(), b_address});
+  EXPECT_NE(a->staging()->single_copy_refusal(1).find("process_vm_readv"), std::string::npos)
+      << a->staging()->single_copy_refusal(1);
+  std::vector<unsigned char> source(1 << 20);
+  EXPECT_EQ(b->staging()->single_copy_to(0, source.data(), source.size()), "refused");
+  EXPECT_EQ(a->staging()->single_copy_to(1, source.data(), source.size()), "");  // b could read a
+}
+
+}  // namespace
