@@ -6,8 +6,18 @@
 // row per size (powers of two from 4 B to 64 KiB, and 1400 B, by default): best and median over the repetitions, in
 // MB/s (10^6 bytes per second). Other processes (p > 2) only sync. Run: bsprun -n 2 --transport=tcp
 // bazel-bin/bench/bsp_bandwidth [--bytes=16777216]
-//      [--max-count=100000] [--per-superstep=0] [--repetitions=3] [--sizes=1400] [--via=put|hpput|get]
+//      [--max-count=100000] [--per-superstep=0] [--repetitions=3] [--sizes=1400] [--via=put|hpput|get|all]
+//      [--floor] [--huge]
+// --floor adds a row per size for a memcpy between the same two buffers in the same run
+// (via=memcpy), the floor a shared-memory transfer is held against; --huge puts the buffers
+// on transparent huge pages (madvise), where shm's single copies apply.
+#include <sys/mman.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <span>
+#include <sstream>
 #include <vector>
 
 #include "bench/bench_flags.h"
@@ -25,7 +35,12 @@ int main(int argc, char** argv) {
                         "  --max-count=100000   most messages per measurement\n"
                         "  --per-superstep=0    messages per superstep (0: all in one)\n"
                         "  --repetitions=3      measurements per size\n"
-                        "  --via=put|hpput|get  the call that moves the data\n")) {
+                        "  --via=put|hpput|get  the call that moves the data; a comma-separated list, or all\n"
+                        "                       (put,hpput,get), measures each in turn, one row each\n"
+                        "  --floor              also a row per size (via=memcpy): pid 0 copies SIZE bytes from its\n"
+                        "                       source buffer into its window (the same buffers), COUNT times per\n"
+                        "                       measurement: the floor for shared-memory transports\n"
+                        "  --huge               the buffers on transparent huge pages (madvise MADV_HUGEPAGE)\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -34,13 +49,26 @@ int main(int argc, char** argv) {
   const long per_superstep = flags.number("per-superstep", 0);  // 0: all puts in one superstep
   const long repetitions = flags.number("repetitions", 3);
   // put (buffered), hpput (unbuffered: read at the sync), or get (pid 1 fetches from pid 0)
-  const std::string via = flags.text("via", "put");
-  if (via != "put" && via != "hpput" && via != "get") {
-    std::fprintf(stderr, "bsp_bandwidth: --via must be put, hpput or get\n");
-    return 2;
+  std::string via_list = flags.text("via", "put");
+  if (via_list == "all") via_list = "put,hpput,get";
+  std::vector<std::string> vias;
+  std::stringstream via_text(via_list);
+  for (std::string via; std::getline(via_text, via, ',');) {
+    if (via != "put" && via != "hpput" && via != "get") {
+      std::fprintf(stderr, "bsp_bandwidth: --via must be put, hpput, get (a comma-separated list of them) or all\n");
+      return 2;
+    }
+    vias.push_back(via);
   }
-  enum class Via { put, hpput, get };
-  const Via how = via == "put" ? Via::put : via == "hpput" ? Via::hpput : Via::get;  // not a string compare per put
+  auto present = [&](const char* name) {
+    for (int i = 1; i < argc; ++i) {
+      if (std::strcmp(argv[i], name) == 0) return true;
+    }
+    return false;
+  };
+  const bool floor = present("--floor");
+  const bool huge = present("--huge");
+  enum class Via { put, hpput, get, memcpy };
   const std::vector<long> sizes = flags.numbers(
       "sizes", bench::with_size(bench::powers_of_two(4, flags.number("max-size", 65536)), 1400));
   const long window_limit = 4L << 20;  // the destination area puts cycle through
@@ -50,14 +78,29 @@ int main(int argc, char** argv) {
   bsp_begin(bsp_nprocs());
   if (bsp_nprocs() < 2) bsp_abort("bsp_bandwidth needs at least 2 processes\n");
   const int pid = bsp_pid();
-  std::vector<unsigned char> source(largest, 0x5a);
-  std::vector<unsigned char> window(std::max(window_limit, largest));
+  // Both buffers page-aligned (on huge pages with --huge: advised before they are touched).
+  auto buffer = [huge](std::size_t size, unsigned char fill) {
+    const std::size_t align = 2u << 20;
+    void* base = ::mmap(nullptr, size + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) bsp_abort("bsp_bandwidth: mmap of %zu bytes failed\n", size);
+    auto* start = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(base) + align - 1) & ~(align - 1));
+    if (huge) ::madvise(start, size, MADV_HUGEPAGE);
+    std::memset(start, fill, size);
+    return std::span<unsigned char>(start, size);
+  };
+  std::span<unsigned char> source = buffer(static_cast<std::size_t>(largest), 0x5a);
+  std::span<unsigned char> window = buffer(static_cast<std::size_t>(std::max(window_limit, largest)), 0);
   int reply = 0, reply_area = 0;
   bsp_push_reg(window.data(), static_cast<int>(window.size()));
   bsp_push_reg(&reply_area, sizeof reply_area);
   bsp_sync();
   if (pid == 0) std::printf("transport,p,size,count,per_superstep,best_MBps,median_MBps,via\n");
-  for (long size : sizes) {
+  std::vector<std::pair<std::string, Via>> runs;
+  if (floor) runs.emplace_back("memcpy", Via::memcpy);
+  for (const std::string& via : vias) {
+    runs.emplace_back(via, via == "put" ? Via::put : via == "hpput" ? Via::hpput : Via::get);
+  }
+  for (long size : sizes) for (const auto& [via, how] : runs) {
     const long count = std::max(1L, std::min(max_count, bytes / size));
     const long slots = std::max(1L, static_cast<long>(window.size()) / size);
     std::vector<double> rates;
@@ -70,8 +113,13 @@ int main(int argc, char** argv) {
           if (how == Via::put) bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
           if (how == Via::hpput) bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
           if (how == Via::get) bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));
+          if (how == Via::memcpy) std::memcpy(window.data() + offset, source.data(), static_cast<std::size_t>(size));
           if (per_superstep > 0 && (k + 1) % per_superstep == 0 && k + 1 < count) bsp_sync();
         }
+      }
+      if (how == Via::memcpy) {  // the floor: no communication, pid 0's clock only
+        if (rep >= 0) rates.push_back(static_cast<double>(size) * static_cast<double>(count) / (bsp_time() - start) / 1e6);
+        continue;
       }
       if (pid != (how == Via::get ? 1 : 0) && per_superstep > 0) {  // match the intermediate supersteps
         for (long k = per_superstep; k < count; k += per_superstep) bsp_sync();

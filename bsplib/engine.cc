@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
+
 #include <algorithm>
 
 namespace bsp {
@@ -206,14 +208,24 @@ void Engine::superstep(bool final) {
   auto started = Clock::now();
   watchdog_.superstep_started(started);
   in_sync_ = true;
-  // Unbuffered puts: large ones are sent from their source during the sync (gathered),
-  // others (and those staged for a peer to pull) read their source now.
+  // Unbuffered puts: large ones are read from their source by the destination itself
+  // (single copy, where it shares memory and the kernel allows) or sent from it during the
+  // sync (gathered); others (and those staged for a peer to pull) read their source now.
   for (const HpPut& hp : hpputs_) {
     if (hp.size < gather_from() || hp.pid == pid_) {
       write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
       continue;
     }
     Outgoing& out = records_to(hp.pid);
+    if (direct_to(hp.pid, hp.src, hp.size)) {  // the destination reads the source itself
+      records::Writer(out.stream)
+          .put_pulled(hp.registration, hp.offset, hp.size, kDirect | reinterpret_cast<std::uintptr_t>(hp.src));
+      out.last_put_end = SIZE_MAX;
+      if (std::find(hpput_readers_.begin(), hpput_readers_.end(), hp.pid) == hpput_readers_.end()) {
+        hpput_readers_.push_back(hp.pid);
+      }
+      continue;
+    }
     if (write_staged_put(hp.pid, out, hp.registration, hp.offset, hp.src, hp.size)) continue;
     records::Writer(out.stream).put_header(hp.registration, hp.offset, hp.size);
     out.gathered.push_back({out.stream.size(), static_cast<const std::byte*>(hp.src), hp.size});
@@ -221,9 +233,17 @@ void Engine::superstep(bool final) {
   }
   hpputs_.clear();
   std::vector<std::vector<std::uint64_t>> pushes = sparse_ ? sparse_exchange(final) : dense_exchange(final);
-  // Get data is written, then put data.
+  // Get data is written, then put data. Single copies: a process that read others' memory
+  // for its gets says so (read mark 2s + 1) before it waits for those reading its own
+  // memory for theirs: its puts must not land before; after its puts, 2s + 2 (hp-puts read).
+  const std::uint64_t marks = 2 * static_cast<std::uint64_t>(superstep_);
   apply_replies();
+  if (read_direct_gets_) read_through_->publish_read_mark(marks + 1);
+  if (!get_readers_.empty()) await_readers(get_readers_, marks + 1);
   apply_puts();
+  if (read_through_) read_through_->publish_read_mark(marks + 2);
+  read_direct_gets_ = false;
+  read_through_ = nullptr;
   // 5. The next superstep begins.
   registrations_.commit(pushes);
   messages_.deliver_arrived();
@@ -272,6 +292,8 @@ void Engine::superstep(bool final) {
   ++superstep_;
   channel_->next_superstep();  // staging written two supersteps ago may be reused
   channel_->progress(*this);   // push out anything the transport still queues
+  // Single copies out of this process's hp-put sources: they stay as they are until read.
+  if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
 }
 
@@ -311,6 +333,49 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
     for (Incoming& in : incoming_) pushes.push_back(std::move(in.end->pushes));
   }
   return pushes;
+}
+
+// Waits until every peer in readers has raised its read mark to `mark` (it has read what
+// this process told it to read from its memory), then empties readers. Progress goes on
+// meanwhile (arrivals are kept for the next superstep, as between supersteps).
+void Engine::await_readers(std::vector<int>& readers, std::uint64_t mark) {
+  const bool was_in_sync = in_sync_;
+  in_sync_ = false;
+  for (int peer : readers) {
+    transport::Staging* staging = channel_->staging(peer);
+    for (unsigned spins = 0; staging && staging->read_mark(peer) < mark; ++spins) {
+      channel_->progress(*this);
+      if (spins % 64 == 63) {
+        auto now = Clock::now();
+        if (now >= next_abort_check_) {
+          job_.check_for_abort();
+          next_abort_check_ = now + kAbortCheckEvery;
+        }
+        sched_yield();  // the reader may be waiting for this core
+      }
+    }
+  }
+  readers.clear();
+  in_sync_ = was_in_sync;
+}
+
+std::string Engine::single_copy_report() const {
+  if (single_copies_ == 0 && two_copies_ == 0) return {};
+  // Counts as key=value (the coordinator sums them over the job), a reason per key.
+  std::string report = fmt::format(" shm_single_copies={} shm_two_copies={}", single_copies_, two_copies_);
+  for (const auto& [reason, count] : two_copy_reasons_) {
+    std::string key = reason;
+    std::replace(key.begin(), key.end(), '-', '_');
+    report += fmt::format(" shm_two_copies_{}={}", key, count);
+  }
+  for (int peer = 0; peer < nprocs_; ++peer) {  // why this process may not read a peer's memory (a word, no sum)
+    transport::Staging* staging = peer == pid_ ? nullptr : channel_->staging(peer);
+    std::string refusal = staging ? staging->single_copy_refusal(peer) : std::string();
+    if (refusal.empty()) continue;
+    std::replace(refusal.begin(), refusal.end(), ' ', '_');
+    report += fmt::format(" shm_cannot_read_pid{}:{}", peer, refusal);
+  }
+  return report;
 }
 
 void Engine::finish() {

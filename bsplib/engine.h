@@ -15,6 +15,10 @@
 //      put of the superstep is written anywhere;
 //   4. waits for the replies to its own gets, then writes them, then applies the puts
 //      (source by source, in call order: a put and a get into one word, the put wins);
+//      single copies (shm): a receiver reads large hp-put and get data from the sender's
+//      memory itself, and the sender waits for its read mark (await_readers) before that
+//      memory may change (an owner: before its puts land; an hp-put's sender: before it
+//      leaves the sync);
 //   5. commits registration changes and the tag size, and delivers the messages.
 // Records of a peer's next superstep that arrive early stay buffered until then.
 // That is the dense protocol (engine.cc). The sparse one (engine_sparse.cc, --sync=sparse,
@@ -151,6 +155,9 @@ class Engine : private recovery::PayloadSink {
   void keep_alive(std::chrono::milliseconds how_long);
 
   double communication_seconds() const { return communication_seconds_; }
+  // For --stats: how many large transfers over shared memory were single copies, how many
+  // went through staging memory (two copies) and why.
+  std::string single_copy_report() const;
   long supersteps() const { return superstep_; }
   const recovery::Channel& channel() const { return *channel_; }
 
@@ -288,6 +295,14 @@ class Engine : private recovery::PayloadSink {
   void apply_replies();
   void write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
   const std::byte* pulled_data(int src, std::uint64_t token, std::uint32_t size);
+  // Single copy: a pulled token with kDirect set is an address in the sender's memory that
+  // the receiver reads itself (read_direct); the sender keeps that memory as it is until the
+  // reader's read mark says it is done (await_readers).
+  static constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
+  bool direct_to(int pid, const void* data, std::uint32_t size);
+  void note_two_copies(std::string_view why);
+  void read_direct(const char* call, int src, std::uint64_t token, std::byte* into, std::uint32_t size);
+  void await_readers(std::vector<int>& readers, std::uint64_t mark);
   // The memory a put from src (or a get by src) touches, checked against the registration
   // as it is on this process; outside it, the job stops with the call, pids and sizes.
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,
@@ -378,6 +393,14 @@ class Engine : private recovery::PayloadSink {
   std::vector<int> receiving_;
   std::vector<PendingGet> pending_gets_;
   std::vector<HpPut> hpputs_;
+  // Single copies this superstep: the peers told to read this process's memory for their
+  // gets (before its puts land) and for hp-puts (before it leaves the sync), and whether
+  // this process read others' memory itself.
+  std::vector<int> get_readers_, hpput_readers_;
+  bool read_direct_gets_ = false;
+  transport::Staging* read_through_ = nullptr;  // the path this process read others' memory through
+  std::uint64_t single_copies_ = 0, two_copies_ = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> two_copy_reasons_;
   std::vector<int> awaited_;
   // Sparse protocol state.
   std::vector<int> destinations_;  // pids with records this superstep, in first-use order

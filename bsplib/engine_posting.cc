@@ -47,6 +47,10 @@ void Engine::put_general(int pid, const void* src, void* dst, long offset, long 
   check_remote_area(call, "into", pid, registration, offset, nbytes);
   if (nbytes == 0) return;
   if (buffered) {
+    // Buffered: the source is copied now (into staging memory for a large one) and the
+    // destination copies it again: a single copy would need the source unchanged until then.
+    if (static_cast<std::uint64_t>(nbytes) >= pull_threshold_ && pid != pid_ && channel_->staging(pid)) [[unlikely]]
+      note_two_copies("bsp_put");
     write_put(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
     aim_run(pid, dst, registration, static_cast<std::uint32_t>(nbytes));
   } else {
@@ -217,6 +221,41 @@ bool Engine::send_stream(int pid, bool whole) {
     moved(pid);
   }
   return sent_any;
+}
+
+// Single copy: whether pid, reached through shared memory, may read these bytes of this
+// process's memory itself (counted either way, with the path's reason when not).
+bool Engine::direct_to(int pid, const void* data, std::uint32_t size) {
+  if (size < pull_threshold_ || pid == pid_) return false;
+  transport::Staging* staging = channel_->staging(pid);
+  if (!staging) return false;
+  std::string_view why = staging->single_copy_to(pid, data, size);
+  if (!why.empty()) {
+    note_two_copies(why);
+    return false;
+  }
+  // This process writes its gets' data before its readers are done (they wait for each
+  // other's gets in turn): memory one of them lands in is staged, read at the sync's start.
+  const auto* begin = static_cast<const std::byte*>(data);
+  for (const PendingGet& get : pending_gets_) {
+    if (get.dst < begin + size && begin < get.dst + get.size) {
+      note_two_copies("own-get-lands-there");
+      return false;
+    }
+  }
+  ++single_copies_;
+  return true;
+}
+
+void Engine::note_two_copies(std::string_view why) {
+  ++two_copies_;
+  for (auto& [reason, count] : two_copy_reasons_) {
+    if (reason == why) {
+      ++count;
+      return;
+    }
+  }
+  two_copy_reasons_.emplace_back(why, 1);
 }
 
 void Engine::get(int pid, const void* src, long offset, void* dst, long nbytes) {

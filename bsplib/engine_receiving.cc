@@ -258,9 +258,15 @@ void Engine::apply_replies() {
   for (int src : sources()) {
     const Incoming& in = incoming_[src];
     for (const records::GetReply& reply : in.replies) {
+      std::byte* into = pending_gets_[reply.request_id].dst + reply.piece_offset;  // (check_reply: inside the get)
+      if (reply.pulled && (reply.token & kDirect)) {
+        read_direct("bsp_get", src, reply.token, into, reply.size);
+        read_direct_gets_ = true;  // (read_direct set read_through_)
+        continue;
+      }
       const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size)
                                            : in.stream.data() + reply.data_at;
-      copy_bytes(pending_gets_[reply.request_id].dst + reply.piece_offset, data, reply.size);
+      copy_bytes(into, data, reply.size);
     }
   }
 }
@@ -271,6 +277,12 @@ void Engine::serve_gets() {
   for (int src : sources()) {
     for (const records::GetRequest& request : incoming_[src].get_requests) {
       const std::byte* from = target_area("bsp_get", "from", src, request.registration, request.offset, request.size);
+      if (direct_to(src, from, request.size)) {  // the requester reads it here itself (before our puts land)
+        records::Writer(stream_to(src).stream)
+            .get_reply_pulled(request.request_id, 0, request.size, kDirect | reinterpret_cast<std::uintptr_t>(from));
+        if (std::find(get_readers_.begin(), get_readers_.end(), src) == get_readers_.end()) get_readers_.push_back(src);
+        continue;
+      }
       std::uint64_t token = 0;
       std::byte* staged = request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token)
                                                                          : nullptr;
@@ -312,6 +324,8 @@ void Engine::apply_puts() {
         std::byte* into = target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
         if (kind == records::Kind::put) {
           records::Writer::copy_small(into, stream + put.data_at, put.size);
+        } else if (std::uint64_t token = records::read_u64(at + records::kPutHeader); token & kDirect) {
+          read_direct("bsp_hpput", src, token, into, put.size);  // (target_area checked the size)
         } else {
           copy_bytes(into, pulled_data(src, records::read_u64(at + records::kPutHeader), put.size), put.size);
         }
@@ -348,6 +362,21 @@ void Engine::apply_strided(std::byte* into, const records::StridedPut& run, cons
 }
 
 // ---------------------------------------------------------------- pulled data
+
+// Single copy: size bytes src names at an address in its own memory, read into `into`
+// (inside this process's registration or get destination, checked by the caller), or the job stops.
+void Engine::read_direct(const char* call, int src, std::uint64_t token, std::byte* into, std::uint32_t size) {
+  transport::Staging* staging = channel_->staging(src);
+  const std::uint64_t address = token & ~kDirect;
+  std::string why = staging ? staging->read_peer(src, address, into, size)
+                            : std::string("pid is not reached through shared memory");
+  read_through_ = staging;
+  if (!why.empty()) {
+    job_.abort_job(fmt::format("bsplib: {} by pid {} to pid {}: reading its {} bytes at {:#x} of pid {}'s memory: {}",
+                               call, call[4] == 'g' ? pid_ : src, call[4] == 'g' ? src : pid_, size, address, src,
+                               why));
+  }
+}
 
 // Data a pulled record names in src's staging memory, or the job stops.
 const std::byte* Engine::pulled_data(int src, std::uint64_t token, std::uint32_t size) {

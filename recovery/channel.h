@@ -100,6 +100,8 @@ class Channel {
   virtual std::byte* stage(int /*peer*/, std::size_t /*size*/, std::uint64_t& /*token*/) { return nullptr; }
   virtual std::span<const std::byte> staged(int /*peer*/, std::uint64_t /*token*/, std::size_t /*size*/) { return {}; }
   virtual void next_superstep() {}
+  // The staging capability of the path to peer (single copies go through it), or nullptr.
+  virtual transport::Staging* staging(int /*peer*/) { return nullptr; }
 
   virtual const transport::Transport& transport() const = 0;
 };

@@ -66,6 +66,7 @@ class HybridChannel final : public Channel {
     return path(peer).staged(peer, token, size);
   }
   void next_superstep() override { local_->next_superstep(); }
+  transport::Staging* staging(int peer) override { return path(peer).staging(peer); }
 
   bool all_acknowledged() const override { return local_->all_acknowledged() && network_->all_acknowledged(); }
 

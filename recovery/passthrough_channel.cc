@@ -83,6 +83,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
   void next_superstep() override {
     if (transport::Staging* staging = transport_->staging()) staging->next_superstep();
   }
+  transport::Staging* staging(int /*peer*/) override { return transport_->staging(); }
   bool all_acknowledged() const override { return transport_->flush(); }
   const ChannelStats& stats() const override { return stats_; }
   const transport::Transport& transport() const override { return *transport_; }

@@ -3,6 +3,7 @@
 // and several process counts. A failed check stops the job through bsp_abort with the
 // file and line, so the driver sees a non-zero exit and the message.
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -373,6 +374,89 @@ void large_gathered() {
   bsp_pop_reg(small);
   bsp_pop_reg(second.data());
   bsp_pop_reg(area.data());
+  bsp_sync();
+}
+
+// Large transfers at odd offsets and sizes, overlapping, in memory on huge pages (where
+// shm's receiver reads straight from the sender's memory: one copy): each lands whole and
+// only where aimed, the later hp-put wins where two overlap, an hp-put's source is
+// overwritten right after the sync (its reader had taken it before the writer left), a
+// bsp_put's source right after the call, and a get sees the owner's memory as the
+// superstep began (the owner's own writes of the superstep, none of the puts landing there).
+void single_copy_regions() {
+  const std::size_t bytes = 6u << 20, align = 2u << 20;
+  auto huge_buffer = [&]() {
+    void* base = ::mmap(nullptr, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(base != MAP_FAILED);
+    auto* start = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(base) + align - 1) & ~(align - 1));
+    ::madvise(start, bytes, MADV_HUGEPAGE);
+    std::memset(start, 0, bytes);
+    return start;
+  };
+  unsigned char* area = huge_buffer();
+  unsigned char* fetched = huge_buffer();
+  unsigned char* source = huge_buffer();
+  unsigned char* chain = huge_buffer();  // each gets its left's into its own, which its right gets
+  std::vector<unsigned char> put_source(1u << 20);
+  bsp_push_reg(area, static_cast<long>(bytes));
+  bsp_push_reg(chain, static_cast<long>(bytes));
+  bsp_sync();
+  auto base = [](int pid, int step, std::size_t k) {
+    return static_cast<unsigned char>(pid * 37 + step * 101 + k * 13 + (k >> 12));
+  };
+  auto data = [](int pid, int step, std::size_t k) {
+    return static_cast<unsigned char>(pid * 53 + step * 29 + k * 7 + (k >> 13) + 1);
+  };
+  const int right = (me() + 1) % p(), left = (me() + p() - 1) % p();
+  for (int step = 0; step < 4; ++step) {
+    for (std::size_t k = 0; k < bytes; ++k) {
+      area[k] = base(me(), step, k);
+      source[k] = data(me(), step, k);
+    }
+    for (std::size_t k = 0; k < put_source.size(); ++k) put_source[k] = data(me(), step + 50, k);
+    const std::size_t off1 = 4093 + 11 * step, len1 = (3u << 20) | 5, from1 = 7;
+    const std::size_t off2 = off1 + len1 - 100000, len2 = 600001, from2 = 1000003;
+    const std::size_t off3 = (5u << 20) | 3, len3 = (1u << 20) - 9;
+    const std::size_t get_at = 12345 + step, get_len = (2u << 20) | 77, get_into = 3;
+    bsp_hpput(right, source + from1, area, static_cast<long>(off1), static_cast<long>(len1));
+    bsp_hpput(right, source + from2, area, static_cast<long>(off2), static_cast<long>(len2));
+    bsp_put(right, put_source.data() + 1, area, static_cast<long>(off3), static_cast<long>(len3));
+    std::fill(put_source.begin(), put_source.end(), 0xee);  // bsp_put copied it at the call
+    bsp_get(left, area, static_cast<long>(get_at), fetched + get_into, static_cast<long>(get_len));
+    const std::size_t chain_len = (1u << 20) + 3;
+    for (std::size_t k = 0; k < chain_len; ++k) chain[k] = base(me(), step + 9, k);
+    bsp_get(left, chain, 0, chain, static_cast<long>(chain_len));  // reads the left's as it was, before its get lands
+    bsp_sync();
+    for (std::size_t k = 0; k < chain_len; ++k) {
+      if (chain[k] != base(left, step + 9, k)) {
+        bsp_abort("single_copy_regions: pid %d step %d chain[%zu] = %d, expected %d\n", me(), step, k, chain[k],
+                  base(left, step + 9, k));
+      }
+    }
+    std::memset(source, 0xee, bytes);  // an hp-put's source is the caller's again
+    auto expect = [&](std::size_t k) -> unsigned char {
+      if (k >= off2 && k < off2 + len2) return data(left, step, from2 + (k - off2));
+      if (k >= off1 && k < off1 + len1) return data(left, step, from1 + (k - off1));
+      if (k >= off3 && k < off3 + len3) return data(left, step + 50, 1 + (k - off3));
+      return base(me(), step, k);
+    };
+    for (std::size_t k = 0; k < bytes; ++k) {
+      if (area[k] != expect(k)) {
+        bsp_abort("single_copy_regions: pid %d step %d area[%zu] = %d, expected %d\n", me(), step, k, area[k],
+                  expect(k));
+      }
+    }
+    for (std::size_t j = 0; j < get_len; ++j) {
+      if (fetched[get_into + j] != base(left, step, get_at + j)) {
+        bsp_abort("single_copy_regions: pid %d step %d fetched[%zu] = %d, expected %d\n", me(), step, get_into + j,
+                  fetched[get_into + j], base(left, step, get_at + j));
+      }
+    }
+    CHECK(fetched[get_into - 1] == 0 && fetched[get_into + get_len] == 0);  // nothing around the get
+    bsp_sync();  // everyone checked before the next step rewrites its area
+  }
+  bsp_pop_reg(chain);
+  bsp_pop_reg(area);
   bsp_sync();
 }
 
@@ -836,6 +920,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"empty_supersteps", empty_supersteps},
       {"large_transfers", large_transfers},
       {"large_gathered", large_gathered},
+      {"single_copy_regions", single_copy_regions},
       {"all_to_all_bulk", all_to_all_bulk},
       {"many_small_puts", many_small_puts},
       {"combined_puts", combined_puts},

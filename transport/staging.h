@@ -1,12 +1,16 @@
 // transport/staging.h: the optional Push-Pull capability (paper 002) of a transport whose
 // processes share memory (shm): a sender stages large data in memory its peer can read,
-// and the peer copies it once instead of the transport carrying it in frames.
+// and the peer copies it once instead of the transport carrying it in frames. Where the
+// kernel allows, the peer reads the data from where it lies in the sender's memory
+// instead (single copy: nothing staged at all).
 // Transport::staging() returns it, or nullptr for a transport without shared memory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 
 namespace bsp::transport {
 
@@ -22,6 +26,23 @@ class Staging {
   // empty when they cannot be there (a broken or hostile peer).
   virtual std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) = 0;
   virtual void next_superstep() = 0;
+
+  // ---- Single copy: the peer reads this process's memory itself ----
+  // Whether `peer` may be told to read `size` bytes at `data` straight from this
+  // process's memory (which must then stay as it is until the peer's read mark says it is
+  // done): "" yes, else a short reason for --stats ("off", "small", "4k-pages", "refused", ...).
+  virtual std::string_view single_copy_to(int /*peer*/, const void* /*data*/, std::size_t /*size*/) { return "off"; }
+  // Copies `size` bytes at `address` of peer's memory into `into`: "" or why it failed
+  // (the address is the peer's word: at worst it names memory of its own it did not mean).
+  virtual std::string read_peer(int /*peer*/, std::uint64_t /*address*/, std::byte* /*into*/, std::size_t /*size*/) {
+    return "no single copy on this path";
+  }
+  // Read marks, a number each process raises as it finishes reading its peers' memory
+  // (monotonic): this process's, and where peer's stands now.
+  virtual void publish_read_mark(std::uint64_t /*mark*/) {}
+  virtual std::uint64_t read_mark(int /*peer*/) const { return 0; }
+  // Why peer cannot read this process's memory ("" when it can, or nothing is known), for --stats.
+  virtual std::string single_copy_refusal(int /*peer*/) const { return {}; }
 };
 
 }  // namespace bsp::transport

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,6 +79,53 @@ TEST(ShmJob, SemanticsHoldPushedAndPulled) {
           60s);
       EXPECT_EQ(result.exit_code, 0) << name << " threshold " << threshold << "\n" << describe(result);
       EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+    }
+  }
+}
+
+// Single copies (transport/shm/cross_memory.h): large hp-puts and gets that the receiver
+// reads straight from the sender's memory keep the semantics at p = 2..4, where every
+// large one is (--shm-single-copy=any, from 64 KiB; dense and sparse sync), on huge pages
+// only (the default), and
+// turned off by option or environment (staging: two copies); --stats says which path ran.
+TEST(ShmJob, SingleCopiesKeepTheSemantics) {
+  struct Mode {
+    std::vector<std::string> options;
+    std::map<std::string, std::string> environment;
+    bool single;  // every large hp-put and get is a single copy
+  };
+  const std::vector<Mode> modes = {
+      {{"--shm-single-copy=any", "--shm-single-copy-from=65536"}, {}, true},
+      {{"--shm-single-copy=any", "--shm-single-copy-from=65536", "--sync=sparse"}, {}, true},
+      {{}, {}, false},
+      {{"--shm-single-copy=off"}, {}, false},
+      {{}, {{"BSP_SHM_SINGLE_COPY", "off"}}, false},
+  };
+  for (int procs : {2, 3, 4}) {
+    for (std::size_t m = 0; m < modes.size(); ++m) {
+      for (const char* name : {"single_copy_regions", "large_gathered", "large_transfers", "get_before_put"}) {
+        if (procs != 3 && std::string(name) != "single_copy_regions") continue;
+        std::vector<std::string> argv = {kBsprun, "-n", std::to_string(procs), "--transport=shm", "--stats"};
+        argv.insert(argv.end(), modes[m].options.begin(), modes[m].options.end());
+        argv.insert(argv.end(), {kCases, std::string("--case=") + name});
+        ProgramResult result = run_program(argv, 120s, "", modes[m].environment);
+        std::string label = std::string(name) + " p=" + std::to_string(procs) + " mode " + std::to_string(m);
+        ASSERT_EQ(result.exit_code, 0) << label << "\n" << describe(result);
+        EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+        if (std::string(name) != "single_copy_regions") continue;
+        // 4 steps of 2 hp-puts and 2 gets served per process, and a bsp_put (always two
+        // copies); a get whose owner's own get lands where it reads is staged.
+        if (modes[m].single) {
+          EXPECT_EQ(result.err.find("shm_single_copies=0"), std::string::npos) << label << "\n" << describe(result);
+          EXPECT_NE(result.err.find("shm_two_copies=8 shm_two_copies_bsp_put=4 shm_two_copies_own_get_lands_there=4 "),
+                    std::string::npos)
+              << label << "\n" << describe(result);
+        } else if (m >= 3) {
+          EXPECT_NE(result.err.find("shm_single_copies=0 shm_two_copies=20 shm_two_copies_bsp_put=4 shm_two_copies_off=16"),
+                    std::string::npos)
+              << label << "\n" << describe(result);
+        }
+      }
     }
   }
 }

@@ -264,3 +264,99 @@ TEST(ShmTransport, HybridNamesAreBuiltAndBadOnesRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// Single copies (staging.h): after connect each side has probed that it may read the
+// other's memory (here: this very process), a peer's range is copied exactly, read marks
+// travel, and addresses a hostile peer could name (null, wrapping, past user space,
+// unmapped) are refused with a reason, nothing written where they point.
+TEST(ShmSingleCopy, ReadsAPeersMemoryAndRefusesHostileAddresses) {
+  Pair pair;
+  bsp::transport::Staging* a = pair.a->staging();
+  bsp::transport::Staging* b = pair.b->staging();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->single_copy_refusal(1), "");
+  std::vector<unsigned char> source(300000);
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i * 7 + 3);
+  // The default asks for huge pages, which a std::vector's memory need not be; "small" first.
+  EXPECT_EQ(a->single_copy_to(1, source.data(), 100), "small");
+  std::string_view verdict = a->single_copy_to(1, source.data(), source.size());
+  EXPECT_TRUE(verdict.empty() || verdict == "4k-pages") << verdict;
+
+  std::vector<unsigned char> into(source.size() + 2, 0xab);
+  const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(source.data()));
+  EXPECT_EQ(b->read_peer(0, address + 5, reinterpret_cast<std::byte*>(into.data() + 1), source.size() - 5), "");
+  EXPECT_EQ(into[0], 0xab);
+  EXPECT_EQ(into[source.size() - 4], 0xab);
+  EXPECT_EQ(std::memcmp(into.data() + 1, source.data() + 5, source.size() - 5), 0);
+
+  std::byte landing[64];
+  std::memset(landing, 0x5a, sizeof landing);
+  for (std::uint64_t hostile : {std::uint64_t{0}, ~std::uint64_t{0} - 10, std::uint64_t{1} << 60}) {
+    std::string why = b->read_peer(0, hostile, landing, sizeof landing);
+    EXPECT_NE(why.find("no user address"), std::string::npos) << hostile << ": " << why;
+  }
+  // A page this process does not map: the kernel refuses.
+  void* hole = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(hole, MAP_FAILED);
+  ::munmap(hole, 4096);
+  std::string why = b->read_peer(0, reinterpret_cast<std::uintptr_t>(hole), landing, sizeof landing);
+  EXPECT_NE(why.find("process_vm_readv"), std::string::npos) << why;
+  for (std::byte byte : landing) EXPECT_EQ(byte, std::byte{0x5a});
+  EXPECT_NE(b->read_peer(5, address, landing, 1), "");  // no such peer
+
+  EXPECT_EQ(b->read_mark(0), 0u);
+  a->publish_read_mark(41);
+  EXPECT_EQ(b->read_mark(0), 41u);
+}
+
+TEST(ShmSingleCopy, OffByOptionMeansStaging) {
+  TransportConfig first = config_of(0), second = config_of(1);
+  first.options["shm_single_copy"] = "off";
+  second.options["shm_single_copy"] = "off";
+  auto a = bsp::transport::make_shm_transport(first);
+  auto b = bsp::transport::make_shm_transport(second);
+  std::vector<std::string> addresses = {a->local_address(), b->local_address()};
+  a->connect(addresses);
+  b->connect(addresses);
+  std::vector<unsigned char> source(1 << 20);
+  EXPECT_EQ(a->staging()->single_copy_to(1, source.data(), source.size()), "off");
+  // Nobody probed: a peer that does not turn it off still may not read the other.
+  TransportConfig third = config_of(1);
+  third.options["shm_single_copy"] = "any";
+  auto c = bsp::transport::make_shm_transport(first);
+  auto d = bsp::transport::make_shm_transport(third);
+  addresses = {c->local_address(), d->local_address()};
+  c->connect(addresses);
+  d->connect(addresses);
+  EXPECT_EQ(d->staging()->single_copy_to(0, source.data(), source.size()), "not-probed");
+  EXPECT_EQ(c->staging()->single_copy_to(1, source.data(), source.size()), "off");
+}
+
+}  // namespace
+
+namespace {
+
+// A probe the kernel refuses (here: the peer names memory it does not map, as a process of
+// another user or under yama would be refused) leaves that pair on staging: the prober
+// says why, and the peer, seeing the verdict, offers no single copy ("refused").
+TEST(ShmSingleCopy, RefusedProbeMeansStagingAndSaysWhy) {
+  TransportConfig first = config_of(0), second = config_of(1);
+  first.options["shm_single_copy"] = "any";
+  second.options["shm_single_copy"] = "any";
+  auto a = bsp::transport::make_shm_transport(first);
+  auto b = bsp::transport::make_shm_transport(second);
+  std::string b_address = b->local_address();
+  std::string misleading = b_address.substr(0, b_address.rfind(':') + 1) + "1000";  // page 1: never mapped
+  a->connect({a->local_address(), misleading});
+  b->connect({a->local_address(), b_address});
+  EXPECT_NE(a->staging()->single_copy_refusal(1).find("process_vm_readv"), std::string::npos)
+      << a->staging()->single_copy_refusal(1);
+  std::vector<unsigned char> source(1 << 20);
+  EXPECT_EQ(b->staging()->single_copy_to(0, source.data(), source.size()), "refused");
+  EXPECT_EQ(a->staging()->single_copy_to(1, source.data(), source.size()), "");  // b could read a
+}
+
+}  // namespace

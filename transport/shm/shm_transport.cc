@@ -12,6 +12,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "transport/file_descriptor.h"
 #include "transport/option_spec.h"
 #include "transport/registry.h"
+#include "transport/shm/cross_memory.h"
 #include "transport/shm/host_identity.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_segment.h"
@@ -36,6 +38,27 @@ constexpr std::size_t kLargestFrame = 65535 + 40;  // the wire header's u16 leng
 // written cost memory; a transfer that does not fit is pushed through the ring instead.
 constexpr std::size_t kStagingBytes = 512u << 20;
 constexpr std::size_t kStagingAlignment = 64;
+// Single copy: from this size up, a peer reads a transfer straight from the sender's
+// memory when the kernel lets it (bench/README.md: process_vm_readv against two memcpys).
+constexpr long kSingleCopyFrom = 64 << 10;
+
+// The staging memfd's last bytes: what its owner tells its peers about single copies.
+// Written by the owner only; the peers map it read-only.
+// Layout: the read mark (a u64, Staging::publish_read_mark) on its own cache line, then a
+// byte per pid: 1 this process may read that pid's memory, 2 it may not (0: not probed).
+struct StagingControl {
+  alignas(64) std::uint64_t read_mark;
+};
+constexpr std::size_t kCanReadAt = 64;
+std::size_t control_bytes(int nprocs) {
+  return (kCanReadAt + static_cast<std::size_t>(nprocs) + 4095) & ~std::size_t{4095};
+}
+std::uint8_t* can_read(StagingControl* control, int pid) {
+  return reinterpret_cast<std::uint8_t*>(control) + kCanReadAt + pid;
+}
+const std::uint8_t* can_read(const StagingControl* control, int pid) {
+  return reinterpret_cast<const std::uint8_t*>(control) + kCanReadAt + pid;
+}
 
 struct ShmAddress {
   std::string host;
@@ -43,6 +66,7 @@ struct ShmAddress {
   std::size_t capacity = 0;
   int staging_fd = -1;
   std::size_t staging_bytes = 0;
+  std::uint64_t staging_address = 0;  // where the staging memory lies in that process (a probe reads it)
 };
 
 std::optional<ShmAddress> parse_address(const std::string& text) {
@@ -50,7 +74,7 @@ std::optional<ShmAddress> parse_address(const std::string& text) {
   std::vector<std::string> fields;
   std::stringstream in(text.substr(4));
   for (std::string field; std::getline(in, field, ':');) fields.push_back(field);
-  if (fields.size() != 7 || fields[0].empty()) return std::nullopt;
+  if (fields.size() != 8 || fields[0].empty()) return std::nullopt;
   ShmAddress address;
   address.host = fields[0];
   try {
@@ -66,6 +90,8 @@ std::optional<ShmAddress> parse_address(const std::string& text) {
     address.capacity = static_cast<std::size_t>(number(fields[4], kSmallestRing / 16, 1ll << 30));
     address.staging_fd = static_cast<int>(number(fields[5], 0, 1 << 20));
     address.staging_bytes = static_cast<std::size_t>(number(fields[6], 0, 1ll << 40));
+    address.staging_address = std::stoull(fields[7], &used, 16);
+    if (used != fields[7].size()) return std::nullopt;
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -80,6 +106,14 @@ const std::vector<TransportOption>& shm_options() {
                     "bytes of each shm ring (one per sender in each process's inbox), a power of two (4096 to "
                     "1073741824; default 16 MiB / (p - 1) within 64 KiB .. 4 MiB)",
                     4096, 1L << 30),
+      one_of_option("shm-single-copy", "huge",
+                    "large bsp_hpput and bsp_get data read by the receiver straight from the sender's memory "
+                    "(process_vm_readv, one copy): huge (where that memory lies on huge pages: the kernel copies "
+                    "from 4 KiB pages slower than staging's two copies), any, or off (always through staging "
+                    "memory: two copies, as bsp_put's data always goes)",
+                    {"huge", "any", "off"}),
+      number_option("shm-single-copy-from", std::to_string(kSingleCopyFrom),
+                    "bytes from which a transfer may be a single copy (see shm-single-copy)", 1, 1L << 31),
   };
   return options;
 }
@@ -106,8 +140,14 @@ class ShmTransport final : public Transport, private Staging {
  public:
   explicit ShmTransport(const TransportConfig& config)
       : config_(config), capacity_(ring_capacity(config)), host_(shm::host_key()) {
+    TransportOptions options("shm", config.options, shm_options());
+    single_copy_ = options.text("shm-single-copy").value_or("huge");
+    if (std::optional<std::string> from = options.text("shm-single-copy-from")) {
+      single_copy_from_ = std::stoull(*from);  // (checked against its spec before)
+    }
     inbox_ = shm::InboxMapping::create(shape_of(config_.pid, capacity_), config_.secret);
-    staging_ = shm::StagingMapping::create(kStagingBytes);
+    staging_ = shm::StagingMapping::create(kStagingBytes + control_bytes(config_.nprocs));
+    if (single_copy_ != "off") shm::let_siblings_read();
     int ends[2];
     if (::pipe2(ends, O_NONBLOCK | O_CLOEXEC) != 0) {
       throw std::runtime_error(fmt::format("shm transport: pipe2: {}", std::strerror(errno)));
@@ -130,8 +170,8 @@ class ShmTransport final : public Transport, private Staging {
   }
 
   std::string local_address() override {
-    return fmt::format("shm:{}:{}:{}:{}:{}:{}:{}", host_, ::getpid(), inbox_.fd(), wake_write_.get(), capacity_,
-                       staging_.fd(), staging_.size());
+    return fmt::format("shm:{}:{}:{}:{}:{}:{}:{}:{:x}", host_, ::getpid(), inbox_.fd(), wake_write_.get(), capacity_,
+                       staging_.fd(), staging_.size(), reinterpret_cast<std::uintptr_t>(staging_.data()));
   }
 
   void connect(const std::vector<std::string>& addresses) override {
@@ -164,7 +204,15 @@ class ShmTransport final : public Transport, private Staging {
         throw std::runtime_error(
             fmt::format("shm transport: opening pid {}'s wake-up pipe {}: {}", peer, wake_path, std::strerror(errno)));
       }
+      if (address->staging_bytes < kStagingBytes + control_bytes(config_.nprocs)) {
+        throw std::runtime_error(fmt::format("shm transport: pid {}'s staging area of {} bytes is too small", peer,
+                                             address->staging_bytes));
+      }
       link.staging = shm::StagingMapping::open_peer(address->os_pid, address->staging_fd, peer, address->staging_bytes);
+      link.control = reinterpret_cast<const StagingControl*>(link.staging.data() + link.staging.size() -
+                                                             control_bytes(config_.nprocs));
+      link.os_pid = address->os_pid;
+      probe_single_copy(peer, link, address->staging_address);
       link.writer = shm::RingWriter(link.inbox.ring_region(config_.pid), capacity_);
       link.reader = shm::RingReader(inbox_.ring_region(peer), capacity_);
       link.connected = true;
@@ -235,7 +283,7 @@ class ShmTransport final : public Transport, private Staging {
 
   std::byte* stage(int peer, std::size_t size, std::uint64_t& token) override {
     if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return nullptr;
-    const std::size_t half = staging_.size() / 2;
+    const std::size_t half = kStagingBytes / 2;
     std::size_t& used = staging_used_[staging_half_];
     if (size > half - used) return nullptr;
     token = staging_half_ * half + used;
@@ -247,8 +295,50 @@ class ShmTransport final : public Transport, private Staging {
   std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) override {
     if (peer < 0 || peer >= config_.nprocs) return {};
     const Peer& link = peers_[static_cast<std::size_t>(peer)];
-    if (!link.connected || token > link.staging.size() || size > link.staging.size() - token) return {};
+    if (!link.connected || token > kStagingBytes || size > kStagingBytes - token) return {};
     return {link.staging.data() + token, size};
+  }
+
+  std::string_view single_copy_to(int peer, const void* data, std::size_t size) override {
+    if (single_copy_ == "off") return "off";
+    if (size < single_copy_from_) return "small";
+    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return "no-path";
+    const Peer& link = peers_[static_cast<std::size_t>(peer)];
+    switch (__atomic_load_n(can_read(link.control, config_.pid), __ATOMIC_ACQUIRE)) {
+      case 1:
+        break;
+      case 2:
+        return "refused";  // (the peer's --stats says why)
+      default:
+        return "not-probed";
+    }
+    if (single_copy_ == "huge" && 2 * shm::huge_page_bytes(data, size) < size) return "4k-pages";
+    return {};
+  }
+
+  // The address and size come from the peer, about its own memory: checked for wrapping
+  // here; what they name is for the kernel to refuse (another process's memory is out of
+  // reach by construction: only os_pid's is read).
+  std::string read_peer(int peer, std::uint64_t address, std::byte* into, std::size_t size) override {
+    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) {
+      return fmt::format("pid {} is not reached through shared memory", peer);
+    }
+    if (address == 0 || address + size < address || address + size > (std::uint64_t{1} << 57)) {
+      return fmt::format("address {:#x} + {} bytes is no user address", address, size);
+    }
+    return shm::read_from(peers_[static_cast<std::size_t>(peer)].os_pid, address, into, size);
+  }
+
+  void publish_read_mark(std::uint64_t mark) override { __atomic_store_n(&control()->read_mark, mark, __ATOMIC_RELEASE); }
+
+  std::uint64_t read_mark(int peer) const override {
+    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return 0;
+    return __atomic_load_n(&peers_[static_cast<std::size_t>(peer)].control->read_mark, __ATOMIC_ACQUIRE);
+  }
+
+  std::string single_copy_refusal(int peer) const override {
+    if (peer < 0 || peer >= config_.nprocs) return {};
+    return peers_[static_cast<std::size_t>(peer)].refusal;
   }
 
   void next_superstep() override {
@@ -287,6 +377,9 @@ class ShmTransport final : public Transport, private Staging {
   struct Peer {
     shm::InboxMapping inbox;      // the peer's: this process writes into its ring for us
     shm::StagingMapping staging;  // the peer's, read-only: pulled transfers come from here
+    const StagingControl* control = nullptr;  // its end
+    int os_pid = 0;
+    std::string refusal;  // why this process cannot read the peer's memory ("" it can)
     FileDescriptor wake;          // the peer's wake-up pipe (write end)
     shm::RingWriter writer;
     shm::RingReader reader;  // our inbox's ring for frames from the peer
@@ -294,6 +387,19 @@ class ShmTransport final : public Transport, private Staging {
     bool wants_space = false;  // our last frame to it found its ring full
     std::string why;
   };
+
+  StagingControl* control() const {
+    return reinterpret_cast<StagingControl*>(staging_.data() + staging_.size() - control_bytes(config_.nprocs));
+  }
+
+  // Whether this process may read peer's memory: one byte of its staging area, read
+  // through the kernel; the answer goes into this process's control area for peer to see.
+  void probe_single_copy(int peer, Peer& link, std::uint64_t staging_address) {
+    if (single_copy_ == "off") return;
+    std::byte byte{};
+    link.refusal = shm::read_from(link.os_pid, staging_address, &byte, 1);
+    __atomic_store_n(can_read(control(), peer), static_cast<std::uint8_t>(link.refusal.empty() ? 1 : 2), __ATOMIC_RELEASE);
+  }
 
   shm::InboxShape shape_of(int owner, std::size_t capacity) const {
     return {config_.job_id, owner, config_.nprocs, capacity};
@@ -345,6 +451,8 @@ class ShmTransport final : public Transport, private Staging {
   std::vector<int> connected_;
   std::size_t next_ = 0;
   bool oversubscribed_ = true;  // more of the job's processes on this host than cores
+  std::string single_copy_ = "huge";  // --shm-single-copy
+  std::size_t single_copy_from_ = kSingleCopyFrom;
 };
 
 TransportRegistration registration(

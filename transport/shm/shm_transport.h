@@ -14,13 +14,22 @@
 // memfd of 512 MiB, its pages allocated when written; halves used in alternate
 // supersteps), which the peers map read-only and copy from by token (staged()).
 //
+// Single copies: where the kernel lets a process read its peers' memory (probed at
+// connect: process_vm_readv of a byte of each peer's staging memory), a large hp-put or get
+// reply is read by the receiver straight from where it lies in the sender's memory
+// (Staging::single_copy_to / read_peer, cross_memory.h); each process raises a read mark in
+// its staging memory's last page when it has read what it was told, which the sender
+// waits for before that memory may change. Refused (another user, yama), off, or on 4 KiB
+// pages (copied by the kernel at a quarter of memcpy's speed here): staging, as above.
+//
 // Address: "shm:<host key>:<OS pid>:<inbox fd>:<wake fd>:<ring capacity>:<staging fd>:
-// <staging bytes>". connect()
+// <staging bytes>:<staging address, hex>". connect()
 // accepts "" for a peer served by another transport (hybrid jobs) and refuses a peer on
 // another host, saying to use a hybrid transport.
 //
 // Options: "shm_ring" (--shm-ring: bytes of each ring, a power of two; default 16 MiB / (p - 1)
-// within 64 KiB .. 4 MiB).
+// within 64 KiB .. 4 MiB); "shm_single_copy" (huge, any, off) and "shm_single_copy_from"
+// (bytes).
 #pragma once
 
 #include <memory>

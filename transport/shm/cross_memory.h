@@ -1,0 +1,29 @@
+// transport/shm/cross_memory.h: single-copy transfers between the processes of one host.
+// A receiver copies straight out of a peer's memory with process_vm_readv (one copy
+// instead of two through staging memory). The kernel allows it only where ptrace would be
+// (same user, yama's rules): probed once per peer. And the kernel pins the peer's pages
+// one by one: on the machine measured (bench/README.md) a range on 4 KiB pages copies at
+// a quarter of memcpy's speed, one on 2 MiB (transparent huge) pages at memcpy's, so the
+// owner of the memory asks how much of a range lies on huge pages before offering it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace bsp::transport::shm {
+
+// Under yama's ptrace_scope 1 a process may read only its descendants' memory, unless the
+// target names a ptracer: this names the launcher (the parent), whose descendants (the
+// job's other processes) may then read this one. Nothing happens without yama.
+void let_siblings_read();
+
+// Copies size bytes at `address` in OS process os_pid into `into`. "" on success, else
+// why not (the system call's error; a short copy is an error).
+std::string read_from(int os_pid, std::uint64_t address, void* into, std::size_t size);
+
+// How many bytes of [address, address + size) of this process lie on huge pages (the
+// kernel's PAGEMAP_SCAN); 0 when it cannot tell (an older kernel).
+std::size_t huge_page_bytes(const void* address, std::size_t size);
+
+}  // namespace bsp::transport::shm
