@@ -400,14 +400,21 @@ void SteerProgram::steer(const Steering& steering) {
 void SteerProgram::start_reaper() {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return;  // the sweep at the next attach remains
+  // Closed in the reaper with everything else it inherited: EOF on it tells this process
+  // that no copy of its descriptors is left there (other threads' sockets included).
+  int inherited[2];
+  if (::pipe2(inherited, O_CLOEXEC) != 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return;
+  }
   std::string spec = fmt::format("{}={},{},{}", kReaperVariable, interface_.index, id_, attach_mode_);
   char name[] = "bsp-xdp-reaper";  // kReaperName
   char* argv[] = {name, nullptr};
   char* envp[] = {spec.data(), nullptr};
   pid_t child = ::fork();
   if (child < 0) {
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
+    for (int fd : {pipe_fds[0], pipe_fds[1], inherited[0], inherited[1]}) ::close(fd);
     return;
   }
   if (child == 0) {  // only async-signal-safe calls until execve
@@ -430,10 +437,15 @@ void SteerProgram::start_reaper() {
     ::_exit(127);
   }
   ::close(pipe_fds[0]);
+  ::close(inherited[1]);
   reaper_pipe_ = pipe_fds[1];
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  char byte;
+  while (::read(inherited[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(inherited[0]);
 }
 
 namespace {
