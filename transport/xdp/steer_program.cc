@@ -7,15 +7,20 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
 
+#include <dirent.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -139,8 +144,53 @@ bool owner_gone(const struct xdp_program* program) {
   return process_start(static_cast<int>(config.owner_pid)) != config.owner_start;
 }
 
+// The BPF program behind each descriptor of this process (0: not a program), leaving
+// out the one reading the list.
+std::map<int, std::uint32_t> program_descriptors() {
+  std::map<int, std::uint32_t> fds;
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return fds;
+  while (const dirent* entry = ::readdir(dir)) {
+    int fd = std::atoi(entry->d_name);
+    if (entry->d_name[0] == '.' || fd == ::dirfd(dir)) continue;
+    std::uint32_t id = 0;
+    char target[64] = {};
+    std::string link = fmt::format("/proc/self/fd/{}", fd);
+    if (::readlink(link.c_str(), target, sizeof target - 1) > 0 && std::strcmp(target, "anon_inode:bpf-prog") == 0) {
+      bpf_prog_info info{};
+      std::uint32_t length = sizeof info;
+      if (bpf_obj_get_info_by_fd(fd, &info, &length) == 0) id = info.id;
+    }
+    fds[fd] = id;
+  }
+  ::closedir(dir);
+  return fds;
+}
+
+// libxdp up to 1.3 leaks a descriptor each time it looks an attached program up by its
+// id (xdp_program__detach and xdp_multiprog__get_from_ifindex do): one per job, which a
+// process that makes its transport again (or holds several, as tests do) piles up.
+// Around such a call: closes the descriptors that now hold one of the programs named
+// (ours, or those looked at) and did not hold it before (other threads may have reused
+// numbers meanwhile); with a libxdp that closes them itself, there are none.
+class LookupLeak {
+ public:
+  LookupLeak() : before_(program_descriptors()) {}
+  void close_new(const std::vector<std::uint32_t>& ids) const {
+    for (auto [fd, id] : program_descriptors()) {
+      if (id == 0 || std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
+      auto was = before_.find(fd);
+      if (was == before_.end() || was->second != id) ::close(fd);
+    }
+  }
+
+ private:
+  std::map<int, std::uint32_t> before_;
+};
+
 template <typename Visit>
 void for_each_of_ours(int ifindex, Visit visit) {
+  LookupLeak leak;
   struct xdp_multiprog* multiprog = xdp_multiprog__get_from_ifindex(ifindex);
   if (libxdp_get_error(multiprog) || !multiprog) return;
   std::vector<struct xdp_program*> ours;
@@ -154,8 +204,15 @@ void for_each_of_ours(int ifindex, Visit visit) {
     }
   }
   enum xdp_attach_mode mode = xdp_multiprog__attach_mode(multiprog);
+  std::vector<std::uint32_t> ids;
+  for (struct xdp_program* program = xdp_multiprog__next_prog(nullptr, multiprog); program;
+       program = xdp_multiprog__next_prog(program, multiprog)) {
+    ids.push_back(xdp_program__id(program));
+  }
+  if (struct xdp_program* main = xdp_multiprog__main_prog(multiprog)) ids.push_back(xdp_program__id(main));
   for (struct xdp_program* program : ours) visit(program, mode);
   xdp_multiprog__close(multiprog);
+  leak.close_new(ids);
 }
 
 // Detaches the program with this id from the interface (the reaper's job).
@@ -195,15 +252,16 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   sweep_stale_programs(interface.index);
   library_messages.clear();
   LIBBPF_OPTS(bpf_object_open_opts, open_options, .object_name = "xdp_steer");
-  struct bpf_object* object = bpf_object__open_mem(kSteerObject, kSteerObjectSize, &open_options);
-  if (!object || libbpf_get_error(object)) {
+  object_ = bpf_object__open_mem(kSteerObject, kSteerObjectSize, &open_options);
+  if (!object_ || libbpf_get_error(object_)) {
+    object_ = nullptr;
     throw std::runtime_error(fmt::format("xdp transport: cannot open the embedded XDP program: {}", last_messages()));
   }
-  DECLARE_LIBXDP_OPTS(xdp_program_opts, program_options, .obj = object, .prog_name = kProgramName);
+  DECLARE_LIBXDP_OPTS(xdp_program_opts, program_options, .obj = object_, .prog_name = kProgramName);
   program_ = xdp_program__create(&program_options);
   if (long error = libxdp_get_error(program_); error || !program_) {
-    bpf_object__close(object);
     program_ = nullptr;
+    close_program();
     throw std::runtime_error(
         fmt::format("xdp transport: cannot prepare the XDP program: {}", xdp_error(static_cast<int>(error))));
   }
@@ -239,8 +297,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
     }
   }
   if (mode_.empty()) {
-    xdp_program__close(program_);
-    program_ = nullptr;
+    close_program();
     std::string why;
     if (taken) {
       why = fmt::format(
@@ -272,8 +329,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   config_map_fd_ = bpf_object__find_map_fd_by_name(loaded, "bsp_config");
   if (socket_map_fd_ < 0 || config_map_fd_ < 0) {
     xdp_program__detach(program_, interface.index, static_cast<enum xdp_attach_mode>(attach_mode_), 0);
-    xdp_program__close(program_);
-    program_ = nullptr;
+    close_program();
     throw std::runtime_error("xdp transport: the XDP program's maps are missing");
   }
   // The owner at once (steering still off), so a sweep can judge this instance even if
@@ -286,10 +342,21 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   start_reaper();
 }
 
+// libxdp leaves an object it was handed (rather than opened) to its owner: its maps,
+// program and BTF stay open until bpf_object__close.
+void SteerProgram::close_program() {
+  if (program_) xdp_program__close(program_);
+  program_ = nullptr;
+  if (object_) bpf_object__close(object_);
+  object_ = nullptr;
+}
+
 SteerProgram::~SteerProgram() {
   if (!program_) return;
+  LookupLeak leak;
   xdp_program__detach(program_, interface_.index, static_cast<enum xdp_attach_mode>(attach_mode_), 0);
-  xdp_program__close(program_);
+  leak.close_new({id_});
+  close_program();
   if (reaper_pipe_ >= 0) {
     char done = 'd';  // detached: the reaper has nothing to do
     (void)!::write(reaper_pipe_, &done, 1);
@@ -326,19 +393,28 @@ void SteerProgram::steer(const Steering& steering) {
 // SIGKILL to the job's process group does not reach it) that holds the read end of a
 // pipe; when this process ends without saying it detached (a crash, SIGKILL), the pipe
 // reads EOF and the reaper detaches the program by id. It is this binary executed anew
-// (kReaper below takes over before main), so it holds no descriptor or mapping of ours:
-// peers and launchers see this process's sockets close when it dies.
+// (kReaper below takes over before main) with every descriptor but the pipe closed, so
+// it holds no socket or mapping of ours: peers and launchers see this process's sockets
+// close when it dies, and an AF_XDP socket of another thread (several transports in one
+// process) leaves its interface queue free when closed.
 void SteerProgram::start_reaper() {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return;  // the sweep at the next attach remains
+  // Closed in the reaper with everything else it inherited: EOF on it tells this process
+  // that no copy of its descriptors is left there (other threads' sockets included).
+  int inherited[2];
+  if (::pipe2(inherited, O_CLOEXEC) != 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return;
+  }
   std::string spec = fmt::format("{}={},{},{}", kReaperVariable, interface_.index, id_, attach_mode_);
   char name[] = "bsp-xdp-reaper";  // kReaperName
   char* argv[] = {name, nullptr};
   char* envp[] = {spec.data(), nullptr};
   pid_t child = ::fork();
   if (child < 0) {
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
+    for (int fd : {pipe_fds[0], pipe_fds[1], inherited[0], inherited[1]}) ::close(fd);
     return;
   }
   if (child == 0) {  // only async-signal-safe calls until execve
@@ -348,15 +424,28 @@ void SteerProgram::start_reaper() {
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    ::dup2(pipe_fds[0], kReaperFd);  // dup2 clears close-on-exec
+    if (pipe_fds[0] == kReaperFd) {
+      ::fcntl(kReaperFd, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+    } else {
+      ::dup2(pipe_fds[0], kReaperFd);  // dup2 clears close-on-exec
+    }
+    // Descriptors opened without close-on-exec (by libraries, by the program) stay ours.
+    if (::syscall(SYS_close_range, kReaperFd + 1, ~0u, 0) != 0) {
+      for (int fd = kReaperFd + 1; fd < 65536; ++fd) ::close(fd);
+    }
     ::execve("/proc/self/exe", argv, envp);
     ::_exit(127);
   }
   ::close(pipe_fds[0]);
+  ::close(inherited[1]);
   reaper_pipe_ = pipe_fds[1];
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  char byte;
+  while (::read(inherited[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(inherited[0]);
 }
 
 namespace {

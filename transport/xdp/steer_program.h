@@ -14,6 +14,7 @@
 #include "transport/transport.h"
 
 struct xdp_program;  // libxdp's
+struct bpf_object;   // libbpf's
 
 namespace bsp::transport::xdp {
 
@@ -46,8 +47,10 @@ class SteerProgram {
 
  private:
   void start_reaper();
+  void close_program();
 
   nic::Interface interface_;
+  ::bpf_object* object_ = nullptr;  // the program's, closed after it
   ::xdp_program* program_ = nullptr;
   std::string mode_;
   int attach_mode_ = 0;  // enum xdp_attach_mode

@@ -19,7 +19,9 @@ namespace bsp::transport {
 // the interface's MTU and what one 4 KiB UMEM buffer holds: 3826 bytes), "xdp_queue"
 // (the interface queue to bind, default 0), "umem_frames" (UMEM buffers, a power of two,
 // half receiving, half sending; default 8192 receiving (32 MiB, as nic's ring; less beyond
-// p = 16, at least 2 MiB) and 4096 sending), "xdp_mode" (auto: native, else generic skb; native; skb),
+// p = 16, at least 2 MiB) and 4096 sending), "xdp_mode" (auto: native, else generic skb,
+// and skb on veth, where copy-mode AF_XDP ran faster so, without busy polling unless
+// busy_poll_us is given; native; skb),
 // "xdp_copy" (auto: zero-copy where the driver can; zerocopy; copy), "busy_poll_us"
 // (SO_BUSY_POLL with SO_PREFER_BUSY_POLL; default 20, 0 for none), "connect_timeout_ms"
 // (the segment check's deadline, default 5000).
@@ -28,7 +30,8 @@ namespace bsp::transport {
 // one host through shared memory.
 std::unique_ptr<Transport> make_xdp_transport(const TransportConfig& config);
 
-// " xdp:eth0,native,copy,busy_poll" (interface, XDP mode, UMEM mode, busy polling) for --stats when the
+// " xdp:eth0,skb(auto:veth),copy,no_busy_poll" (interface, XDP mode and why auto chose it,
+// UMEM mode, busy polling) for --stats when the
 // transport (or the one a decorator or hybrid wraps) is xdp; "" otherwise.
 std::string xdp_stats(const Transport& transport);
 

@@ -6,12 +6,17 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace bsp::transport::xdp {
 namespace {
+
+constexpr auto kBusyQueueWait = std::chrono::seconds(2);
 
 #ifndef SO_PREFER_BUSY_POLL
 #define SO_PREFER_BUSY_POLL 69
@@ -77,20 +82,32 @@ XskSocket::XskSocket(const XskOptions& options) : options_(options) {
     throw std::runtime_error(fmt::format("xdp transport: xdp-copy={}: want auto, zerocopy or copy", options.copy));
   }
   int error = 0;
-  for (std::uint16_t mode : tries) {
-    xsk_socket_config config{};
-    config.rx_size = rx;
-    config.tx_size = tx;
-    config.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
-    config.bind_flags = static_cast<std::uint16_t>(mode | XDP_USE_NEED_WAKEUP);
-    error = xsk_socket__create(&xsk_, options.interface.c_str(), static_cast<std::uint32_t>(options.queue), umem_, &rx_,
-                               &tx_, &config);
-    if (error == 0) {
-      zero_copy_ = mode == XDP_ZEROCOPY;
-      break;
+  auto bind = [&] {
+    for (std::uint16_t mode : tries) {
+      xsk_socket_config config{};
+      config.rx_size = rx;
+      config.tx_size = tx;
+      config.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
+      config.bind_flags = static_cast<std::uint16_t>(mode | XDP_USE_NEED_WAKEUP);
+      error = xsk_socket__create(&xsk_, options.interface.c_str(), static_cast<std::uint32_t>(options.queue), umem_,
+                                 &rx_, &tx_, &config);
+      if (error == 0) {
+        zero_copy_ = mode == XDP_ZEROCOPY;
+        return;
+      }
+      xsk_ = nullptr;
+      if (error == -EBUSY || error == -EPERM) return;
     }
-    xsk_ = nullptr;
-    if (error == -EBUSY || error == -EPERM) break;
+  };
+  // A socket closed a moment ago (this process's previous job, or one that just ended on
+  // this interface) frees its queue only when the kernel's deferred release of its buffer
+  // pool has run on a workqueue, later on a busy machine: EBUSY until then. A queue held
+  // by a live socket stays busy, and is reported after this bound.
+  const auto busy_until = std::chrono::steady_clock::now() + kBusyQueueWait;
+  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+    bind();
+    if (error != -EBUSY || std::chrono::steady_clock::now() >= busy_until) break;
+    std::this_thread::sleep_for(pause);
   }
   if (!xsk_) {
     xsk_umem__delete(umem_);
