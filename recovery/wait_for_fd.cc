@@ -44,14 +44,15 @@ bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::
   auto start = clock::now();
   auto spin = std::min<std::chrono::microseconds>(std::chrono::microseconds(spin_us), timeout);
   const bool unyielded = transport.capabilities().poll_without_yielding;
-  if (!unyielded && spin.count() > 0 && past.skip_spin > 0) {
+  const bool skipping = spin.count() > 0 && past.skip_spin > 0;
+  if (skipping) {
     --past.skip_spin;
     spin = std::chrono::microseconds(0);
   }
   // First a few polls without giving the core away: a peer on another core answers
   // within a cache-line transfer (0.1-0.2 us), far sooner than a sched_yield returns.
   bool polled_unyielded = false;
-  if (unyielded) {
+  if (unyielded && !skipping) {
     if (past.skip_unyielded > 0) {
       --past.skip_unyielded;
     } else {
@@ -62,6 +63,8 @@ bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::
           if (transport.ready()) {
             past.served_by_yield = 0;
             past.next_skip_unyielded = SpinHistory::kFirstSkip;
+            past.outlasted = 0;
+            past.next_skip_spin = SpinHistory::kFirstSkip;
             return true;
           }
           cpu_relax();
@@ -80,15 +83,13 @@ bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::
           skip_for_a_while(past.skip_unyielded, past.next_skip_unyielded);
         }
       }
-      if (!unyielded) {
-        past.outlasted = 0;
-        past.next_skip_spin = SpinHistory::kFirstSkip;
-      }
+      past.outlasted = 0;
+      past.next_skip_spin = SpinHistory::kFirstSkip;
       return true;
     }
     sched_yield();  // a peer sharing this core runs now instead of after a wake-up
   }
-  if (!unyielded && spin.count() > 0 && ++past.outlasted >= 2) {
+  if (spin.count() > 0 && ++past.outlasted >= 2) {
     past.outlasted = 0;
     skip_for_a_while(past.skip_spin, past.next_skip_spin);
   }

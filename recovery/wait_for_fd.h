@@ -22,18 +22,19 @@ bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, Rea
 //   the answer keeps coming right after the first sched_yield, the peer needed this core
 //   (the scheduler put both on one, or the machine is loaded), and each unyielded poll
 //   only delayed it.
-// - Where the transport yields from the start (more processes than cores), yielding pays
-//   while answers come within the spin; when waits keep outlasting it (peers computing),
-//   each yield hands the core to whatever runs next, the job's busy processes compete
-//   with yielders, and blocking at once is faster (measured: docs/DESIGN.md, waiting).
+// - Spinning pays while answers come within it; when waits keep outlasting it (peers
+//   computing), each yield hands the core to whatever runs next, the job's busy processes
+//   compete with spinners (more processes than cores, or a loaded machine), and blocking
+//   at once is faster (measured: bench/README.md, "Waiting on shared cores"). A skipped
+//   spin costs a wait the wake-up (5 us here) instead of a poll.
 struct SpinHistory {
   static constexpr int kFirstSkip = 16, kMaxSkip = 4096;
   int skip_unyielded = 0;  // waits left that go straight to yielding
   int next_skip_unyielded = kFirstSkip;
   int served_by_yield = 0;  // consecutive waits whose unyielded polls ran out, then answered at once
-  int skip_spin = 0;        // waits left that block at once
+  int skip_spin = 0;        // waits left that block at once (no spin at all)
   int next_skip_spin = kFirstSkip;
-  int outlasted = 0;  // consecutive waits (yielding from the start) that outlasted the spin
+  int outlasted = 0;  // consecutive waits that outlasted the spin
 };
 
 // The same over a transport: spins on its ready() (cheap where the transport can tell

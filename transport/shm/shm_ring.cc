@@ -52,7 +52,10 @@ std::span<std::byte> RingWriter::reserve(std::size_t size) {
 void RingWriter::commit(std::size_t size) {
   store_u32(data_ + reserved_at_, static_cast<std::uint32_t>(size));
   head_ += ring_footprint(size);
-  control_->head.store(head_, std::memory_order_release);
+  // An exchange, not a store: a full barrier (x86: the locked instruction the store
+  // needs anyway), so a load of the consumer's sleeping word after it sees what was there
+  // after this head was visible, without a fence of its own.
+  control_->head.exchange(head_, std::memory_order_seq_cst);
 }
 
 bool RingWriter::want_space() {
