@@ -20,8 +20,8 @@
 // Run: bazel build //bench:shm_floors && bazel-bin/bench/shm_floors
 //      [--csv] [--rounds=100000] [--reps=30] [--warmup=1000] [--pin] [--timeout-ms=5000]
 // --pin puts the parent on the first allowed CPU and the child on the second. --csv prints
-// `floor,median,best,unit,samples,p10` (p10: ping-pongs' 10th percentile) with the ids memcpy_8mib_gbps, pingpong_spin_us,
-// pingpong_futex_us and pingpong_pipe_us (best: the highest GB/s, the lowest µs).
+// `floor,median,best,unit,samples,p10` (p10: ping-pongs' 10th percentile) with the ids memcpy_8mib_gbps,
+// pingpong_spin_us, pingpong_futex_us and pingpong_pipe_us (best: the highest GB/s, the lowest µs).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/futex.h>
@@ -305,7 +305,8 @@ Row pingpong_floor(const Options& options, Wake wake, const char* id, const char
     throw std::runtime_error(fmt::format("{}: the ping-pong did not complete: {}", name, why));
   }
   bench::Summary summary = bench::summarize(micros);  // (sorts micros)
-  return {id, name, "us/rtt", summary.median, summary.min, static_cast<long>(micros.size()), micros[micros.size() / 10]};
+  return {
+      id, name, "us/rtt", summary.median, summary.min, static_cast<long>(micros.size()), micros[micros.size() / 10]};
 }
 
 }  // namespace
