@@ -38,8 +38,8 @@ struct SpinHistory {
 };
 
 // The same over a transport: spins on its ready() (cheap where the transport can tell
-// without a system call), then blocks on its wait_fd() if before_block() agrees. Where
-// the transport polls without yielding, history (may be null) steers that phase.
+// without a system call), then blocks on its wait_fd() if before_block() agrees. history
+// (may be null: nothing learned) is the channel's, read and updated by every wait.
 bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout,
                      SpinHistory* history = nullptr);
 

@@ -52,9 +52,8 @@ std::span<std::byte> RingWriter::reserve(std::size_t size) {
 void RingWriter::commit(std::size_t size) {
   store_u32(data_ + reserved_at_, static_cast<std::uint32_t>(size));
   head_ += ring_footprint(size);
-  // An exchange, not a store: a full barrier (x86: the locked instruction the store
-  // needs anyway), so a load of the consumer's sleeping word after it sees what was there
-  // after this head was visible, without a fence of its own.
+  // An exchange, not a store: a full barrier, so a later load (the sender's look at the
+  // receiver's sleeping word) cannot pass it, and needs no fence of its own.
   control_->head.exchange(head_, std::memory_order_seq_cst);
 }
 
