@@ -68,7 +68,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
   bool probe() override { return transport_->ready(); }
 
   void wait(std::span<const int>, std::chrono::microseconds timeout) override {
-    spin_then_block(*transport_, config_.spin_us, timeout);
+    spin_then_block(*transport_, config_.spin_us, timeout, &spin_history_);
   }
 
   int wait_fd() const override { return transport_->wait_fd(); }
@@ -150,6 +150,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
 
   std::unique_ptr<transport::Transport> transport_;
   ChannelConfig config_;
+  SpinHistory spin_history_;
   wire::FrameKey frame_key_;
   std::vector<std::uint32_t> next_seq_;
   std::vector<std::uint32_t> expected_seq_;

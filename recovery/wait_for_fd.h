@@ -16,9 +16,32 @@ namespace bsp::recovery {
 template <typename ReadyCheck>
 bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, ReadyCheck&& ready, int also_fd = -1);
 
+// What one channel's past waits say of spinning. Two rules, each switching a phase off
+// for a while (skip: doubling from kFirstSkip up to kMaxSkip waits) and trying it again:
+// - Polling without yielding pays while the peer waited for runs on another core; when
+//   the answer keeps coming right after the first sched_yield, the peer needed this core
+//   (the scheduler put both on one, or the machine is loaded), and each unyielded poll
+//   only delayed it.
+// - Spinning pays while answers come within it; when waits keep outlasting it (peers
+//   computing), each yield hands the core to whatever runs next, the job's busy processes
+//   compete with spinners (more processes than cores, or a loaded machine), and blocking
+//   at once is faster (measured: bench/README.md, "Waiting on shared cores"). A skipped
+//   spin costs a wait the wake-up (5 us here) instead of a poll.
+struct SpinHistory {
+  static constexpr int kFirstSkip = 16, kMaxSkip = 4096;
+  int skip_unyielded = 0;  // waits left that go straight to yielding
+  int next_skip_unyielded = kFirstSkip;
+  int served_by_yield = 0;  // consecutive waits whose unyielded polls ran out, then answered at once
+  int skip_spin = 0;        // waits left that block at once (no spin at all)
+  int next_skip_spin = kFirstSkip;
+  int outlasted = 0;  // consecutive waits that outlasted the spin
+};
+
 // The same over a transport: spins on its ready() (cheap where the transport can tell
-// without a system call), then blocks on its wait_fd() if before_block() agrees.
-bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout);
+// without a system call), then blocks on its wait_fd() if before_block() agrees. history
+// (may be null: nothing learned) is the channel's, read and updated by every wait.
+bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout,
+                     SpinHistory* history = nullptr);
 
 // Blocks in poll(2) until fd is readable or timeout passes.
 bool block_on_fd(int fd, std::chrono::microseconds timeout, int also_fd = -1);

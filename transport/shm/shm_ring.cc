@@ -52,7 +52,9 @@ std::span<std::byte> RingWriter::reserve(std::size_t size) {
 void RingWriter::commit(std::size_t size) {
   store_u32(data_ + reserved_at_, static_cast<std::uint32_t>(size));
   head_ += ring_footprint(size);
-  control_->head.store(head_, std::memory_order_release);
+  // An exchange, not a store: a full barrier, so a later load (the sender's look at the
+  // receiver's sleeping word) cannot pass it, and needs no fence of its own.
+  control_->head.exchange(head_, std::memory_order_seq_cst);
 }
 
 bool RingWriter::want_space() {

@@ -47,6 +47,7 @@ class RingWriter {
   // Space for a frame of `size` bytes (size <= max_frame()), or an empty span when the
   // ring is full (or broken). Write the frame into it, then commit(size).
   std::span<std::byte> reserve(std::size_t size);
+  // Publishes the frame with a full barrier: a load after commit() is ordered after it.
   void commit(std::size_t size);
   // reserve + copy + commit; false when full.
   bool write(std::span<const std::byte> frame);

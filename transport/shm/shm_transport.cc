@@ -405,9 +405,10 @@ class ShmTransport final : public Transport, private Staging {
     return {config_.job_id, owner, config_.nprocs, capacity};
   }
 
+  // Just after commit(), whose full barrier orders the head before this load (the other
+  // half of before_block's store, fence, ready()).
   void wake(Peer& link) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // the head store before the flag's load
-    if (link.inbox.sleeping().load(std::memory_order_relaxed) != 0) poke(link);
+    if (link.inbox.sleeping().load(std::memory_order_seq_cst) != 0) poke(link);
   }
 
   // A write into the pipe of a process that has died (its read end gone) raises SIGPIPE,
