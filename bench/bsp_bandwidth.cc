@@ -100,45 +100,47 @@ int main(int argc, char** argv) {
   for (const std::string& via : vias) {
     runs.emplace_back(via, via == "put" ? Via::put : via == "hpput" ? Via::hpput : Via::get);
   }
-  for (long size : sizes) for (const auto& [via, how] : runs) {
-    const long count = std::max(1L, std::min(max_count, bytes / size));
-    const long slots = std::max(1L, static_cast<long>(window.size()) / size);
-    std::vector<double> rates;
-    for (long rep = -1; rep < repetitions; ++rep) {  // rep -1 warms up
-      bsp_sync();                                    // start together
-      double start = bsp_time();
-      if (pid == (how == Via::get ? 1 : 0)) {
-        for (long k = 0; k < count; ++k) {
-          const int offset = static_cast<int>((k % slots) * size);
-          if (how == Via::put) bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
-          if (how == Via::hpput) bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
-          if (how == Via::get) bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));
-          if (how == Via::memcpy) std::memcpy(window.data() + offset, source.data(), static_cast<std::size_t>(size));
-          if (per_superstep > 0 && (k + 1) % per_superstep == 0 && k + 1 < count) bsp_sync();
+  for (long size : sizes)
+    for (const auto& [via, how] : runs) {
+      const long count = std::max(1L, std::min(max_count, bytes / size));
+      const long slots = std::max(1L, static_cast<long>(window.size()) / size);
+      std::vector<double> rates;
+      for (long rep = -1; rep < repetitions; ++rep) {  // rep -1 warms up
+        bsp_sync();                                    // start together
+        double start = bsp_time();
+        if (pid == (how == Via::get ? 1 : 0)) {
+          for (long k = 0; k < count; ++k) {
+            const int offset = static_cast<int>((k % slots) * size);
+            if (how == Via::put) bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
+            if (how == Via::hpput) bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
+            if (how == Via::get) bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));
+            if (how == Via::memcpy) std::memcpy(window.data() + offset, source.data(), static_cast<std::size_t>(size));
+            if (per_superstep > 0 && (k + 1) % per_superstep == 0 && k + 1 < count) bsp_sync();
+          }
         }
+        if (how == Via::memcpy) {  // the floor: no communication, pid 0's clock only
+          if (rep >= 0)
+            rates.push_back(static_cast<double>(size) * static_cast<double>(count) / (bsp_time() - start) / 1e6);
+          continue;
+        }
+        if (pid != (how == Via::get ? 1 : 0) && per_superstep > 0) {  // match the intermediate supersteps
+          for (long k = per_superstep; k < count; k += per_superstep) bsp_sync();
+        }
+        bsp_sync();  // the last puts land
+        reply = static_cast<int>(rep) + 2;
+        if (pid == 1) bsp_put(0, &reply, &reply_area, 0, sizeof reply);
+        bsp_sync();  // the small return packet
+        double seconds = bsp_time() - start;
+        if (pid == 0 && reply_area != reply) bsp_abort("bsp_bandwidth: the return message did not arrive\n");
+        if (rep >= 0) rates.push_back(static_cast<double>(size) * static_cast<double>(count) / seconds / 1e6);
       }
-      if (how == Via::memcpy) {  // the floor: no communication, pid 0's clock only
-        if (rep >= 0) rates.push_back(static_cast<double>(size) * static_cast<double>(count) / (bsp_time() - start) / 1e6);
-        continue;
+      if (pid == 0) {
+        bench::Summary rate = bench::summarize(rates);
+        std::printf("%s,%d,%ld,%ld,%ld,%.2f,%.2f,%s\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), size, count,
+                    per_superstep, rates.back(), rate.median, via.c_str());
+        std::fflush(stdout);
       }
-      if (pid != (how == Via::get ? 1 : 0) && per_superstep > 0) {  // match the intermediate supersteps
-        for (long k = per_superstep; k < count; k += per_superstep) bsp_sync();
-      }
-      bsp_sync();  // the last puts land
-      reply = static_cast<int>(rep) + 2;
-      if (pid == 1) bsp_put(0, &reply, &reply_area, 0, sizeof reply);
-      bsp_sync();  // the small return packet
-      double seconds = bsp_time() - start;
-      if (pid == 0 && reply_area != reply) bsp_abort("bsp_bandwidth: the return message did not arrive\n");
-      if (rep >= 0) rates.push_back(static_cast<double>(size) * static_cast<double>(count) / seconds / 1e6);
     }
-    if (pid == 0) {
-      bench::Summary rate = bench::summarize(rates);
-      std::printf("%s,%d,%ld,%ld,%ld,%.2f,%.2f,%s\n", bsp::stats::transport_name().c_str(), bsp_nprocs(), size, count,
-                  per_superstep, rates.back(), rate.median, via.c_str());
-      std::fflush(stdout);
-    }
-  }
   bsp_pop_reg(&reply_area);
   bsp_pop_reg(window.data());
   bsp_end();

@@ -100,17 +100,18 @@ void enter_netns(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bench::wants_help(argc, argv,
-                        "usage: bazel-bin/bench/udp_stream_floor [options]\n"
-                        "  The bare UDP stream over loopback: the floor of a large bsp_put over udp, in GB/s delivered.\n"
-                        "  --size=65000 --total=268435456 --repetitions=5   datagram size, bytes per run, runs\n"
-                        "  --batch=32      datagrams (or segmented messages) per sendmmsg (1 to 64)\n"
-                        "  --gso=1         send runs of datagrams as one segmented message (UDP_SEGMENT, <= 64 KiB)\n"
-                        "  --gro=1         let the kernel coalesce arriving datagrams (UDP_GRO)\n"
-                        "  --host=127.0.0.1  address both ends bind\n"
-                        "  --netns=PREFIX  receiver on host PREFIX1 (10.77.0.2), sender on PREFIX0 (10.77.0.1):\n"
-                        "                  two emulated hosts of tools/cluster.sh (root)\n"
-                        "  --csv=1         one CSV row: udp_stream,size,gso,gro,best,median,delivered share\n")) {
+  if (bench::wants_help(
+          argc, argv,
+          "usage: bazel-bin/bench/udp_stream_floor [options]\n"
+          "  The bare UDP stream over loopback: the floor of a large bsp_put over udp, in GB/s delivered.\n"
+          "  --size=65000 --total=268435456 --repetitions=5   datagram size, bytes per run, runs\n"
+          "  --batch=32      datagrams (or segmented messages) per sendmmsg (1 to 64)\n"
+          "  --gso=1         send runs of datagrams as one segmented message (UDP_SEGMENT, <= 64 KiB)\n"
+          "  --gro=1         let the kernel coalesce arriving datagrams (UDP_GRO)\n"
+          "  --host=127.0.0.1  address both ends bind\n"
+          "  --netns=PREFIX  receiver on host PREFIX1 (10.77.0.2), sender on PREFIX0 (10.77.0.1):\n"
+          "                  two emulated hosts of tools/cluster.sh (root)\n"
+          "  --csv=1         one CSV row: udp_stream,size,gso,gro,best,median,delivered share\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);

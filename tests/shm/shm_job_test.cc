@@ -119,11 +119,14 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
           EXPECT_EQ(result.err.find("shm_single_copies=0"), std::string::npos) << label << "\n" << describe(result);
           EXPECT_NE(result.err.find("shm_two_copies=8 shm_two_copies_bsp_put=4 shm_two_copies_own_get_lands_there=4 "),
                     std::string::npos)
-              << label << "\n" << describe(result);
+              << label << "\n"
+              << describe(result);
         } else if (m >= 3) {
-          EXPECT_NE(result.err.find("shm_single_copies=0 shm_two_copies=20 shm_two_copies_bsp_put=4 shm_two_copies_off=16"),
-                    std::string::npos)
-              << label << "\n" << describe(result);
+          EXPECT_NE(
+              result.err.find("shm_single_copies=0 shm_two_copies=20 shm_two_copies_bsp_put=4 shm_two_copies_off=16"),
+              std::string::npos)
+              << label << "\n"
+              << describe(result);
         }
       }
     }

@@ -101,8 +101,8 @@ TEST(CoalescedShapeTest, SegmentSizesOursCouldHaveHadPass) {
 }
 
 TEST(CoalescedShapeTest, HostileSegmentSizesAreRefused) {
-  EXPECT_FALSE(coalesced_shape_ok(65536, 1, 32, 1472));      // would be 65536 "frames"
-  EXPECT_FALSE(coalesced_shape_ok(65536, 31, 32, 1472));     // shorter than any frame
+  EXPECT_FALSE(coalesced_shape_ok(65536, 1, 32, 1472));        // would be 65536 "frames"
+  EXPECT_FALSE(coalesced_shape_ok(65536, 31, 32, 1472));       // shorter than any frame
   EXPECT_FALSE(coalesced_shape_ok(3 * 3000, 3000, 32, 1472));  // longer than the largest frame
   EXPECT_FALSE(coalesced_shape_ok(129 * 100, 100, 1, 1472));   // more segments than the kernel makes
   EXPECT_TRUE(coalesced_shape_ok(128 * 100, 100, 1, 1472));

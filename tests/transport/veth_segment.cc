@@ -55,9 +55,8 @@ int build(int ports) {
   }
   int segment = open_current_namespace();
   std::string error = segment < 0 ? std::string("opening the new namespace: ") + std::strerror(errno) : "";
-  std::vector<std::vector<std::string>> steps = {{"link", "set", "lo", "up"},
-                                                 {"link", "add", "xbr", "type", "bridge"},
-                                                 {"link", "set", "xbr", "up"}};
+  std::vector<std::vector<std::string>> steps = {
+      {"link", "set", "lo", "up"}, {"link", "add", "xbr", "type", "bridge"}, {"link", "set", "xbr", "up"}};
   for (int port = 0; port < ports; ++port) {
     std::string name = "x" + std::to_string(port), peer = "xp" + std::to_string(port);
     steps.push_back({"link", "add", name, "type", "veth", "peer", "name", peer});

@@ -205,8 +205,8 @@ class ShmTransport final : public Transport, private Staging {
             fmt::format("shm transport: opening pid {}'s wake-up pipe {}: {}", peer, wake_path, std::strerror(errno)));
       }
       if (address->staging_bytes < kStagingBytes + control_bytes(config_.nprocs)) {
-        throw std::runtime_error(fmt::format("shm transport: pid {}'s staging area of {} bytes is too small", peer,
-                                             address->staging_bytes));
+        throw std::runtime_error(
+            fmt::format("shm transport: pid {}'s staging area of {} bytes is too small", peer, address->staging_bytes));
       }
       link.staging = shm::StagingMapping::open_peer(address->os_pid, address->staging_fd, peer, address->staging_bytes);
       link.control = reinterpret_cast<const StagingControl*>(link.staging.data() + link.staging.size() -
@@ -329,7 +329,9 @@ class ShmTransport final : public Transport, private Staging {
     return shm::read_from(peers_[static_cast<std::size_t>(peer)].os_pid, address, into, size);
   }
 
-  void publish_read_mark(std::uint64_t mark) override { __atomic_store_n(&control()->read_mark, mark, __ATOMIC_RELEASE); }
+  void publish_read_mark(std::uint64_t mark) override {
+    __atomic_store_n(&control()->read_mark, mark, __ATOMIC_RELEASE);
+  }
 
   std::uint64_t read_mark(int peer) const override {
     if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return 0;
@@ -375,12 +377,12 @@ class ShmTransport final : public Transport, private Staging {
 
  private:
   struct Peer {
-    shm::InboxMapping inbox;      // the peer's: this process writes into its ring for us
-    shm::StagingMapping staging;  // the peer's, read-only: pulled transfers come from here
+    shm::InboxMapping inbox;                  // the peer's: this process writes into its ring for us
+    shm::StagingMapping staging;              // the peer's, read-only: pulled transfers come from here
     const StagingControl* control = nullptr;  // its end
     int os_pid = 0;
     std::string refusal;  // why this process cannot read the peer's memory ("" it can)
-    FileDescriptor wake;          // the peer's wake-up pipe (write end)
+    FileDescriptor wake;  // the peer's wake-up pipe (write end)
     shm::RingWriter writer;
     shm::RingReader reader;  // our inbox's ring for frames from the peer
     bool connected = false, lost = false, reported = false;
@@ -398,7 +400,8 @@ class ShmTransport final : public Transport, private Staging {
     if (single_copy_ == "off") return;
     std::byte byte{};
     link.refusal = shm::read_from(link.os_pid, staging_address, &byte, 1);
-    __atomic_store_n(can_read(control(), peer), static_cast<std::uint8_t>(link.refusal.empty() ? 1 : 2), __ATOMIC_RELEASE);
+    __atomic_store_n(can_read(control(), peer), static_cast<std::uint8_t>(link.refusal.empty() ? 1 : 2),
+                     __ATOMIC_RELEASE);
   }
 
   shm::InboxShape shape_of(int owner, std::size_t capacity) const {
@@ -451,7 +454,7 @@ class ShmTransport final : public Transport, private Staging {
   std::vector<Peer> peers_;
   std::vector<int> connected_;
   std::size_t next_ = 0;
-  bool oversubscribed_ = true;  // more of the job's processes on this host than cores
+  bool oversubscribed_ = true;        // more of the job's processes on this host than cores
   std::string single_copy_ = "huge";  // --shm-single-copy
   std::size_t single_copy_from_ = kSingleCopyFrom;
 };

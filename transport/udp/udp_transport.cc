@@ -360,7 +360,8 @@ class UdpTransport final : public Transport {
         int pid = found == pids_.end() ? kNotAMember : found->second;
         std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
         std::span<const std::byte> buffer(static_cast<const std::byte*>(receive_iov_[i].iov_base), length);
-        delivered += deliver_coalesced(sink, pid, buffer, gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0);
+        delivered += deliver_coalesced(sink, pid, buffer,
+                                       gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0);
       }
       if (got < count) break;  // the socket is drained
     }
@@ -377,6 +378,7 @@ class UdpTransport final : public Transport {
                        gso_state_, gro_state_, counters_.segmented_sends, counters_.coalesced_datagrams,
                        counters_.bad_coalesced);
   }
+
  private:
   // Hands the frames of a received buffer to the sink: one datagram, or the segments the
   // kernel coalesced (UDP_GRO). A buffer whose segment size could not have come from the
@@ -389,7 +391,8 @@ class UdpTransport final : public Transport {
       }
       ++counters_.coalesced_datagrams;
     }
-    return split_coalesced(buffer, segment, mtu_ + 1, [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
+    return split_coalesced(buffer, segment, mtu_ + 1,
+                           [&](std::span<const std::byte> frame) { sink.on_frame(pid, frame); });
   }
 
   void stop_gso(std::string why) {
@@ -549,9 +552,9 @@ class UdpTransport final : public Transport {
   int sndbuf_ = kDefaultSocketBuffer;
   FileDescriptor fd_;
   std::chrono::nanoseconds pace_{0};
-  bool gso_ = true;                  // runs of frames leave as one segmented send (UDP_SEGMENT)
-  bool gso_kept_ = false;            // option gso=1: not stopped by a full interface queue
-  std::string gso_state_ = "on";     // for --stats: on, off, off(queue-full), unavailable(ERRNO)
+  bool gso_ = true;               // runs of frames leave as one segmented send (UDP_SEGMENT)
+  bool gso_kept_ = false;         // option gso=1: not stopped by a full interface queue
+  std::string gso_state_ = "on";  // for --stats: on, off, off(queue-full), unavailable(ERRNO)
   std::string gro_state_ = "on";
   struct {
     std::uint64_t segmented_sends = 0;      // messages of several frames the kernel segmented

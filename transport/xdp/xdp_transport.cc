@@ -254,7 +254,7 @@ class XdpTransport final : public Transport {
   int segment_check_ms_ = kDefaultSegmentCheckMs;
   xdp::XskOptions socket_options_;
   std::string mode_;
-  std::string mode_note_;  // why auto chose the mode, for --stats
+  std::string mode_note_;                       // why auto chose the mode, for --stats
   std::unique_ptr<xdp::SteerProgram> program_;  // declared before the socket: outlives it
   std::unique_ptr<xdp::XskSocket> socket_;
   std::vector<nic::EthernetHeader> headers_;
