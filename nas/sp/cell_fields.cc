@@ -14,7 +14,7 @@ CellFields::CellFields(const Cell& c, bool keep_upper)
   // Points no one writes (ghost edges and corners, ghosts beyond the grid boundary) hold a
   // harmless state, so the derived fields computed over whole boxes stay finite.
   u.assign(5 * points, 0.0);
-  for (std::size_t p = 0; p < points; ++p) u[5 * p] = u[5 * p + 4] = 1.0;
+  for (std::size_t p = 0; p < points; ++p) u[p] = u[4 * points + p] = 1.0;
   rhs.assign(5 * points, 0.0);
   forcing.assign(5 * points, 0.0);
   for (auto* v : {&rho_i, &us, &vs, &ws, &square, &qs, &speed, &ainv}) v->assign(points, 0.0);

@@ -1,5 +1,5 @@
 // nas/sp/cell_fields.h: the arrays one process keeps for one cell of the multi-partition:
-// the solution u and the forcing term (5 components per point, stored together), the
+// the solution u and the forcing term (one array per component), the
 // right-hand side (one array per component, so the y and z line solves find a row of
 // lanes contiguous), the derived fields of compute_rhs (1/rho, velocities, kinetic
 // energy, speed of sound), and the eliminated upper diagonals kept between the forward
@@ -33,7 +33,10 @@ struct CellFields {
   // Distance between neighbouring points along an axis.
   std::size_t stride(int axis) const { return axis == 0 ? 1 : axis == 1 ? std::size_t(ni) : std::size_t(ni) * nj; }
 
-  std::vector<double> u, forcing;  // 5 per point, interleaved
+  // Component m of point p at u[m * points + p]: compute_rhs's stencils read one
+  // component along a line, contiguous along x. The forcing term the same way once
+  // compute_forcing is done (it builds the term with the 5 components together).
+  std::vector<double> u, forcing;
   std::vector<double> rhs;         // component m of point p at rhs[m * points + p]
   double* rhs_of(int m) { return rhs.data() + std::size_t(m) * points; }
   const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * points; }
