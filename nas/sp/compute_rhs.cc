@@ -130,7 +130,7 @@ void derived_fields(const SpConstants& k, CellFields& f) {
     lo[a] = c.low[a] == 0 ? 0 : -1;
     hi[a] = c.low[a] + c.size[a] == k.n ? c.size[a] - 1 : c.size[a];
   }
-  const std::size_t n = f.points;
+  const std::size_t n = f.cstride;
   const double* U = f.u.data();
   const double c1c2 = k.c1c2;
   for (int lk = lo[2]; lk <= hi[2]; ++lk)
@@ -176,8 +176,8 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
   Planes a;
   for (int m = 0; m < 5; ++m) {
-    a.u[m] = f.u.data() + std::size_t(m) * f.points;
-    a.forcing[m] = f.forcing.data() + std::size_t(m) * f.points;
+    a.u[m] = f.u.data() + std::size_t(m) * f.cstride;
+    a.forcing[m] = f.forcing.data() + std::size_t(m) * f.cstride;
     a.rhs[m] = f.rhs_of(m);
   }
   a.rho_i = f.rho_i.data();

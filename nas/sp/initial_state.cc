@@ -44,7 +44,7 @@ void initialize_solution(const SpConstants& k, CellFields& f) {
           }
         }
         const std::size_t p = f.at(li, lj, lk);
-        for (int m = 0; m < 5; ++m) f.u[m * f.points + p] = value[m];
+        for (int m = 0; m < 5; ++m) f.u[m * f.cstride + p] = value[m];
       }
 }
 
@@ -150,12 +150,12 @@ void compute_forcing(const SpConstants& k, CellFields& f) {
       }
   }
   // Sign changed, and stored by component (compute_rhs reads one component along x).
-  std::vector<double> planar(5 * f.points, 0.0);
+  std::vector<double> planar(5 * f.cstride, 0.0);
   for (int lk = range[2].lo; lk <= range[2].hi; ++lk)
     for (int lj = range[1].lo; lj <= range[1].hi; ++lj)
       for (int li = range[0].lo; li <= range[0].hi; ++li) {
         const std::size_t p = f.at(li, lj, lk);
-        for (int m = 0; m < 5; ++m) planar[m * f.points + p] = -1.0 * f.forcing[5 * p + m];
+        for (int m = 0; m < 5; ++m) planar[m * f.cstride + p] = -1.0 * f.forcing[5 * p + m];
       }
   f.forcing.swap(planar);
 }
