@@ -42,6 +42,18 @@ TEST(Randlc, VranlcEqualsRepeatedRandlc) {
   EXPECT_EQ(x, y);
 }
 
+TEST(Randlc, VranlcEveryLengthEqualsRepeatedRandlc) {
+  // The interleaved chains and the tail after them, for lengths around multiples of 4.
+  for (int n = 0; n <= 21; ++n) {
+    double x = 314159265.0, y = 314159265.0;
+    std::vector<double> values(n + 1, -1.0);
+    nas::vranlc(n, &x, nas::kNpbMultiplier, values.data());
+    for (int i = 0; i < n; ++i) ASSERT_EQ(values[i], nas::randlc(&y, nas::kNpbMultiplier)) << "n " << n << " i " << i;
+    EXPECT_EQ(values[n], -1.0) << "n " << n;
+    EXPECT_EQ(x, y) << "n " << n;
+  }
+}
+
 TEST(Randlc, PowerJumpsAhead) {
   for (long long steps : {0LL, 1LL, 2LL, 7LL, 1000LL, 65537LL}) {
     double jumped = nas::kNpbSeed, walked = nas::kNpbSeed;

@@ -20,11 +20,14 @@ BucketRanking::BucketRanking(int max_key_log2, int buckets_log2, std::int64_t to
       bucket_owner_(buckets_),
       bucket_start_(buckets_ + 1),
       send_(keys_per_process) {
+  if (shift_ > 16)
+    bsp_abort("is: buckets of 2^%d keys do not fit the 16-bit offsets keys travel as (max key 2^%d, 2^%d buckets)\n",
+              shift_, max_key_log2, buckets_log2);
   // Room for this process's share plus half again: a range of whole buckets can exceed
   // TOTAL_KEYS / p by up to one bucket, far less than that for NPB's key distribution.
   std::int64_t capacity = std::min<std::int64_t>(total_keys, keys_per_process + keys_per_process / 2);
   receive_.resize(capacity);
-  bsp_push_reg(receive_.data(), static_cast<int>(capacity * sizeof(int)));
+  bsp_push_reg(receive_.data(), static_cast<int>(capacity * sizeof(std::uint16_t)));
   bsp_sync();
 }
 
@@ -65,6 +68,8 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
     before += size;
   }
   if (first_bucket > end_bucket) first_bucket = end_bucket = 0;
+  first_bucket_ = first_bucket;
+  end_bucket_ = end_bucket;
   key_begin_ = first_bucket << shift_;
   key_end_ = end_bucket << shift_;
 
@@ -94,10 +99,11 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
     for (int b = 0; b < buckets_; ++b)
       write_at_[b] = bucket_owner_[b] == me ? receive_.data() + offset_at[me] + (bucket_start_[b] - own_base)
                                             : send_.data() + bucket_start_[b];
-    int** write_at = write_at_.data();
+    std::uint16_t** write_at = write_at_.data();
+    const int mask = (1 << shift) - 1;
     for (int i = 0; i < count; ++i) {
       const int key = keys[i];
-      *write_at[key >> shift]++ = key;
+      *write_at[key >> shift]++ = static_cast<std::uint16_t>(key & mask);
     }
   }
 
@@ -114,21 +120,43 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
     const int nkeys = bucket_start_[end] - bucket_start_[begin];
     if (nkeys == 0) continue;
     bsp_hpput(dest, send_.data() + bucket_start_[begin], receive_.data(),
-              static_cast<int>(offset_at[dest] * sizeof(int)), static_cast<int>(nkeys * sizeof(int)));
+              static_cast<int>(offset_at[dest] * sizeof(std::uint16_t)),
+              static_cast<int>(nkeys * sizeof(std::uint16_t)));
   }
   bsp_sync();
 
-  // Local ranks over my key range, offset by the keys of lower processes.
-  const int range = key_end_ - key_begin_, key_begin = key_begin_, received_count = received_count_;
+  // Local ranks over my key range, offset by the keys of lower processes. The receive
+  // area holds, sender by sender, each of my buckets' keys of that sender in turn.
+  const int range = key_end_ - key_begin_;
   rank_table_.assign(range, 0);
   int* table = rank_table_.data();
-  const int* received = receive_.data();
-  for (int i = 0; i < received_count; ++i) ++table[received[i] - key_begin];
+  const std::uint16_t* received = receive_.data();
+  for (int q = 0; q < p; ++q)
+    for (int b = first_bucket; b < end_bucket; ++b) {
+      int* bucket_table = table + ((b - first_bucket) << shift);
+      const int n = gathered_[q * stride + b];
+      for (int i = 0; i < n; ++i) ++bucket_table[received[i]];
+      received += n;
+    }
   int running = static_cast<int>(keys_below_);
   for (int k = 0; k < range; ++k) {
     running += table[k];
     table[k] = running;
   }
+}
+
+std::vector<int> BucketRanking::received_keys() const {
+  std::vector<int> keys;
+  keys.reserve(received_count_);
+  const int p = bsp_nprocs(), stride = buckets_ + shared_ints_;
+  const std::uint16_t* received = receive_.data();
+  for (int q = 0; q < p; ++q)
+    for (int b = first_bucket_; b < end_bucket_; ++b) {
+      const int n = gathered_[q * stride + b];
+      for (int i = 0; i < n; ++i) keys.push_back((b << shift_) + received[i]);
+      received += n;
+    }
+  return keys;
 }
 
 }  // namespace nas::is

@@ -8,6 +8,9 @@
 //   2. every process groups its keys by bucket and hpputs, in one message per
 //      destination, the keys of each process's bucket range straight into that
 //      process's receive area, at an offset computed from the counts of the lower pids.
+//      A key travels as its offset inside its bucket (16 bits; the low bits of the key):
+//      the receiver knows from the gathered counts how many keys of each bucket every
+//      sender put where, so the bucket (the high bits) need not travel. Half NPB's bytes.
 // Then each process counts its received keys over its key range and prefix-sums them,
 // adding the number of keys held by lower processes: rank_table()[k - key_begin()] is
 // the number of keys <= k in the whole sequence.
@@ -37,8 +40,9 @@ class BucketRanking {
   int key_end() const { return key_end_; }
   // Global ranks for this key range (see the file comment).
   const std::vector<int>& rank_table() const { return rank_table_; }
-  // The keys this process received (all in its key range), and how many.
-  const int* received_keys() const { return receive_.data(); }
+  // The keys this process received (all in its key range), rebuilt from their offsets
+  // (for verification; not a hot path), and how many.
+  std::vector<int> received_keys() const;
   int received_count() const { return received_count_; }
   // Number of keys held by lower processes (the rank offset of this process's range).
   std::int64_t keys_below() const { return keys_below_; }
@@ -53,11 +57,12 @@ class BucketRanking {
   std::vector<int> shared_all_;
   std::vector<int> bucket_owner_;  // owner pid of each bucket
   std::vector<int> bucket_start_;  // where each bucket starts in send_
-  std::vector<int> send_;          // my keys grouped by bucket
-  std::vector<int> receive_;       // registered receive area
+  std::vector<std::uint16_t> send_;     // my keys grouped by bucket, as offsets in it
+  std::vector<std::uint16_t> receive_;  // registered receive area, the same
   std::vector<int> rank_table_;
   std::vector<std::int64_t> offset_at_;  // per destination: where my keys land there
-  std::vector<int*> write_at_;           // per bucket: where its next key of mine goes
+  std::vector<std::uint16_t*> write_at_;  // per bucket: where its next key of mine goes
+  int first_bucket_ = 0, end_bucket_ = 0;  // my bucket range after rank()
   int received_count_ = 0;
   int key_begin_ = 0, key_end_ = 0;
   std::int64_t keys_below_ = 0;

@@ -83,7 +83,7 @@ int check_test_ranks(const nas::is::BucketRanking& ranking, const IsClass& param
 // Collective; returns the number of keys out of order in the whole sequence.
 std::int64_t count_unsorted(const nas::is::BucketRanking& ranking) {
   const int n = ranking.received_count();
-  const int* keys = ranking.received_keys();
+  const std::vector<int> keys = ranking.received_keys();
   std::vector<int> next_slot(ranking.rank_table());  // one past the last slot of each key
   std::vector<int> sorted(n);
   const std::int64_t below = ranking.keys_below();

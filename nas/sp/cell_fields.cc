@@ -10,13 +10,14 @@ CellFields::CellFields(const Cell& c, bool keep_upper)
       ni(c.size[0] + 2 * kGhost),
       nj(c.size[1] + 2 * kGhost),
       nk(c.size[2] + 2 * kGhost),
-      points(std::size_t(ni) * nj * nk) {
+      points(std::size_t(ni) * nj * nk),
+      cstride(points + 72) {
   // Points no one writes (ghost edges and corners, ghosts beyond the grid boundary) hold a
   // harmless state, so the derived fields computed over whole boxes stay finite.
-  u.assign(5 * points, 0.0);
-  for (std::size_t p = 0; p < points; ++p) u[5 * p] = u[5 * p + 4] = 1.0;
-  rhs.assign(5 * points, 0.0);
-  forcing.assign(5 * points, 0.0);
+  u.assign(5 * cstride, 0.0);
+  for (std::size_t p = 0; p < points; ++p) u[p] = u[4 * cstride + p] = 1.0;
+  rhs.assign(5 * cstride, 0.0);
+  forcing.assign(5 * points, 0.0);  // compute_forcing leaves it 5 * cstride, by component
   for (auto* v : {&rho_i, &us, &vs, &ws, &square, &qs, &speed, &ainv}) v->assign(points, 0.0);
   if (keep_upper) upper.assign(6 * points, 0.0);
 }

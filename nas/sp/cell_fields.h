@@ -1,5 +1,5 @@
 // nas/sp/cell_fields.h: the arrays one process keeps for one cell of the multi-partition:
-// the solution u and the forcing term (5 components per point, stored together), the
+// the solution u and the forcing term (one array per component), the
 // right-hand side (one array per component, so the y and z line solves find a row of
 // lanes contiguous), the derived fields of compute_rhs (1/rho, velocities, kinetic
 // energy, speed of sound), and the eliminated upper diagonals kept between the forward
@@ -25,6 +25,12 @@ struct CellFields {
   Cell cell;
   int ni, nj, nk;  // array extents with ghosts: size + 2 * kGhost
   std::size_t points;
+  // Distance between two components of a point in u, forcing and rhs: points plus a pad
+  // of 72 doubles, so that the five components of one point never sit at the same
+  // offset modulo 4 KiB (points * 8 is a multiple of 4096 for class W at p = 1, 40^3
+  // points with ghosts, and the z pass of compute_rhs, reading 25 streams of u, then
+  // kept evicting its own lines).
+  std::size_t cstride;
 
   // Linear point index of local coordinates (i, j, k), each from -kGhost to size-1+kGhost.
   std::size_t at(int i, int j, int k) const {
@@ -33,10 +39,13 @@ struct CellFields {
   // Distance between neighbouring points along an axis.
   std::size_t stride(int axis) const { return axis == 0 ? 1 : axis == 1 ? std::size_t(ni) : std::size_t(ni) * nj; }
 
-  std::vector<double> u, forcing;  // 5 per point, interleaved
-  std::vector<double> rhs;         // component m of point p at rhs[m * points + p]
-  double* rhs_of(int m) { return rhs.data() + std::size_t(m) * points; }
-  const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * points; }
+  // Component m of point p at u[m * cstride + p]: compute_rhs's stencils read one
+  // component along a line, contiguous along x. The forcing term the same way once
+  // compute_forcing is done (it builds the term with the 5 components together).
+  std::vector<double> u, forcing;
+  std::vector<double> rhs;         // component m of point p at rhs[m * cstride + p]
+  double* rhs_of(int m) { return rhs.data() + std::size_t(m) * cstride; }
+  const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * cstride; }
   std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;  // 1 per point
   std::vector<double> upper;                                       // 6 per point: (d, e) of the three scalar systems
 };

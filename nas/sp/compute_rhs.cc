@@ -1,9 +1,15 @@
 // nas/sp/compute_rhs.cc: derived fields and the right-hand side of one cell (see
 // compute_rhs.h). The arithmetic of each point follows NPB's order (x fluxes, x
 // dissipation, y, z, times dt) so results match the reference to rounding.
+//
+// Speed: u, the forcing term and the rhs are stored one array per component, so every
+// loop below runs along x over contiguous doubles, which the compiler vectorises: the
+// per-point dissipation form is a template parameter, hoisted out of the inner loops (rows
+// along y and z have one form; a row along x has at most five runs of equal form).
 #include "nas/sp/compute_rhs.h"
 
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include "nas/sp/block_diagonal.h"
@@ -24,30 +30,94 @@ std::vector<Form> dissipation_forms(const Cell& c, int axis, int n) {
   return forms;
 }
 
-// r[m] -= dssp * (the dissipation stencil of component m) at point p along stride s
-// (u interleaved by 5), for all five components; one branch per point, not per component.
-inline void subtract_dissipation(double* r, const double* U, std::ptrdiff_t p, std::ptrdiff_t s, Form form,
-                                 double dssp) {
-  const double* um2 = U + 5 * (p - 2 * s);
-  const double* um1 = U + 5 * (p - s);
-  const double* u0 = U + 5 * p;
-  const double* up1 = U + 5 * (p + s);
-  const double* up2 = U + 5 * (p + 2 * s);
+// The dissipation stencil of one component v at point p along stride s.
+template <Form F>
+inline double stencil(const double* v, std::ptrdiff_t p, std::ptrdiff_t s) {
+  if constexpr (F == kFirst) return 5.0 * v[p] - 4.0 * v[p + s] + v[p + 2 * s];
+  if constexpr (F == kSecond) return -4.0 * v[p - s] + 6.0 * v[p] - 4.0 * v[p + s] + v[p + 2 * s];
+  if constexpr (F == kThirdLast) return v[p - 2 * s] - 4.0 * v[p - s] + 6.0 * v[p] - 4.0 * v[p + s];
+  if constexpr (F == kSecondLast) return v[p - 2 * s] - 4.0 * v[p - s] + 5.0 * v[p];
+  return v[p - 2 * s] - 4.0 * v[p - s] + 6.0 * v[p] - 4.0 * v[p + s] + v[p + 2 * s];
+}
+
+// One cell's arrays, every one indexed by point.
+struct Planes {
+  const double* u[5];        // by component
+  const double* forcing[5];  // by component
+  const double *rho_i, *vel[3], *sq, *qs, *speed, *ainv;
+  double* rhs[5];
+};
+
+// The coefficients of one direction's flux differences (NPB's names: d = dx1tx1.., t2 =
+// tx2, con2..con5 = xxcon2..xxcon5; con2con43 = xxcon2 * con43 as NPB's left-to-right
+// product forms it).
+struct Direction {
+  double d[5], t2, con2, con2con43, con3, con4, con5;
+};
+
+// Adds direction D's flux differences and dissipation to the rhs at points [pb, pe] (one
+// run along x, all of form F); the first direction starts from the forcing term, the last
+// multiplies by dt and applies txinvr when asked.
+template <int D, Form F, bool kTxinvr>
+void rhs_run(const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff_t pb, std::ptrdiff_t pe, double c1,
+             double c2, double dssp, double dt, double bt) {
+  const double *u0 = a.u[0], *u1 = a.u[1], *u2 = a.u[2], *u3 = a.u[3], *u4 = a.u[4];
+  const double* un = a.u[D + 1];  // the momentum along this direction
+  const double* vn = a.vel[D];    // the velocity along this direction
+  const double *rho_i = a.rho_i, *sq = a.sq, *qs = a.qs;
+  double *r0 = a.rhs[0], *r1 = a.rhs[1], *r2 = a.rhs[2], *r3 = a.rhs[3], *r4 = a.rhs[4];
+  const double d0 = c.d[0], d1 = c.d[1], d2 = c.d[2], d3 = c.d[3], d4 = c.d[4];
+  const double t2 = c.t2, con2 = c.con2, con2con43 = c.con2con43, con3 = c.con3, con4 = c.con4, con5 = c.con5;
+  const double* um[5] = {u0, u1, u2, u3, u4};
+  const double *f0 = a.forcing[0], *f1 = a.forcing[1], *f2 = a.forcing[2], *f3 = a.forcing[3],
+               *f4 = a.forcing[4];
+  const double *vel0 = a.vel[0], *vel1 = a.vel[1], *vel2 = a.vel[2];
+  const double *speed = a.speed, *ainv = a.ainv;
+#pragma GCC ivdep
+  for (std::ptrdiff_t p = pb; p <= pe; ++p) {
+    double r[5];
+    if constexpr (D == 0) {
+      r[0] = f0[p], r[1] = f1[p], r[2] = f2[p], r[3] = f3[p], r[4] = f4[p];
+    } else {
+      r[0] = r0[p], r[1] = r1[p], r[2] = r2[p], r[3] = r3[p], r[4] = r4[p];
+    }
+    const double vijk = vn[p], vp1 = vn[p + s], vm1 = vn[p - s];
+    r[0] = r[0] + d0 * (u0[p + s] - 2.0 * u0[p] + u0[p - s]) - t2 * (un[p + s] - un[p - s]);
+    const double ds[3] = {d1, d2, d3};
+    const double* vels[3] = {vel0, vel1, vel2};
+    for (int m = 1; m < 4; ++m) {
+      const double* v = um[m];
+      if (m == D + 1) {
+        r[m] = r[m] + ds[m - 1] * (v[p + s] - 2.0 * v[p] + v[p - s]) + con2con43 * (vp1 - 2.0 * vijk + vm1) -
+               t2 * (v[p + s] * vp1 - v[p - s] * vm1 + (u4[p + s] - sq[p + s] - u4[p - s] + sq[p - s]) * c2);
+      } else {
+        const double* w = vels[m - 1];
+        r[m] = r[m] + ds[m - 1] * (v[p + s] - 2.0 * v[p] + v[p - s]) + con2 * (w[p + s] - 2.0 * w[p] + w[p - s]) -
+               t2 * (v[p + s] * vp1 - v[p - s] * vm1);
+      }
+    }
+    r[4] = r[4] + d4 * (u4[p + s] - 2.0 * u4[p] + u4[p - s]) + con3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
+           con4 * (vp1 * vp1 - 2.0 * vijk * vijk + vm1 * vm1) +
+           con5 * (u4[p + s] * rho_i[p + s] - 2.0 * u4[p] * rho_i[p] + u4[p - s] * rho_i[p - s]) -
+           t2 * ((c1 * u4[p + s] - c2 * sq[p + s]) * vp1 - (c1 * u4[p - s] - c2 * sq[p - s]) * vm1);
+    for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * stencil<F>(um[m], p, s);
+    if constexpr (D == 2) {
+      for (int m = 0; m < 5; ++m) r[m] = r[m] * dt;
+      if constexpr (kTxinvr) txinvr_point(r, rho_i[p], vel0[p], vel1[p], vel2[p], qs[p], speed[p], ainv[p], c2, bt);
+    }
+    r0[p] = r[0], r1[p] = r[1], r2[p] = r[2], r3[p] = r[3], r4[p] = r[4];
+  }
+}
+
+template <int D, bool kTxinvr>
+void rhs_run_of(Form form, const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff_t pb,
+                std::ptrdiff_t pe, double c1, double c2, double dssp, double dt, double bt) {
   switch (form) {
-    case kFirst:
-      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (5.0 * u0[m] - 4.0 * up1[m] + up2[m]);
-      break;
-    case kSecond:
-      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (-4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
-      break;
-    case kThirdLast:
-      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m]);
-      break;
-    case kSecondLast:
-      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 5.0 * u0[m]);
-      break;
-    default:
-      for (int m = 0; m < 5; ++m) r[m] = r[m] - dssp * (um2[m] - 4.0 * um1[m] + 6.0 * u0[m] - 4.0 * up1[m] + up2[m]);
+    case kFirst: return rhs_run<D, kFirst, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kSecond: return rhs_run<D, kSecond, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kThirdLast: return rhs_run<D, kThirdLast, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kSecondLast: return rhs_run<D, kSecondLast, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    default: return rhs_run<D, kFull, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
   }
 }
 
@@ -60,11 +130,14 @@ void derived_fields(const SpConstants& k, CellFields& f) {
     lo[a] = c.low[a] == 0 ? 0 : -1;
     hi[a] = c.low[a] + c.size[a] == k.n ? c.size[a] - 1 : c.size[a];
   }
+  const std::size_t n = f.cstride;
+  const double* U = f.u.data();
+  const double c1c2 = k.c1c2;
   for (int lk = lo[2]; lk <= hi[2]; ++lk)
     for (int lj = lo[1]; lj <= hi[1]; ++lj) {
       const std::size_t p0 = f.at(lo[0], lj, lk);
       const int count = hi[0] - lo[0] + 1;
-      const double* u = f.u.data() + 5 * p0;
+      const double *v0 = U + p0, *v1 = v0 + n, *v2 = v1 + n, *v3 = v2 + n, *v4 = v3 + n;
       double* rho_i = f.rho_i.data() + p0;
       double* us = f.us.data() + p0;
       double* vs = f.vs.data() + p0;
@@ -73,16 +146,17 @@ void derived_fields(const SpConstants& k, CellFields& f) {
       double* qs = f.qs.data() + p0;
       double* speed = f.speed.data() + p0;
       double* ainv = f.ainv.data() + p0;
+#pragma GCC ivdep
       for (int i = 0; i < count; ++i) {
-        const double* v = u + 5 * i;
-        const double rho_inv = 1.0 / v[0];
+        const double rho_inv = 1.0 / v0[i];
         rho_i[i] = rho_inv;
-        us[i] = v[1] * rho_inv;
-        vs[i] = v[2] * rho_inv;
-        ws[i] = v[3] * rho_inv;
-        square[i] = 0.5 * (v[1] * v[1] + v[2] * v[2] + v[3] * v[3]) * rho_inv;
-        qs[i] = square[i] * rho_inv;
-        const double aux = std::sqrt(k.c1c2 * rho_inv * (v[4] - square[i]));
+        us[i] = v1[i] * rho_inv;
+        vs[i] = v2[i] * rho_inv;
+        ws[i] = v3[i] * rho_inv;
+        const double sq = 0.5 * (v1[i] * v1[i] + v2[i] * v2[i] + v3[i] * v3[i]) * rho_inv;
+        square[i] = sq;
+        qs[i] = sq * rho_inv;
+        const double aux = std::sqrt(c1c2 * rho_inv * (v4[i] - sq));
         speed[i] = aux;
         ainv[i] = 1.0 / aux;
       }
@@ -100,107 +174,50 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   const auto fz = dissipation_forms(c, 2, n);
   const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n), rz = interior_range(c, 2, n);
   const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
-  const double* U = f.u.data();
-  const double* rho_i = f.rho_i.data();
-  const double* us = f.us.data();
-  const double* vs = f.vs.data();
-  const double* ws = f.ws.data();
-  const double* sq = f.square.data();
-  const double* qs = f.qs.data();
-  double* RHS[5];
-  for (int m = 0; m < 5; ++m) RHS[m] = f.rhs_of(m);
-  const double dssp = k.dssp, dt = k.dt, c1 = k.c1, c2 = k.c2;
+  Planes a;
+  for (int m = 0; m < 5; ++m) {
+    a.u[m] = f.u.data() + std::size_t(m) * f.cstride;
+    a.forcing[m] = f.forcing.data() + std::size_t(m) * f.cstride;
+    a.rhs[m] = f.rhs_of(m);
+  }
+  a.rho_i = f.rho_i.data();
+  a.vel[0] = f.us.data(), a.vel[1] = f.vs.data(), a.vel[2] = f.ws.data();
+  a.sq = f.square.data();
+  a.qs = f.qs.data();
+  a.speed = f.speed.data();
+  a.ainv = f.ainv.data();
+  const Direction dx{{k.dx1tx1, k.dx2tx1, k.dx3tx1, k.dx4tx1, k.dx5tx1}, k.tx2, k.xxcon2, k.xxcon2 * k.con43,
+                     k.xxcon3, k.xxcon4, k.xxcon5};
+  const Direction dy{{k.dy1ty1, k.dy2ty1, k.dy3ty1, k.dy4ty1, k.dy5ty1}, k.ty2, k.yycon2, k.yycon2 * k.con43,
+                     k.yycon3, k.yycon4, k.yycon5};
+  const Direction dz{{k.dz1tz1, k.dz2tz1, k.dz3tz1, k.dz4tz1, k.dz5tz1}, k.tz2, k.zzcon2, k.zzcon2 * k.con43,
+                     k.zzcon3, k.zzcon4, k.zzcon5};
+  const double c1 = k.c1, c2 = k.c2, dssp = k.dssp, dt = k.dt, bt = k.bt;
 
-  // One pass per direction (as NPB orders the sums; fewer live values than one fused pass).
+  // One pass per direction, as NPB orders the sums. Along x a row splits into runs of
+  // equal dissipation form.
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
     for (int lj = ry.lo; lj <= ry.hi; ++lj) {
-      for (int li = rx.lo; li <= rx.hi; ++li) {
-        const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
-        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
-        const double* F = f.forcing.data() + 5 * p;
-        double r[5] = {F[0], F[1], F[2], F[3], F[4]};
-        // xi-direction fluxes.
-        {
-          const std::ptrdiff_t s = 1;
-          const double uijk = us[p], up1 = us[p + s], um1 = us[p - s];
-          r[0] = r[0] + k.dx1tx1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) - k.tx2 * (u(1, s) - u(1, -s));
-          r[1] = r[1] + k.dx2tx1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
-                 k.xxcon2 * k.con43 * (up1 - 2.0 * uijk + um1) -
-                 k.tx2 * (u(1, s) * up1 - u(1, -s) * um1 + (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
-          r[2] = r[2] + k.dx3tx1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
-                 k.xxcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) - k.tx2 * (u(2, s) * up1 - u(2, -s) * um1);
-          r[3] = r[3] + k.dx4tx1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
-                 k.xxcon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) - k.tx2 * (u(3, s) * up1 - u(3, -s) * um1);
-          r[4] = r[4] + k.dx5tx1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
-                 k.xxcon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
-                 k.xxcon4 * (up1 * up1 - 2.0 * uijk * uijk + um1 * um1) +
-                 k.xxcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] + u(4, -s) * rho_i[p - s]) -
-                 k.tx2 * ((c1 * u(4, s) - c2 * sq[p + s]) * up1 - (c1 * u(4, -s) - c2 * sq[p - s]) * um1);
-          const Form form = fx[li];
-          subtract_dissipation(r, U, p, s, form, dssp);
-        }
-        for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
+      const std::ptrdiff_t p0 = std::ptrdiff_t(f.at(0, lj, lk));
+      for (int li = rx.lo; li <= rx.hi;) {
+        int end = li;
+        while (end + 1 <= rx.hi && fx[end + 1] == fx[li]) ++end;
+        rhs_run_of<0, false>(fx[li], a, dx, 1, p0 + li, p0 + end, c1, c2, dssp, dt, bt);
+        li = end + 1;
       }
     }
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
     for (int lj = ry.lo; lj <= ry.hi; ++lj) {
-      const Form form = fy[lj];
-      for (int li = rx.lo; li <= rx.hi; ++li) {
-        const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
-        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
-        double r[5] = {RHS[0][p], RHS[1][p], RHS[2][p], RHS[3][p], RHS[4][p]};
-        // eta-direction fluxes.
-        {
-          const std::ptrdiff_t s = sy;
-          const double vijk = vs[p], vp1 = vs[p + s], vm1 = vs[p - s];
-          r[0] = r[0] + k.dy1ty1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) - k.ty2 * (u(2, s) - u(2, -s));
-          r[1] = r[1] + k.dy2ty1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
-                 k.yycon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) - k.ty2 * (u(1, s) * vp1 - u(1, -s) * vm1);
-          r[2] = r[2] + k.dy3ty1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
-                 k.yycon2 * k.con43 * (vp1 - 2.0 * vijk + vm1) -
-                 k.ty2 * (u(2, s) * vp1 - u(2, -s) * vm1 + (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
-          r[3] = r[3] + k.dy4ty1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
-                 k.yycon2 * (ws[p + s] - 2.0 * ws[p] + ws[p - s]) - k.ty2 * (u(3, s) * vp1 - u(3, -s) * vm1);
-          r[4] = r[4] + k.dy5ty1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
-                 k.yycon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
-                 k.yycon4 * (vp1 * vp1 - 2.0 * vijk * vijk + vm1 * vm1) +
-                 k.yycon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] + u(4, -s) * rho_i[p - s]) -
-                 k.ty2 * ((c1 * u(4, s) - c2 * sq[p + s]) * vp1 - (c1 * u(4, -s) - c2 * sq[p - s]) * vm1);
-          subtract_dissipation(r, U, p, s, form, dssp);
-        }
-        for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
-      }
+      const std::ptrdiff_t p0 = std::ptrdiff_t(f.at(0, lj, lk));
+      rhs_run_of<1, false>(fy[lj], a, dy, sy, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
     }
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
     for (int lj = ry.lo; lj <= ry.hi; ++lj) {
-      const Form form = fz[lk];
-      for (int li = rx.lo; li <= rx.hi; ++li) {
-        const std::ptrdiff_t p = std::ptrdiff_t(f.at(li, lj, lk));
-        auto u = [&](int m, std::ptrdiff_t off) { return U[5 * (p + off) + m]; };
-        double r[5] = {RHS[0][p], RHS[1][p], RHS[2][p], RHS[3][p], RHS[4][p]};
-        // zeta-direction fluxes.
-        {
-          const std::ptrdiff_t s = sz;
-          const double wijk = ws[p], wp1 = ws[p + s], wm1 = ws[p - s];
-          r[0] = r[0] + k.dz1tz1 * (u(0, s) - 2.0 * u(0, 0) + u(0, -s)) - k.tz2 * (u(3, s) - u(3, -s));
-          r[1] = r[1] + k.dz2tz1 * (u(1, s) - 2.0 * u(1, 0) + u(1, -s)) +
-                 k.zzcon2 * (us[p + s] - 2.0 * us[p] + us[p - s]) - k.tz2 * (u(1, s) * wp1 - u(1, -s) * wm1);
-          r[2] = r[2] + k.dz3tz1 * (u(2, s) - 2.0 * u(2, 0) + u(2, -s)) +
-                 k.zzcon2 * (vs[p + s] - 2.0 * vs[p] + vs[p - s]) - k.tz2 * (u(2, s) * wp1 - u(2, -s) * wm1);
-          r[3] = r[3] + k.dz4tz1 * (u(3, s) - 2.0 * u(3, 0) + u(3, -s)) +
-                 k.zzcon2 * k.con43 * (wp1 - 2.0 * wijk + wm1) -
-                 k.tz2 * (u(3, s) * wp1 - u(3, -s) * wm1 + (u(4, s) - sq[p + s] - u(4, -s) + sq[p - s]) * c2);
-          r[4] = r[4] + k.dz5tz1 * (u(4, s) - 2.0 * u(4, 0) + u(4, -s)) +
-                 k.zzcon3 * (qs[p + s] - 2.0 * qs[p] + qs[p - s]) +
-                 k.zzcon4 * (wp1 * wp1 - 2.0 * wijk * wijk + wm1 * wm1) +
-                 k.zzcon5 * (u(4, s) * rho_i[p + s] - 2.0 * u(4, 0) * rho_i[p] + u(4, -s) * rho_i[p - s]) -
-                 k.tz2 * ((c1 * u(4, s) - c2 * sq[p + s]) * wp1 - (c1 * u(4, -s) - c2 * sq[p - s]) * wm1);
-          subtract_dissipation(r, U, p, s, form, dssp);
-        }
-        for (int m = 0; m < 5; ++m) r[m] = r[m] * dt;
-        if (apply_txinvr) txinvr_point(r, rho_i[p], us[p], vs[p], ws[p], qs[p], f.speed[p], f.ainv[p], c2, k.bt);
-        for (int m = 0; m < 5; ++m) RHS[m][p] = r[m];
-      }
+      const std::ptrdiff_t p0 = std::ptrdiff_t(f.at(0, lj, lk));
+      if (apply_txinvr)
+        rhs_run_of<2, true>(fz[lk], a, dz, sz, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
+      else
+        rhs_run_of<2, false>(fz[lk], a, dz, sz, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
     }
 }
 

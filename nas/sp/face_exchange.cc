@@ -67,7 +67,7 @@ void FaceExchange::exchange(std::vector<CellFields>& cells) {
         double* packed = send_.data() + slot(c, axis, side);
         double* out = packed;
         for_each_point(f, box, [&](std::size_t p) {
-          for (int m = 0; m < 5; ++m) *out++ = f.u[5 * p + m];
+          for (int m = 0; m < 5; ++m) *out++ = f.u[m * f.cstride + p];
         });
         bsp_put(owner, packed, receive_.data(), int(slot(their_cell, axis, 1 - side) * sizeof(double)),
                 int(5 * box.size() * sizeof(double)));
@@ -82,7 +82,7 @@ void FaceExchange::exchange(std::vector<CellFields>& cells) {
         if (neighbour_coord < 0 || neighbour_coord >= q) continue;
         const double* in = receive_.data() + slot(c, axis, side);
         for_each_point(f, ghost_layers(f.cell, axis, side), [&](std::size_t p) {
-          for (int m = 0; m < 5; ++m) f.u[5 * p + m] = *in++;
+          for (int m = 0; m < 5; ++m) f.u[m * f.cstride + p] = *in++;
         });
       }
   }

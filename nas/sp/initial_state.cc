@@ -43,8 +43,8 @@ void initialize_solution(const SpConstants& k, CellFields& f) {
             value[m] = pxi + peta + pzeta - pxi * peta - pxi * pzeta - peta * pzeta + pxi * peta * pzeta;
           }
         }
-        double* u = &f.u[5 * f.at(li, lj, lk)];
-        for (int m = 0; m < 5; ++m) u[m] = value[m];
+        const std::size_t p = f.at(li, lj, lk);
+        for (int m = 0; m < 5; ++m) f.u[m * f.cstride + p] = value[m];
       }
 }
 
@@ -149,12 +149,15 @@ void compute_forcing(const SpConstants& k, CellFields& f) {
         }
       }
   }
+  // Sign changed, and stored by component (compute_rhs reads one component along x).
+  std::vector<double> planar(5 * f.cstride, 0.0);
   for (int lk = range[2].lo; lk <= range[2].hi; ++lk)
     for (int lj = range[1].lo; lj <= range[1].hi; ++lj)
       for (int li = range[0].lo; li <= range[0].hi; ++li) {
-        double* out = &f.forcing[5 * f.at(li, lj, lk)];
-        for (int m = 0; m < 5; ++m) out[m] = -1.0 * out[m];
+        const std::size_t p = f.at(li, lj, lk);
+        for (int m = 0; m < 5; ++m) planar[m * f.cstride + p] = -1.0 * f.forcing[5 * p + m];
       }
+  f.forcing.swap(planar);
 }
 
 }  // namespace nas::sp

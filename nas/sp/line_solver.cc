@@ -403,9 +403,9 @@ void LineSolver::finish(CellFields& f, int axis, const Bundle& b, double* back_o
         pinvr_point(v, bt);
       } else {
         const std::size_t p = p0 + l * b.lane_stride;
-        double* u = &f.u[5 * p];
+        double* u = f.u.data() + p;  // component m at u[m * cstride]
         tzetar_point(v, f.us[p], f.vs[p], f.ws[p], f.speed[p], f.ainv[p], f.qs[p], u[0], bt, c2iv);
-        for (int m = 0; m < 5; ++m) u[m] = u[m] + v[m];
+        for (int m = 0; m < 5; ++m) u[m * f.cstride] = u[m * f.cstride] + v[m];
       }
       for (int m = 0; m < 5; ++m) R[m][l] = v[m];
     }

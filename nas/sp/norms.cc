@@ -30,9 +30,9 @@ std::array<double, 5> error_norm(const SpConstants& k, const std::vector<CellFie
           double exact[5];
           npb_exact_solution(double(c.low[0] + li) * k.dnxm1, double(c.low[1] + lj) * k.dnym1,
                              double(c.low[2] + lk) * k.dnzm1, exact);
-          const double* u = &f.u[5 * f.at(li, lj, lk)];
+          const double* u = f.u.data() + f.at(li, lj, lk);  // component m at u[m * cstride]
           for (int m = 0; m < 5; ++m) {
-            const double add = u[m] - exact[m];
+            const double add = u[m * f.cstride] - exact[m];
             sums[m] = sums[m] + add * add;
           }
         }
