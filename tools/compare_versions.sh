@@ -1,7 +1,7 @@
 #!/bin/bash
 # tools/compare_versions.sh: are two commits alike in behaviour and speed? Builds each commit
 # (a detached git worktree under WORK, or a checkout given with --before-tree/--after-tree)
-# and copies what it runs into its own prefix, WORK/before and WORK/after (bsplib/bsprun,
+# and copies what it runs into its own prefix, WORK/old and WORK/new (bsplib/bsprun,
 # bench/*, nas/<benchmark>: the kernels' old //nas:cg and the new //nas/cg:cg layout land
 # alike). Then runs, interleaved (before, after, after, before, ... so that the machine's
 # load falls on both alike), in --rounds rounds:
@@ -64,9 +64,15 @@ tree_of() {  # name rev given_tree
   echo "$dir"
 }
 
-# Builds a version and copies its binaries into WORK/NAME.
+# Where a version's binaries go: WORK/old and WORK/new, names of one length. The length of
+# the program's path moves the start of its stack (argv and the environment sit above it),
+# and that alone made NAS BT 30% slower in CPU time from WORK/after than from WORK/before
+# with byte-identical binaries (its 5x5 block solver works on the stack).
+prefix_of() { if [ "$1" = before ]; then echo "$work/old"; else echo "$work/new"; fi; }
+
+# Builds a version and copies its binaries into its prefix.
 build_into() {  # name tree
-  local prefix="$work/$1" tree=$2 b
+  local prefix; prefix=$(prefix_of "$1"); local tree=$2 b
   local targets="//bsplib:bsprun //nas/... //bench:sync_time //bench:bsp_bandwidth"
   echo "building $1 ($(git -C "$tree" rev-parse --short HEAD)) in $tree ..." >&2
   (cd "$tree" && bazel build $targets) > "$work/build-$1.log" 2>&1 ||
@@ -88,7 +94,7 @@ if [ "$build" = 1 ]; then
   build_into after "$(tree_of after "$after_rev" "$after_tree")"
 fi
 for v in before after; do
-  [ -x "$work/$v/bsplib/bsprun" ] || { echo "compare_versions: no build in $work/$v (run without --no-build)" >&2; exit 1; }
+  [ -x "$(prefix_of $v)/bsplib/bsprun" ] || { echo "compare_versions: no build in $(prefix_of $v) (run without --no-build)" >&2; exit 1; }
 done
 
 raw="$work/raw.csv"
@@ -97,7 +103,7 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 transport_flag() { [ "$1" = default ] || echo "--transport=$1"; }
 
 nas_once() {  # round version benchmark transport
-  local p="$work/$2" out
+  local p; p=$(prefix_of "$2"); local out
   # shellcheck disable=SC2046
   # Each process runs under sh, whose `times` then prints its child's CPU time (user, system):
   # on a loaded machine the wall time is mostly waiting for a core, the CPU time is the work.
@@ -124,7 +130,7 @@ nas_once() {  # round version benchmark transport
 }
 
 bench_once() {  # round version transport
-  local p="$work/$2" t=$3 out n
+  local p; p=$(prefix_of "$2"); local t=$3 out n
   for n in 2 4; do
     # shellcheck disable=SC2046
     out=$(timeout 300 "$p/bsplib/bsprun" -n "$n" $(transport_flag "$t") "$p/bench/sync_time" 20000 2>&1) || true
