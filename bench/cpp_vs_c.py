@@ -6,7 +6,7 @@ the C++ interface (nas/is/is_cpp) in interleaved pairs, classes S, W and A at p 
 shm and udp. Micro-benchmarks: ratios of means of the lowest 90% of samples and of minima;
 NAS: ratios of medians, the median of each adjacent pair's ratio, and of minima (the cost
 without interference from other jobs on a shared machine). Prints
-markdown tables (bench/README.md has one run's).
+markdown tables (docs/figures.md has one run's).
 
 Usage (from the workspace root, after `bazel build -c opt //bench:cpp_vs_c
 //bench:cpp_vs_c_unchecked //nas/is:is //nas/is:is_cpp //bsplib:bsprun`):

@@ -25,7 +25,7 @@ bool spin_then_block(int fd, int spin_us, std::chrono::microseconds timeout, Rea
 // - Spinning pays while answers come within it; when waits keep outlasting it (peers
 //   computing), each yield hands the core to whatever runs next, the job's busy processes
 //   compete with spinners (more processes than cores, or a loaded machine), and blocking
-//   at once is faster (measured: bench/README.md, "Waiting on shared cores"). A skipped
+//   at once is faster (measured: docs/figures.md, "Waiting on shared cores"). A skipped
 //   spin costs a wait the wake-up (5 us here) instead of a poll.
 struct SpinHistory {
   static constexpr int kFirstSkip = 16, kMaxSkip = 4096;

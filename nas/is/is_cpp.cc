@@ -1,7 +1,7 @@
 // nas/is/is_cpp.cc: NPB IS written on the C++ interface (bsp/bsp.hpp): the same keys, the
 // same two-superstep bucket ranking and the same verification as nas/is/is.cc, with
 // bsp::coarray for the counts' all-gather and the receive area, bsp::sum and
-// bsp::gather_all for verification. Compared with the C version in bench/README.md.
+// bsp::gather_all for verification. Compared with the C version in docs/figures.md.
 // Usage: bsprun -n P bazel-bin/nas/is_cpp --class=S|W|A|B
 #include <bsp/bsp.hpp>
 

@@ -75,7 +75,7 @@ constexpr unsigned kBlockRetireMs = 1;
 // copy into the ring runs on the sender's CPU, in the softirq of its send). Measured on lo
 // with 64 KiB frames it moves CPU from the sender to the receiver but spends as much in
 // all (a system call per frame, the sender's pages freed on the receiver's CPU) and puts
-// no faster (bench/README.md), so the ring stays the default. Placement only in a small
+// no faster (docs/figures.md), so the ring stays the default. Placement only in a small
 // job, as udp's: among many senders the layer above's guess of the next frame's sender
 // fails more often.
 constexpr int kPlacementProcesses = 16;

@@ -2,7 +2,7 @@
 // A receiver copies straight out of a peer's memory with process_vm_readv (one copy
 // instead of two through staging memory). The kernel allows it only where ptrace would be
 // (same user, yama's rules): probed once per peer. And the kernel pins the peer's pages
-// one by one: on the machine measured (bench/README.md) a range on 4 KiB pages copies at
+// one by one: on the machine measured (docs/figures.md) a range on 4 KiB pages copies at
 // a quarter of memcpy's speed, one on 2 MiB (transparent huge) pages at memcpy's, so the
 // owner of the memory asks how much of a range lies on huge pages before offering it.
 #pragma once

@@ -39,7 +39,7 @@ constexpr std::size_t kLargestFrame = 65535 + 40;  // the wire header's u16 leng
 constexpr std::size_t kStagingBytes = 512u << 20;
 constexpr std::size_t kStagingAlignment = 64;
 // Single copy: from this size up, a peer reads a transfer straight from the sender's
-// memory when the kernel lets it (bench/README.md: process_vm_readv against two memcpys).
+// memory when the kernel lets it (docs/figures.md: process_vm_readv against two memcpys).
 constexpr long kSingleCopyFrom = 64 << 10;
 
 // The staging memfd's last bytes: what its owner tells its peers about single copies.
