@@ -55,13 +55,13 @@ class BucketRanking {
   std::vector<int> exchange_;  // my bucket counts + shared ints
   std::vector<int> gathered_;  // everyone's exchange_, by pid
   std::vector<int> shared_all_;
-  std::vector<int> bucket_owner_;  // owner pid of each bucket
-  std::vector<int> bucket_start_;  // where each bucket starts in send_
+  std::vector<int> bucket_owner_;       // owner pid of each bucket
+  std::vector<int> bucket_start_;       // where each bucket starts in send_
   std::vector<std::uint16_t> send_;     // my keys grouped by bucket, as offsets in it
   std::vector<std::uint16_t> receive_;  // registered receive area, the same
   std::vector<int> rank_table_;
-  std::vector<std::int64_t> offset_at_;  // per destination: where my keys land there
-  std::vector<std::uint16_t*> write_at_;  // per bucket: where its next key of mine goes
+  std::vector<std::int64_t> offset_at_;    // per destination: where my keys land there
+  std::vector<std::uint16_t*> write_at_;   // per bucket: where its next key of mine goes
   int first_bucket_ = 0, end_bucket_ = 0;  // my bucket range after rank()
   int received_count_ = 0;
   int key_begin_ = 0, key_end_ = 0;

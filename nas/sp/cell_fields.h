@@ -43,7 +43,7 @@ struct CellFields {
   // component along a line, contiguous along x. The forcing term the same way once
   // compute_forcing is done (it builds the term with the 5 components together).
   std::vector<double> u, forcing;
-  std::vector<double> rhs;         // component m of point p at rhs[m * cstride + p]
+  std::vector<double> rhs;  // component m of point p at rhs[m * cstride + p]
   double* rhs_of(int m) { return rhs.data() + std::size_t(m) * cstride; }
   const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * cstride; }
   std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;  // 1 per point

@@ -69,8 +69,7 @@ void rhs_run(const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff
   const double d0 = c.d[0], d1 = c.d[1], d2 = c.d[2], d3 = c.d[3], d4 = c.d[4];
   const double t2 = c.t2, con2 = c.con2, con2con43 = c.con2con43, con3 = c.con3, con4 = c.con4, con5 = c.con5;
   const double* um[5] = {u0, u1, u2, u3, u4};
-  const double *f0 = a.forcing[0], *f1 = a.forcing[1], *f2 = a.forcing[2], *f3 = a.forcing[3],
-               *f4 = a.forcing[4];
+  const double *f0 = a.forcing[0], *f1 = a.forcing[1], *f2 = a.forcing[2], *f3 = a.forcing[3], *f4 = a.forcing[4];
   const double *vel0 = a.vel[0], *vel1 = a.vel[1], *vel2 = a.vel[2];
   const double *speed = a.speed, *ainv = a.ainv;
 #pragma GCC ivdep
@@ -110,14 +109,19 @@ void rhs_run(const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff
 }
 
 template <int D, bool kTxinvr>
-void rhs_run_of(Form form, const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff_t pb,
-                std::ptrdiff_t pe, double c1, double c2, double dssp, double dt, double bt) {
+void rhs_run_of(Form form, const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff_t pb, std::ptrdiff_t pe,
+                double c1, double c2, double dssp, double dt, double bt) {
   switch (form) {
-    case kFirst: return rhs_run<D, kFirst, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
-    case kSecond: return rhs_run<D, kSecond, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
-    case kThirdLast: return rhs_run<D, kThirdLast, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
-    case kSecondLast: return rhs_run<D, kSecondLast, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
-    default: return rhs_run<D, kFull, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kFirst:
+      return rhs_run<D, kFirst, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kSecond:
+      return rhs_run<D, kSecond, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kThirdLast:
+      return rhs_run<D, kThirdLast, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    case kSecondLast:
+      return rhs_run<D, kSecondLast, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
+    default:
+      return rhs_run<D, kFull, kTxinvr>(a, c, s, pb, pe, c1, c2, dssp, dt, bt);
   }
 }
 
@@ -186,12 +190,27 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   a.qs = f.qs.data();
   a.speed = f.speed.data();
   a.ainv = f.ainv.data();
-  const Direction dx{{k.dx1tx1, k.dx2tx1, k.dx3tx1, k.dx4tx1, k.dx5tx1}, k.tx2, k.xxcon2, k.xxcon2 * k.con43,
-                     k.xxcon3, k.xxcon4, k.xxcon5};
-  const Direction dy{{k.dy1ty1, k.dy2ty1, k.dy3ty1, k.dy4ty1, k.dy5ty1}, k.ty2, k.yycon2, k.yycon2 * k.con43,
-                     k.yycon3, k.yycon4, k.yycon5};
-  const Direction dz{{k.dz1tz1, k.dz2tz1, k.dz3tz1, k.dz4tz1, k.dz5tz1}, k.tz2, k.zzcon2, k.zzcon2 * k.con43,
-                     k.zzcon3, k.zzcon4, k.zzcon5};
+  const Direction dx{{k.dx1tx1, k.dx2tx1, k.dx3tx1, k.dx4tx1, k.dx5tx1},
+                     k.tx2,
+                     k.xxcon2,
+                     k.xxcon2 * k.con43,
+                     k.xxcon3,
+                     k.xxcon4,
+                     k.xxcon5};
+  const Direction dy{{k.dy1ty1, k.dy2ty1, k.dy3ty1, k.dy4ty1, k.dy5ty1},
+                     k.ty2,
+                     k.yycon2,
+                     k.yycon2 * k.con43,
+                     k.yycon3,
+                     k.yycon4,
+                     k.yycon5};
+  const Direction dz{{k.dz1tz1, k.dz2tz1, k.dz3tz1, k.dz4tz1, k.dz5tz1},
+                     k.tz2,
+                     k.zzcon2,
+                     k.zzcon2 * k.con43,
+                     k.zzcon3,
+                     k.zzcon4,
+                     k.zzcon5};
   const double c1 = k.c1, c2 = k.c2, dssp = k.dssp, dt = k.dt, bt = k.bt;
 
   // One pass per direction, as NPB orders the sums. Along x a row splits into runs of
@@ -214,10 +233,8 @@ void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   for (int lk = rz.lo; lk <= rz.hi; ++lk)
     for (int lj = ry.lo; lj <= ry.hi; ++lj) {
       const std::ptrdiff_t p0 = std::ptrdiff_t(f.at(0, lj, lk));
-      if (apply_txinvr)
-        rhs_run_of<2, true>(fz[lk], a, dz, sz, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
-      else
-        rhs_run_of<2, false>(fz[lk], a, dz, sz, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
+      if (apply_txinvr) rhs_run_of<2, true>(fz[lk], a, dz, sz, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
+      else rhs_run_of<2, false>(fz[lk], a, dz, sz, p0 + rx.lo, p0 + rx.hi, c1, c2, dssp, dt, bt);
     }
 }
 
