@@ -274,6 +274,7 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
   std::string failures;
   bool taken = false;        // the interface carries a program that cannot be chained
   bool no_chaining = false;  // libxdp could not load its dispatcher here
+  bool ext_refused = false;  // ... because the kernel refused its freplace (extension) programs
   bool denied = false;       // no privilege
   bool unsupported = false;  // the driver has no such mode
   for (auto [attach_mode, name] : modes) {
@@ -289,6 +290,9 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
             messages.find("not using a dispatcher") != std::string::npos;
     no_chaining = no_chaining || messages.find("Falling back to loading single prog") != std::string::npos ||
                   messages.find("not using a dispatcher") != std::string::npos;
+    ext_refused = ext_refused ||
+                  messages.find("Compatibility check for dispatcher program failed: Operation not permitted") !=
+                      std::string::npos;
     failures += fmt::format("{}{} mode: {}", failures.empty() ? "" : "; ", name, xdp_error(error));
     unsupported = unsupported || error == -EOPNOTSUPP;
     if (error == -EPERM || error == -EACCES) {
@@ -305,9 +309,13 @@ SteerProgram::SteerProgram(const nic::Interface& interface, const std::string& m
           "another){}. The xdp transport runs one process per interface here: use --transport=nic or shm+nic, "
           "or xdp with one process per host",
           interface.name,
-          no_chaining ? ", and programs cannot share it: libxdp's dispatcher, which chains them, could not be "
-                        "loaded (it needs freplace programs and a mounted bpffs; BSP_XDP_DEBUG=1 shows libxdp's words)"
-                      : "");
+          !no_chaining ? ""
+          : ext_refused
+              ? ", and programs cannot share it: libxdp's dispatcher, which chains them, could not be loaded (the "
+                "kernel refused its freplace programs with EPERM, as a kernel in lockdown does: see "
+                "/sys/kernel/security/lockdown; BSP_XDP_DEBUG=1 shows libxdp's words)"
+              : ", and programs cannot share it: libxdp's dispatcher, which chains them, could not be loaded (it "
+                "needs freplace programs and a mounted bpffs; BSP_XDP_DEBUG=1 shows libxdp's words)");
     } else if (denied) {
       why =
           "Attaching XDP programs needs root (CAP_NET_ADMIN, and CAP_BPF or CAP_SYS_ADMIN): use --transport=udp, "
