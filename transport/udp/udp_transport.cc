@@ -143,11 +143,11 @@ const std::vector<TransportOption>& udp_options() {
       shared_options::sndbuf(),
       text_option("pace", "", "minimum gap between datagrams udp sends, e.g. 20us"),
       number_option("udp-offload", "1",
-                    "1: udp sends runs of equal frames to one peer in one system call (UDP_SEGMENT; off loopback "
-                    "until the interface's queue first overflows) and, on loopback, takes arrivals the kernel "
-                    "coalesced (UDP_GRO), where the kernel can; 0: one datagram per frame both ways (0 to 1)",
+                    "1: on loopback udp sends runs of equal frames to one peer in one system call "
+                    "(UDP_SEGMENT), and takes arrivals the kernel coalesced (UDP_GRO), where the kernel can; "
+                    "0: one datagram per frame both ways (0 to 1)",
                     0, 1),
-      internal_option("gso", "1: UDP_SEGMENT, not stopped by a full queue; 0: never (default: udp-offload)"),
+      internal_option("gso", "1: UDP_SEGMENT on every path; 0: never (default: on loopback)"),
       internal_option("gro", "1 or 0: UDP_GRO (default: udp-offload; off loopback only where gso is off)"),
       internal_option("recverr", "1 or 0: IP_RECVERR, queue drops reported (default: off loopback)"),
   };
@@ -173,18 +173,16 @@ class UdpTransport final : public Transport {
     const std::string offload = options.text("udp-offload", "1");
     const bool loopback = host.rfind("127.", 0) == 0;
     loopback_ = loopback;
-    // Segmentation on every path: between two hosts of the namespace cluster a segmented
-    // send crosses veth and bridge as one packet (1472-byte frames: 1.0 GB/s without GRO,
-    // 3.0 with, against 0.10 one datagram per send; bench/udp_stream_floor --netns). Off
-    // loopback it stops for good when the interface's queue first refuses a send (ENOBUFS
-    // under IP_RECVERR): the wire, not the processor, then sets the pace.
+    // Segmentation on loopback; between hosts only when asked (gso=1). Between two hosts of
+    // the namespace cluster a segmented send crosses veth and bridge as one packet
+    // (1472-byte frames: 1.0 GB/s against 0.10 one datagram per send; bench/udp_stream_floor
+    // --netns), but over the shaped cluster (tbf host queues, which cut a segmented send and
+    // drop pieces in silence) a many-to-one link stopped for the 30 s link timeout, with
+    // and without coalescing (docs/tuning.md; the cause inside is not found yet).
     const std::string gso_option = options.text("gso", "");
-    gso_ = (gso_option.empty() ? offload : gso_option) != "0";
-    gso_kept_ = gso_option == "1";
-    // Coalescing on receipt, but not off loopback where the peers segment: over the shaped
-    // cluster (tbf host queues, which cut a segmented send and drop pieces in silence) the
-    // two together stopped a many-to-one link for the 30 s link timeout in 2 of 3 runs,
-    // segmentation alone in none of 5 (docs/tuning.md; the cause inside is not found yet).
+    gso_ = gso_option.empty() ? offload != "0" && loopback : gso_option != "0";
+    // Coalescing on receipt, but not off loopback where the peers segment: the two together
+    // stopped the shaped many-to-one link in 2 of 3 runs.
     const std::string gro_option = options.text("gro", "");
     gro_ = gro_option.empty() ? offload != "0" && (loopback || !gso_) : gro_option != "0";
     if (!gso_) gso_state_ = "off";
@@ -292,7 +290,6 @@ class UdpTransport final : public Transport {
       int sent = ::sendmmsg(fd_.get(), send_headers_, static_cast<unsigned>(messages), 0);
       if (sent < 0) {
         if (errno == EINTR) continue;
-        if (errno == ENOBUFS && gso_ && !loopback_ && !gso_kept_) stop_gso("off(queue-full)");
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // busy: retry later
         if (frames_in_message_[0] > 1 && (errno == EIO || errno == EINVAL || errno == EOPNOTSUPP)) {
           // The path cannot segment (no checksum offload): one datagram per frame.
@@ -553,8 +550,7 @@ class UdpTransport final : public Transport {
   FileDescriptor fd_;
   std::chrono::nanoseconds pace_{0};
   bool gso_ = true;               // runs of frames leave as one segmented send (UDP_SEGMENT)
-  bool gso_kept_ = false;         // option gso=1: not stopped by a full interface queue
-  std::string gso_state_ = "on";  // for --stats: on, off, off(queue-full), unavailable(ERRNO)
+  std::string gso_state_ = "on";  // for --stats: on, off, unavailable(ERRNO)
   std::string gro_state_ = "on";
   struct {
     std::uint64_t segmented_sends = 0;      // messages of several frames the kernel segmented

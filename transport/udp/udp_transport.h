@@ -32,9 +32,8 @@ namespace bsp::transport {
 std::unique_ptr<Transport> make_udp_transport(const TransportConfig& config);
 
 // For --stats, when transport is udp (or wraps it): " udp:mtu-N,gso-S,gro-S
-// udp_segmented_sends=N udp_coalesced=N udp_bad_coalesced=N", S being on, off,
-// off(queue-full) (segmentation stopped when the interface's queue first refused a send)
-// or unavailable(ERRNO) (the kernel refused the option: one datagram per frame); else "".
+// udp_segmented_sends=N udp_coalesced=N udp_bad_coalesced=N", S being on, off or
+// unavailable(ERRNO) (the kernel refused the option: one datagram per frame); else "".
 std::string udp_stats(const Transport& transport);
 
 }  // namespace bsp::transport
