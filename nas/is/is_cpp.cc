@@ -2,7 +2,7 @@
 // same two-superstep bucket ranking and the same verification as nas/is/is.cc, with
 // bsp::coarray for the counts' all-gather and the receive area, bsp::sum and
 // bsp::gather_all for verification. Compared with the C version in docs/figures.md.
-// Usage: bsprun -n P bazel-bin/nas/is_cpp --class=S|W|A|B
+// Usage: bsprun -n P bazel-bin/nas/is_cpp --class=S|W|A|B|C
 #include <bsp/bsp.hpp>
 
 #include <algorithm>
@@ -18,37 +18,16 @@
 #include "nas/common/region_timer.h"
 #include "nas/common/report.h"
 #include "nas/common/verification.h"
+#include "nas/is/is_classes.h"
 #include "nas/is/key_generation.h"
 
 namespace {
 
-constexpr int kIterations = 10;
-constexpr int kTests = 5;
-
-struct IsClass {
-  int total_keys_log2, max_key_log2, buckets_log2;
-  std::array<std::int64_t, kTests> test_index, test_rank;
-};
-
-const nas::ClassTable<IsClass> kClasses = {
-    {'S', {16, 11, 9, {48427, 17148, 23627, 62548, 4431}, {0, 18, 346, 64917, 65463}}},
-    {'W', {20, 16, 10, {357773, 934767, 875723, 898999, 404505}, {1249, 11698, 1039987, 1043896, 1048018}}},
-    {'A', {23, 19, 10, {2112377, 662041, 5336171, 3642833, 4250760}, {104, 17523, 123928, 8288932, 8388264}}},
-    {'B', {25, 21, 10, {41869, 812306, 5102857, 18232239, 26860214}, {33422937, 10244, 59149, 33135281, 99}}},
-};
-
-std::int64_t expected_rank(char problem_class, int test, int iteration, std::int64_t official) {
-  switch (problem_class) {
-    case 'S':
-      return test <= 2 ? official + iteration : official - iteration;
-    case 'W':
-      return test < 2 ? official + (iteration - 2) : official - iteration;
-    case 'A':
-      return test <= 2 ? official + (iteration - 1) : official - (iteration - 1);
-    default:
-      return (test == 1 || test == 2 || test == 4) ? official + iteration : official - iteration;  // B
-  }
-}
+using nas::is::expected_rank;
+using nas::is::IsClass;
+using nas::is::kClasses;
+using nas::is::kIterations;
+using nas::is::kTests;
 
 // The distributed bucket sort of nas/is/bucket_ranking.h, on coarrays.
 class Ranking {
