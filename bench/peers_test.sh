@@ -1,6 +1,6 @@
 #!/bin/sh
-# bench/peers_test.sh: bench/peers.sh, bench/peers_nas.sh and tools/nas_compare.sh answer
-# --help, and a peer that is not given or not found is a column "n/a" with a note while our
+# bench/peers_test.sh: bench/peers.sh, bench/peers_nas.sh, tools/nas_compare.sh and
+# bench/targets.py answer --help, and a peer that is not given or not found is a column "n/a" with a note while our
 # own columns are measured (exit 0), not a failure; a bad option is refused.
 set -u
 root=${TEST_SRCDIR:?run by bazel test}/${TEST_WORKSPACE:?}
@@ -38,6 +38,20 @@ sh tools/nas_compare.sh --npb-mpi "$TMPDIR/no-npb" --no-build --bin "$root" --cl
     --benchmarks ep --rounds 1 > "$out" 2>&1 || { fail "nas_compare.sh --npb-mpi absent exited $?"; cat "$out"; }
 expect "$out" "| EP | [0-9.]* | n/a (not found) | - | [0-9.]* | n/a (not found) | - |" "the EP row"
 expect "$out" "^- NPB-MPI: no $TMPDIR/no-npb/bin/\*.S.x" "the NPB-MPI note"
+
+# The targets table without peers: our rows against the floors, the peers' rows left out.
+env -u MULTICOREBSP -u NPB_MPI python3 bench/targets.py --help > "$out" 2>&1 || fail "targets.py --help exited $?"
+expect "$out" "--multicorebsp" "targets.py --help"
+env -u MULTICOREBSP -u NPB_MPI python3 bench/targets.py --no-build --bin "$root" --rounds 1 --seconds 1 --timeout 40 \
+    > "$out" 2>&1 || { fail "targets.py without peers exited $?"; cat "$out"; }
+expect "$out" "| empty superstep, p = 2, shm | [0-9.]* µs | bare shm ping-pong [0-9.]* µs | [0-9.]* | ≤ 1.5 |" \
+  "the superstep target row"
+expect "$out" "| one 8 MiB hpput, p = 2, shm, huge pages | [0-9.]* GB/s | memcpy [0-9.]* GB/s | [0-9.]* | ≥ 0.5 |" \
+  "the hpput target row"
+expect "$out" "| one 8 MiB put, p = 2, udp on lo | [0-9.]* GB/s |" "the udp target row"
+expect "$out" "^- MulticoreBSP: not given" "targets.py's MulticoreBSP note"
+grep -q "MulticoreBSP [0-9]" "$out" && fail "targets.py printed a MulticoreBSP row without it"
+grep -q ": \\(exit [0-9]\\|timed out\\)" "$out" && { fail "a run of targets.py failed"; cat "$out"; }
 
 [ "$failures" = 0 ] && echo PASS
 exit "$failures"

@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -47,6 +49,21 @@ void die(const char* what) {
 
 long long now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// Blocks until fd is readable; exits with the receiver's fate when the receiver process ended
+// first (it could not open its socket, or was killed): the pipes it shares stay open here.
+void await_receiver(int fd, pid_t receiver) {
+  for (;;) {
+    pollfd readable{fd, POLLIN, 0};
+    if (::poll(&readable, 1, 200) == 1) return;
+    int status = 0;
+    if (::waitpid(receiver, &status, WNOHANG) == receiver) {
+      fmt::print(stderr, "raw_frame_floor: the receiver ended ({} {}) before reporting\n",
+                 WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+      std::exit(1);
+    }
+  }
 }
 
 // A packet socket bound to one EtherType on the interface.
@@ -166,6 +183,10 @@ int main(int argc, char** argv) {
     ifreq request{};
     std::strncpy(request.ifr_name, iface.c_str(), IFNAMSIZ - 1);
     if (::ioctl(query, SIOCGIFMTU, &request) == 0) link_mtu = request.ifr_mtu;
+    if (::ioctl(query, SIOCGIFFLAGS, &request) == 0 && (request.ifr_flags & IFF_UP) == 0) {
+      fmt::print(stderr, "raw_frame_floor: interface {} is down: no frame would arrive\n", iface);
+      return 1;
+    }
     ::close(query);
   }
   const std::size_t mtu = static_cast<std::size_t>(
@@ -180,6 +201,10 @@ int main(int argc, char** argv) {
   pid_t child = ::fork();
   if (child < 0) die("fork");
   if (child == 0) {  // the receiver
+    // It waits for frames as long as the sender runs, and not longer: a sender that
+    // stops (a down interface, a signal) must not leave it holding its caller's pipes.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) std::_Exit(1);
     int fd = open_bound(index, type);
     Receiver receiver(fd, ring, frame);
     char go = 1;
@@ -220,6 +245,7 @@ int main(int argc, char** argv) {
     std::_Exit(0);
   }
   char go = 0;
+  await_receiver(ready[0], child);
   if (::read(ready[0], &go, 1) != 1) die("read");
   int fd = ::socket(AF_PACKET, SOCK_RAW, 0);
   if (fd < 0) die("AF_PACKET socket (needs CAP_NET_RAW)");
@@ -260,6 +286,7 @@ int main(int argc, char** argv) {
     }
     if (::write(report[1], &run, sizeof run) != sizeof run) die("write");
     double out[2];
+    await_receiver(result[0], child);
     if (::read(result[0], out, sizeof out) != sizeof out) die("read");
     rates.push_back(out[0]);
     losses.push_back(out[1]);
