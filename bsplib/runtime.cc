@@ -346,6 +346,7 @@ void Runtime::begin(int maxprocs) {
   engine_->set_library_level(options_.library_level);
   engine_->set_pull_threshold(options_.pull_threshold);
   engine_->set_combine_puts(options_.combine_puts);
+  engine_->set_superstep_lines(options_.superstep_lines);
   engine_->set_sparse_sync(
       options_.sync == "sparse" || (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
       options_.sync_radix);

@@ -133,6 +133,48 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
   }
 }
 
+// Superstep lines: a superstep whose traffic to a peer fits one cache line (an empty one,
+// a small put) sends no frame at all, so 2000 supersteps of one 8-byte put each cost a
+// handful of frames (registration and bsp_end's supersteps), against one per superstep and
+// peer with the lines off; the semantics hold either way, in the dense protocol (the
+// sparse one has no lines), pushed and pulled.
+TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
+  auto frames_sent = [](const std::string& err) {
+    std::size_t at = err.find("total   supersteps=");
+    at = at == std::string::npos ? at : err.find("data_sent=", at);
+    return at == std::string::npos ? -1L : std::stol(err.substr(at + 10));
+  };
+  for (const char* lines : {"1", "0"}) {
+    ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=shm", "--stats",
+                                        std::string("--superstep-lines=") + lines, kCases, "--case=many_supersteps"},
+                                       60s);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    long frames = frames_sent(result.err);
+    if (std::string(lines) == "1") {
+      EXPECT_GE(frames, 0) << describe(result);
+      EXPECT_LE(frames, 10) << describe(result);
+    } else {
+      EXPECT_GE(frames, 2 * 2000) << describe(result);
+    }
+  }
+  for (const char* lines : {"1", "0"}) {
+    for (const char* threshold : {"0", "256"}) {
+      for (int procs : {2, 3}) {
+        for (const char* name : {"lines_and_frames", "tagsize_states", "registration_order_and_pop", "get_before_put",
+                                 "bsmp_all_to_all", "many_supersteps"}) {
+          ProgramResult result =
+              run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm",
+                           std::string("--superstep-lines=") + lines, std::string("--pull-threshold=") + threshold,
+                           kCases, std::string("--case=") + name},
+                          60s);
+          EXPECT_EQ(result.exit_code, 0) << name << " lines " << lines << " p=" << procs << "\n" << describe(result);
+          EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+        }
+      }
+    }
+  }
+}
+
 TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {
   ProgramResult result = run_program({kBsprun, "-n", "3", "--stats", kCases, "--case=put_all_to_all"}, 30s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
