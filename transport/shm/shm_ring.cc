@@ -128,14 +128,15 @@ std::span<const std::byte> RingReader::peek() {
 long RingReader::take_line(std::uint64_t superstep, std::byte* into) {
   if (!control_ || broken_) return -1;
   const RingControl::SuperstepLine& line = control_->lines[superstep & 1];
+  line_wanted_ = superstep + 1;
   if (line.mark.load(std::memory_order_acquire) != superstep + 1) return -1;
+  line_wanted_ = 0;
   const std::uint32_t size = line.size.load(std::memory_order_relaxed);
   if (size > kSuperstepLineBytes) {
     fail("a superstep line's size does not fit the line");
     return -1;
   }
   if (size > 0) std::memcpy(into, line.records, size);
-  line_taken_ = superstep + 1;
   return size;
 }
 

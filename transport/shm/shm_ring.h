@@ -119,10 +119,12 @@ class RingReader {
   // the number of record bytes, or -1 while it is not posted (or broken: a size that
   // cannot be). The bytes are read once, into `into`: check them there.
   long take_line(std::uint64_t superstep, std::byte* into);
-  // True when a line newer than the last taken is posted (two loads; no system call).
+  // True when the line take_line() last looked for in vain is posted now (one load; no
+  // system call). Only that one: a line of a later superstep (a peer ahead) must not keep
+  // a waiting process from blocking while it waits for something else.
   bool line_waiting() const {
-    return control_ && (control_->lines[0].mark.load(std::memory_order_acquire) > line_taken_ ||
-                        control_->lines[1].mark.load(std::memory_order_acquire) > line_taken_);
+    return line_wanted_ != 0 &&
+           control_->lines[(line_wanted_ - 1) & 1].mark.load(std::memory_order_acquire) == line_wanted_;
   }
 
  private:
@@ -133,7 +135,7 @@ class RingReader {
   std::size_t capacity_ = 0;
   std::uint64_t tail_ = 0;  // private copy: never read back from the mapping
   std::size_t peeked_ = 0;  // footprint of the frame peek() returned (0: none)
-  std::uint64_t line_taken_ = 0;  // mark of the last line taken
+  std::uint64_t line_wanted_ = 0;  // mark take_line() looked for and did not find (0: none)
   bool broken_ = false;
   const char* why_ = "";
 };
