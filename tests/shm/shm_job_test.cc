@@ -4,6 +4,7 @@
 // holder). The default transport on one host is shm.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -173,6 +174,43 @@ TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
       }
     }
   }
+}
+
+// A core per process while the host has one for each (--pin): p = 2 on this machine's
+// cores lands on two different CPUs; --pin=0, and more processes than cores, leave the
+// placement to the scheduler.
+TEST(ShmJob, ProcessesGetACoreEachWhileThereAreEnough) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int cores = CPU_COUNT(&allowed);
+  if (cores < 2) GTEST_SKIP() << "needs 2 usable cores, has " << cores;
+  auto pins = [](const std::string& err) {
+    std::vector<std::string> found;
+    for (std::size_t at = err.find(" pin:"); at != std::string::npos; at = err.find(" pin:", at + 1)) {
+      found.push_back(err.substr(at + 5, err.find_first_of(" \n", at + 5) - at - 5));
+    }
+    return found;
+  };
+  ProgramResult pinned =
+      run_program({kBsprun, "-n", "2", "--transport=shm", "--stats", kCases, "--case=many_supersteps"}, 60s);
+  ASSERT_EQ(pinned.exit_code, 0) << describe(pinned);
+  std::vector<std::string> two = pins(pinned.err);
+  ASSERT_EQ(two.size(), 2u) << describe(pinned);
+  EXPECT_EQ(two[0].rfind("pinned-cpu", 0), 0u) << describe(pinned);
+  EXPECT_EQ(two[1].rfind("pinned-cpu", 0), 0u) << describe(pinned);
+  EXPECT_NE(two[0], two[1]) << describe(pinned);
+  ProgramResult off = run_program(
+      {kBsprun, "-n", "2", "--transport=shm", "--stats", "--pin=0", kCases, "--case=many_supersteps"}, 60s);
+  ASSERT_EQ(off.exit_code, 0) << describe(off);
+  for (const std::string& pin : pins(off.err)) EXPECT_EQ(pin, "off") << describe(off);
+  ProgramResult crowded = run_program({kBsprun, "-n", std::to_string(cores + 1), "--transport=shm", "--stats", kCases,
+                                       "--case=empty_supersteps"},
+                                      120s);
+  ASSERT_EQ(crowded.exit_code, 0) << describe(crowded);
+  std::vector<std::string> many = pins(crowded.err);
+  ASSERT_EQ(many.size(), static_cast<std::size_t>(cores + 1)) << describe(crowded);
+  for (const std::string& pin : many) EXPECT_EQ(pin.rfind("not-pinned(", 0), 0u) << describe(crowded);
 }
 
 TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {
