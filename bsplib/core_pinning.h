@@ -1,9 +1,11 @@
-// bsplib/core_pinning.h: one core per process while a host runs no more of the job's
-// processes than this process may use cores. Left to itself the scheduler often runs both
-// processes of a p = 2 job on one core of a loaded machine, and every superstep then waits
-// for a context switch (a median empty superstep of 3.5 us against 0.45 us pinned, same
-// run, docs/figures.md); MulticoreBSP pins its threads and Open MPI binds ranks to cores
-// for the same reason. More processes than cores (oversubscribed): left to the scheduler.
+// bsplib/core_pinning.h: one core per process (--pin=1) while a host runs no more of the
+// job's processes than this process may use cores. Left to itself the scheduler often runs
+// both processes of a p = 2 job on one core of a loaded machine, and every superstep then
+// waits for a context switch (a median empty superstep of 3.6 us against 0.45 us pinned,
+// same run); MulticoreBSP pins its threads for the same reason. But pinned processes
+// cannot flee a crowded core, and large copies between two cores are slower here than
+// within one (NAS and 8 MiB transfers ran slower pinned under load: docs/DESIGN.md), so it
+// is not the default. More processes than cores: always left to the scheduler.
 #pragma once
 
 #include <string>

@@ -176,9 +176,9 @@ TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
   }
 }
 
-// A core per process while the host has one for each (--pin): p = 2 on this machine's
-// cores lands on two different CPUs; --pin=0, and more processes than cores, leave the
-// placement to the scheduler.
+// A core per process while the host has one for each (--pin=1): p = 2 on this machine's
+// cores lands on two different CPUs; by default (and --pin=0), and with more processes
+// than cores, the scheduler places them.
 TEST(ShmJob, ProcessesGetACoreEachWhileThereAreEnough) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -192,20 +192,24 @@ TEST(ShmJob, ProcessesGetACoreEachWhileThereAreEnough) {
     }
     return found;
   };
-  ProgramResult pinned =
-      run_program({kBsprun, "-n", "2", "--transport=shm", "--stats", kCases, "--case=many_supersteps"}, 60s);
+  ProgramResult pinned = run_program(
+      {kBsprun, "-n", "2", "--transport=shm", "--stats", "--pin=1", kCases, "--case=many_supersteps"}, 60s);
   ASSERT_EQ(pinned.exit_code, 0) << describe(pinned);
   std::vector<std::string> two = pins(pinned.err);
   ASSERT_EQ(two.size(), 2u) << describe(pinned);
   EXPECT_EQ(two[0].rfind("pinned-cpu", 0), 0u) << describe(pinned);
   EXPECT_EQ(two[1].rfind("pinned-cpu", 0), 0u) << describe(pinned);
   EXPECT_NE(two[0], two[1]) << describe(pinned);
-  ProgramResult off = run_program(
-      {kBsprun, "-n", "2", "--transport=shm", "--stats", "--pin=0", kCases, "--case=many_supersteps"}, 60s);
-  ASSERT_EQ(off.exit_code, 0) << describe(off);
-  for (const std::string& pin : pins(off.err)) EXPECT_EQ(pin, "off") << describe(off);
-  ProgramResult crowded = run_program({kBsprun, "-n", std::to_string(cores + 1), "--transport=shm", "--stats", kCases,
-                                       "--case=empty_supersteps"},
+  for (const char* option : {"--pin=0", "--stats"}) {  // (the default: off)
+    ProgramResult off = run_program(
+        {kBsprun, "-n", "2", "--transport=shm", "--stats", option, kCases, "--case=many_supersteps"}, 60s);
+    ASSERT_EQ(off.exit_code, 0) << describe(off);
+    std::vector<std::string> unpinned = pins(off.err);
+    EXPECT_EQ(unpinned.size(), 2u) << describe(off);
+    for (const std::string& pin : unpinned) EXPECT_EQ(pin, "off") << describe(off);
+  }
+  ProgramResult crowded = run_program({kBsprun, "-n", std::to_string(cores + 1), "--transport=shm", "--stats",
+                                       "--pin=1", kCases, "--case=empty_supersteps"},
                                       120s);
   ASSERT_EQ(crowded.exit_code, 0) << describe(crowded);
   std::vector<std::string> many = pins(crowded.err);
