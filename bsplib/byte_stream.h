@@ -50,6 +50,13 @@ class ByteStream {
   void append(const void* bytes, std::size_t count) {
     if (count) copy_bytes(extend(count), bytes, count);
   }
+  // Puts `count` bytes at offset `at` (<= size()), moving what lies after it up.
+  void insert(std::size_t at, const void* bytes, std::size_t count) {
+    const std::size_t after = size_ - at;
+    std::byte* end = extend(count);
+    if (after) std::memmove(end - after + count, end - after, after);
+    if (count) std::memcpy(data_ + at, bytes, count);
+  }
   void clear() { size_ = 0; }
   // Drops the first `count` bytes (the records of a finished superstep).
   void erase_front(std::size_t count) {

@@ -32,7 +32,12 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
       incoming_(static_cast<std::size_t>(nprocs)),
       watchdog_(nprocs, 10s, [&job](long superstep, double waited_seconds, const std::vector<StallAwaited>& awaited) {
         job.report_stall(superstep, waited_seconds, awaited);
-      }) {}
+      }) {
+  line_paths_.assign(static_cast<std::size_t>(nprocs), nullptr);
+  for (int peer = 0; channel_ && peer < nprocs; ++peer) {
+    if (peer != pid) line_paths_[static_cast<std::size_t>(peer)] = channel_->staging(peer);
+  }
+}
 
 Engine::~Engine() = default;
 
@@ -148,7 +153,7 @@ void Engine::collect_awaited() {
 void Engine::pump() {
   bool moved = send_pending();
   moved |= channel_->progress(*this) > 0;
-  if (moved) return;
+  if (moved || poll_lines()) return;
   // The coordinator's news (a system call) at most every kAbortCheckEvery while idle: a
   // superstep that waits a microsecond for its peers must not pay one each time.
   auto now = Clock::now();
@@ -307,11 +312,14 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
   end.next_tagsize = static_cast<std::uint32_t>(next_tagsize_);
   end.pushes = registrations_.pushes_this_superstep();
   end.pops = registrations_.pops_this_superstep();
+  // An `end` that says nothing but "superstep s is over" is implied by a superstep line.
+  const bool plain_end = superstep_lines_ && end.flags == 0 && end.pushes.empty() && end.pops.empty();
   for (int peer = 0; peer < nprocs_; ++peer) {
     Outgoing& out = stream_to(peer);
+    incoming_[peer].reply_bytes_missing = out.reply_bytes_expected;
+    if (plain_end && post_line(peer, out)) continue;
     end.get_requests = out.get_requests;
     records::Writer(out.stream).end(end);
-    incoming_[peer].reply_bytes_missing = out.reply_bytes_expected;
   }
   for (int src = 0; src < nprocs_; ++src) parse(src);  // early arrivals
   deliver_local();
@@ -333,6 +341,57 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
     for (Incoming& in : incoming_) pushes.push_back(std::move(in.end->pushes));
   }
   return pushes;
+}
+
+// A superstep line holds everything of the superstep to pid, or nothing: only what no
+// frame of this superstep has begun to carry, with no get requests (their replies follow
+// an `end`) and no data sent from elsewhere.
+bool Engine::post_line(int pid, Outgoing& out) {
+  transport::Staging* path = line_paths_[static_cast<std::size_t>(pid)];
+  if (path == nullptr || out.sent != 0 || out.get_requests != 0 || !out.gathered.empty() ||
+      out.stream.size() > transport::Staging::kSuperstepLineBytes) {
+    return false;
+  }
+  if (!path->post_superstep_line(pid, static_cast<std::uint64_t>(superstep_), {out.stream.data(), out.stream.size()})) {
+    return false;
+  }
+  out.sent = out.stream.size();
+  moved(pid);
+  return true;
+}
+
+// src's records of this superstep come all in frames or all in its line. Called before
+// the first of them is parsed: a line posted for this superstep means the stream holds
+// none of them (bytes there are of the next superstep, sent after the line), so the
+// line's records and the `end` they imply go in front.
+bool Engine::take_line(int src, Incoming& in) {
+  transport::Staging* path = line_paths_[static_cast<std::size_t>(src)];
+  line_records_.clear();
+  std::byte* room = line_records_.room(transport::Staging::kSuperstepLineBytes);
+  long size = path->take_superstep_line(src, static_cast<std::uint64_t>(superstep_), room);
+  if (size < 0) return false;
+  line_records_.extend(static_cast<std::size_t>(size));
+  records::End end;
+  end.superstep = static_cast<std::uint32_t>(superstep_);
+  end.next_tagsize = static_cast<std::uint32_t>(tagsize_);  // no set_tagsize: the size in force
+  records::Writer(line_records_).end(end);
+  in.stream.insert(in.parsed, line_records_.data(), line_records_.size());
+  moved(src);
+  heard_from(src);
+  return true;
+}
+
+bool Engine::poll_lines() {
+  if (sparse_ || !in_sync_ || ended_ == nprocs_) return false;
+  const int ended = ended_;
+  for (int src = 0; src < nprocs_; ++src) {
+    const Incoming& in = incoming_[src];
+    if (line_paths_[src] != nullptr && in.phase == Phase::records && !in.end && in.parsed == in.records_at &&
+        in.placing == 0) {
+      parse(src);
+    }
+  }
+  return ended_ != ended;
 }
 
 // Waits until every peer in readers has raised its read mark to `mark` (it has read what

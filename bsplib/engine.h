@@ -82,6 +82,10 @@ class Engine : private recovery::PayloadSink {
   // dissemination barrier) instead of the dense one (an `end` to every process).
   void set_sparse_sync(bool on, int radix = 2);
   bool sparse_sync() const { return sparse_; }
+  // Superstep lines: a superstep whose traffic to a peer reached through shared memory is
+  // an `end` with nothing to say and at most a cache line of records travels whole in one
+  // line that peer reads (transport/staging.h), instead of a frame in its ring.
+  void set_superstep_lines(bool on) { superstep_lines_ = on; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
   void set_stall_warning(std::chrono::milliseconds after) { watchdog_.set_warn_after(after); }
@@ -289,6 +293,12 @@ class Engine : private recovery::PayloadSink {
   // After the barrier: every process made the same collective calls, or the job stops.
   void check_collective_calls();
   void parse(int src);
+  // Superstep lines (dense protocol): this superstep's records and a plain `end` to pid in
+  // its line, if they fit (true: sent); src's line for this superstep into its stream
+  // before anything of the next (true: taken); every awaited peer's line (true: one came).
+  bool post_line(int pid, Outgoing& out);
+  bool take_line(int src, Incoming& in);
+  bool poll_lines();
   void screen_record(int src, const Incoming& in, bool in_records);
   void check_tag_size(int src, const records::Message& message);
   void check_reply(int src, const records::GetReply& reply);
@@ -402,6 +412,11 @@ class Engine : private recovery::PayloadSink {
   std::uint64_t single_copies_ = 0, two_copies_ = 0;
   std::vector<std::pair<std::string, std::uint64_t>> two_copy_reasons_;
   std::vector<int> awaited_;
+  // The path of each peer that has superstep lines (nullptr: none), and a line's records
+  // with their implied `end` being put into a stream.
+  std::vector<transport::Staging*> line_paths_;
+  ByteStream line_records_;
+  bool superstep_lines_ = true;
   // Sparse protocol state.
   std::vector<int> destinations_;  // pids with records this superstep, in first-use order
   std::unique_ptr<DisseminationBarrier> barrier_;

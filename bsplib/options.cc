@@ -110,6 +110,16 @@ const std::vector<OptionSpec>& option_table() {
        "1: consecutive bsp_puts into adjacent bytes of one registration on one process travel as one record "
        "(Oxford's -fcombine-puts); 0: one record per put",
        [](RunOptions& o, const std::string&, const std::string& v) { o.combine_puts = v != "0"; }},
+      {"pin", "job", "0",
+       "1: each process is pinned to a core of its own while its host runs 2 to (usable cores) of the job's "
+       "processes (the scheduler then cannot stack two on one core: short supersteps on a loaded machine, but "
+       "a pinned process cannot flee a busy core either: slower NAS and bulk copies there); 0: the scheduler "
+       "places them (--stats: pin:)",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.pin = v != "0"; }},
+      {"superstep-lines", "engine", "1",
+       "1: a superstep whose traffic to a process reached through shm is at most 52 bytes of records (an empty "
+       "one, a small put) travels whole in one shared cache line instead of a frame in its ring; 0: always frames",
+       [](RunOptions& o, const std::string&, const std::string& v) { o.superstep_lines = v != "0"; }},
       {"sync", "engine", "auto",
        "the superstep protocol: dense (an `end` record to every process: one round, p - 1 frames each), sparse "
        "(data only where it goes, acknowledged, then a dissemination barrier: about 2 log2 p frames each), or auto "

@@ -30,6 +30,8 @@ struct RunOptions {
   int library_level = 1;              // BSP_LIBRARY_LEVEL: Oxford's -flibrary-level (0, 1, 2)
   double stall_warn_seconds = 10;     // BSP_STALL_WARN: say who a bsp_sync waits for after this
   bool combine_puts = true;           // BSP_COMBINE_PUTS: adjacent puts share one record
+  bool pin = false;                   // BSP_PIN: a core per process on a host with cores to spare
+  bool superstep_lines = true;        // BSP_SUPERSTEP_LINES: small supersteps in one shm cache line
   std::string sync = "auto";          // BSP_SYNC: dense | sparse | auto (the superstep protocol)
   int sync_threshold = 16;            // BSP_SYNC_THRESHOLD: auto runs sparse from this many processes
   int sync_radix = 2;                 // BSP_SYNC_RADIX: the sparse protocol's barrier radix

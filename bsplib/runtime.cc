@@ -18,6 +18,7 @@
 
 #include "auth/job_secret.h"
 #include "bsplib/control/control_client.h"
+#include "bsplib/core_pinning.h"
 #include "bsplib/control/coordinator.h"
 #include "bsplib/launch/host_addresses.h"
 #include "bsplib/launch/pmix_launch.h"
@@ -336,6 +337,13 @@ void Runtime::begin(int maxprocs) {
                                                        recovery::usable_cores());
   }
   spin_us_ = channel_config.spin_us;
+  // After connect and the spin's rule, which judge the cores this process may use as given.
+  if (options_.pin) {
+    std::vector<std::string> members(
+        start.addresses.begin(),
+        start.addresses.begin() + std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
+    pinning_ = pin_to_core(start.machines, members, pid);
+  }
   std::unique_ptr<recovery::Channel> channel;
   try {
     channel = recovery::make_channel(std::move(transport), channel_config);
@@ -346,6 +354,7 @@ void Runtime::begin(int maxprocs) {
   engine_->set_library_level(options_.library_level);
   engine_->set_pull_threshold(options_.pull_threshold);
   engine_->set_combine_puts(options_.combine_puts);
+  engine_->set_superstep_lines(options_.superstep_lines);
   engine_->set_sparse_sync(
       options_.sync == "sparse" || (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
       options_.sync_radix);
@@ -414,6 +423,7 @@ std::string Runtime::statistics_report() const {
     report += fmt::format(" fault_dropped={} fault_duplicated={} fault_reordered={} fault_corrupted={}",
                           faults->dropped, faults->duplicated, faults->reordered, faults->corrupted);
   }
+  report += " pin:" + pinning_;  // a word, not summed
   return report;
 }
 

@@ -59,6 +59,7 @@ class Runtime final : public JobControl {
   std::unique_ptr<control::ControlClient> control_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<profile::Recorder> profile_;  // --profile
+  std::string pinning_ = "off";                 // what pin_to_core did (--stats)
   int spin_us_ = 0;                             // how long a wait spins before blocking (--stats)
   std::string path_report_;                     // hybrid transports: which path each peer takes (--stats)
   std::chrono::steady_clock::time_point started_;

@@ -284,6 +284,70 @@ void many_supersteps() {
   bsp_sync();
 }
 
+// Supersteps that fit a shared cache line (nothing, a small put, a small message, a
+// staged put's token) mixed with ones that take frames (a larger put, a get, a tag size
+// change, registrations), in an order that differs between processes, so one process's
+// frames of the next superstep often arrive while its peer still reads this one's line.
+void lines_and_frames() {
+  constexpr int kWords = 256;
+  std::vector<int> area(kWords, 0), got(kWords, 0);
+  int small = -1;
+  bsp_push_reg(area.data(), kWords * sizeof(int));
+  bsp_push_reg(&small, sizeof small);
+  bsp_sync();
+  const int right = (me() + 1) % p(), left = (me() + p() - 1) % p();
+  std::vector<int> source(kWords);
+  // The left neighbour's area[0] as its own left neighbour's puts left it (what a get reads).
+  const int left2 = (me() + 2 * p() - 2) % p();
+  int left_area0 = 0;
+  for (int step = 0; step < 600; ++step) {
+    const int kind = (step + (step / 7) * me()) % 6;  // each process its own order of kinds
+    const int stamp = step * 1000 + me();
+    switch (kind) {
+      case 0:  // nothing
+        break;
+      case 1:  // 4 bytes
+        bsp_put(right, &stamp, &small, 0, sizeof stamp);
+        break;
+      case 2:  // a message (tag size 0)
+        bsp_send(right, nullptr, &stamp, sizeof stamp);
+        break;
+      case 3:  // 1 KiB: staged (a token in the line) or pushed, by --pull-threshold
+        for (int i = 0; i < kWords; ++i) source[i] = stamp + i;
+        bsp_put(right, source.data(), area.data(), 0, kWords * sizeof(int));
+        break;
+      case 4:  // a get: frames (its reply follows the end)
+        bsp_get(left, area.data(), 0, got.data(), 8 * sizeof(int));
+        break;
+      case 5:  // 100 bytes: a record too large for a line
+        for (int i = 0; i < 25; ++i) source[i] = -stamp - i;
+        bsp_put(right, source.data(), area.data(), 0, 25 * sizeof(int));
+        break;
+    }
+    // What the left neighbour did in this step, as its kind says.
+    const int left_kind = (step + (step / 7) * left) % 6, left_stamp = step * 1000 + left;
+    bsp_sync();
+    if (left_kind == 1) CHECK(small == left_stamp);
+    int messages = -1;
+    bsp_qsize(&messages, nullptr);
+    CHECK(messages == (left_kind == 2 ? 1 : 0));
+    if (left_kind == 2) {
+      int value = -1;
+      bsp_move(&value, sizeof value);
+      CHECK(value == left_stamp);
+    }
+    if (left_kind == 3) CHECK(area[0] == left_stamp && area[kWords - 1] == left_stamp + kWords - 1);
+    if (left_kind == 5) CHECK(area[0] == -left_stamp && area[24] == -left_stamp - 24);
+    if (kind == 4) CHECK(got[0] == left_area0);  // before this step's puts landed
+    const int left2_kind = (step + (step / 7) * left2) % 6, left2_stamp = step * 1000 + left2;
+    if (left2_kind == 3) left_area0 = left2_stamp;
+    if (left2_kind == 5) left_area0 = -left2_stamp;
+  }
+  bsp_pop_reg(&small);
+  bsp_pop_reg(area.data());
+  bsp_sync();
+}
+
 // Syncs with no communication at all.
 void empty_supersteps() {
   for (int i = 0; i < 500; ++i) bsp_sync();
@@ -918,6 +982,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"bsmp_all_to_all", bsmp_all_to_all},
       {"many_supersteps", many_supersteps},
       {"empty_supersteps", empty_supersteps},
+      {"lines_and_frames", lines_and_frames},
       {"large_transfers", large_transfers},
       {"large_gathered", large_gathered},
       {"single_copy_regions", single_copy_regions},

@@ -43,14 +43,22 @@ TEST_P(FramesTest, EmptySuperstepSendsLogarithmicallyMany) {
   const int p = 16, bound = 2 * 4 + 2;
   double per_protocol[2];
   for (int sparse = 0; sparse < 2; ++sparse) {
+    // (dense over shm: with its `end`s in frames, not superstep lines)
     ProgramResult result = run_program(
         {kBsprun, "-n", std::to_string(p), "--transport=" + transport, sparse ? "--sync=sparse" : "--sync=dense",
-         "--stats", kCases, "--case=empty_supersteps"},
+         "--superstep-lines=0", "--stats", kCases, "--case=empty_supersteps"},
         180s);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     per_protocol[sparse] = frames_per_process_superstep(result);
   }
   EXPECT_GE(per_protocol[0], p - 1) << "dense sends an `end` to each of the others";
+  if (transport == "shm") {  // superstep lines: an empty superstep sends no frame at all
+    ProgramResult lines = run_program({kBsprun, "-n", std::to_string(p), "--transport=shm", "--sync=dense", "--stats",
+                                       kCases, "--case=empty_supersteps"},
+                                      180s);
+    ASSERT_EQ(lines.exit_code, 0) << describe(lines);
+    EXPECT_LT(frames_per_process_superstep(lines), 0.1) << describe(lines);
+  }
   EXPECT_GT(per_protocol[1], 0);
   EXPECT_LE(per_protocol[1], bound) << "sparse: the barrier's ⌈log₂ p⌉ and a few acks";
   std::printf("%s p=%d frames per process per empty superstep: dense %.2f, sparse %.2f\n", transport.c_str(), p,

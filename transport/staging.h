@@ -2,7 +2,8 @@
 // processes share memory (shm): a sender stages large data in memory its peer can read,
 // and the peer copies it once instead of the transport carrying it in frames. Where the
 // kernel allows, the peer reads the data from where it lies in the sender's memory
-// instead (single copy: nothing staged at all).
+// instead (single copy: nothing staged at all). Small supersteps travel whole in one
+// shared cache line per direction (superstep lines).
 // Transport::staging() returns it, or nullptr for a transport without shared memory.
 #pragma once
 
@@ -43,6 +44,19 @@ class Staging {
   virtual std::uint64_t read_mark(int /*peer*/) const { return 0; }
   // Why peer cannot read this process's memory ("" when it can, or nothing is known), for --stats.
   virtual std::string single_copy_refusal(int /*peer*/) const { return {}; }
+
+  // ---- Superstep lines: a small superstep's whole traffic in one shared cache line ----
+  // Records of at most kSuperstepLineBytes that stand for superstep's traffic to peer
+  // (the engine's `end` implied), written to the line peer reads instead of a frame;
+  // false when this path has none (send frames). Ordered after every frame sent before.
+  static constexpr std::size_t kSuperstepLineBytes = 52;
+  virtual bool post_superstep_line(int /*peer*/, std::uint64_t /*superstep*/, std::span<const std::byte> /*records*/) {
+    return false;
+  }
+  // peer's line for superstep, copied into `into` (kSuperstepLineBytes of room): the
+  // number of record bytes, or -1 while there is none. Frames peer sent after posting it
+  // are seen only after it (a frame received means the line before it is visible).
+  virtual long take_superstep_line(int /*peer*/, std::uint64_t /*superstep*/, std::byte* /*into*/) { return -1; }
 };
 
 }  // namespace bsp::transport

@@ -247,7 +247,10 @@ TEST_P(KnownSupersteps, GiveTheirHCountsAndCallSites) {
     EXPECT_TRUE(steps[4].final);
     for (std::size_t s = 0; s < steps.size(); ++s) {
       EXPECT_GE(steps[s].sync_s, 0);
-      if (s >= 1 && s <= 2) {
+      if (s == 1 && transport == "shm") {
+        // The 1000-byte put is staged; its 21-byte token travels in a superstep line, not a frame.
+        EXPECT_EQ(steps[s].wire.frames_sent, 0u) << "superstep " << s;
+      } else if (s >= 1 && s <= 2) {
         EXPECT_GT(steps[s].wire.frames_sent, 0u) << "superstep " << s;
       }
       const Site& site = sites.at({i, steps[s].call_site});

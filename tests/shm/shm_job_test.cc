@@ -4,6 +4,7 @@
 // holder). The default transport on one host is shm.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -131,6 +132,89 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
       }
     }
   }
+}
+
+// Superstep lines: a superstep whose traffic to a peer fits one cache line (an empty one,
+// a small put) sends no frame at all, so 2000 supersteps of one 8-byte put each cost a
+// handful of frames (registration and bsp_end's supersteps), against one per superstep and
+// peer with the lines off; the semantics hold either way, in the dense protocol (the
+// sparse one has no lines), pushed and pulled.
+TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
+  auto frames_sent = [](const std::string& err) {
+    std::size_t at = err.find("total   supersteps=");
+    at = at == std::string::npos ? at : err.find("data_sent=", at);
+    return at == std::string::npos ? -1L : std::stol(err.substr(at + 10));
+  };
+  for (const char* lines : {"1", "0"}) {
+    ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=shm", "--stats",
+                                        std::string("--superstep-lines=") + lines, kCases, "--case=many_supersteps"},
+                                       60s);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    long frames = frames_sent(result.err);
+    if (std::string(lines) == "1") {
+      EXPECT_GE(frames, 0) << describe(result);
+      EXPECT_LE(frames, 10) << describe(result);
+    } else {
+      EXPECT_GE(frames, 2 * 2000) << describe(result);
+    }
+  }
+  for (const char* lines : {"1", "0"}) {
+    for (const char* threshold : {"0", "256"}) {
+      for (int procs : {2, 3}) {
+        for (const char* name : {"lines_and_frames", "tagsize_states", "registration_order_and_pop", "get_before_put",
+                                 "bsmp_all_to_all", "many_supersteps"}) {
+          ProgramResult result =
+              run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm",
+                           std::string("--superstep-lines=") + lines, std::string("--pull-threshold=") + threshold,
+                           kCases, std::string("--case=") + name},
+                          60s);
+          EXPECT_EQ(result.exit_code, 0) << name << " lines " << lines << " p=" << procs << "\n" << describe(result);
+          EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+        }
+      }
+    }
+  }
+}
+
+// A core per process while the host has one for each (--pin=1): p = 2 on this machine's
+// cores lands on two different CPUs; by default (and --pin=0), and with more processes
+// than cores, the scheduler places them.
+TEST(ShmJob, ProcessesGetACoreEachWhileThereAreEnough) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int cores = CPU_COUNT(&allowed);
+  if (cores < 2) GTEST_SKIP() << "needs 2 usable cores, has " << cores;
+  auto pins = [](const std::string& err) {
+    std::vector<std::string> found;
+    for (std::size_t at = err.find(" pin:"); at != std::string::npos; at = err.find(" pin:", at + 1)) {
+      found.push_back(err.substr(at + 5, err.find_first_of(" \n", at + 5) - at - 5));
+    }
+    return found;
+  };
+  ProgramResult pinned = run_program(
+      {kBsprun, "-n", "2", "--transport=shm", "--stats", "--pin=1", kCases, "--case=many_supersteps"}, 60s);
+  ASSERT_EQ(pinned.exit_code, 0) << describe(pinned);
+  std::vector<std::string> two = pins(pinned.err);
+  ASSERT_EQ(two.size(), 2u) << describe(pinned);
+  EXPECT_EQ(two[0].rfind("pinned-cpu", 0), 0u) << describe(pinned);
+  EXPECT_EQ(two[1].rfind("pinned-cpu", 0), 0u) << describe(pinned);
+  EXPECT_NE(two[0], two[1]) << describe(pinned);
+  for (const char* option : {"--pin=0", "--stats"}) {  // (the default: off)
+    ProgramResult off = run_program(
+        {kBsprun, "-n", "2", "--transport=shm", "--stats", option, kCases, "--case=many_supersteps"}, 60s);
+    ASSERT_EQ(off.exit_code, 0) << describe(off);
+    std::vector<std::string> unpinned = pins(off.err);
+    EXPECT_EQ(unpinned.size(), 2u) << describe(off);
+    for (const std::string& pin : unpinned) EXPECT_EQ(pin, "off") << describe(off);
+  }
+  ProgramResult crowded = run_program({kBsprun, "-n", std::to_string(cores + 1), "--transport=shm", "--stats",
+                                       "--pin=1", kCases, "--case=empty_supersteps"},
+                                      120s);
+  ASSERT_EQ(crowded.exit_code, 0) << describe(crowded);
+  std::vector<std::string> many = pins(crowded.err);
+  ASSERT_EQ(many.size(), static_cast<std::size_t>(cores + 1)) << describe(crowded);
+  for (const std::string& pin : many) EXPECT_EQ(pin.rfind("not-pinned(", 0), 0u) << describe(crowded);
 }
 
 TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {

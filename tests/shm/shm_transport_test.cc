@@ -75,8 +75,11 @@ struct Scribbler {
     base = static_cast<std::byte*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
   }
   ~Scribbler() { ::munmap(base, size); }
-  // The ring region of `sender` in this inbox (128-byte header, rings of 128 + capacity).
-  std::byte* ring(int sender, std::size_t capacity) { return base + 128 + sender * (128 + capacity); }
+  // The ring region of `sender` in this inbox (128-byte header, then per sender the ring's
+  // control lines and its capacity).
+  std::byte* ring(int sender, std::size_t capacity) {
+    return base + 128 + sender * (bsp::transport::shm::kRingControlBytes + capacity);
+  }
 };
 
 TEST(ShmTransport, FramesGoBothWaysInOrder) {
@@ -176,6 +179,60 @@ TEST(ShmTransport, SleepingReceiverIsWokenThroughItsPipe) {
   EXPECT_EQ(::poll(&waiter, 1, 0), 0);
   // Frames already there: before_block refuses to sleep.
   EXPECT_FALSE(pair.b->before_block());
+}
+
+// Superstep lines: a small superstep's records in one cache line, taken only for the
+// superstep asked for; a line wakes a sleeping receiver; ready() reports only the line the
+// receiver looked for (one of a later superstep must not keep it from blocking).
+TEST(ShmTransport, SuperstepLineCarriesRecordsForTheSuperstepAskedFor) {
+  Pair pair;
+  bsp::transport::Staging* a = pair.a->staging();
+  bsp::transport::Staging* b = pair.b->staging();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  std::byte into[bsp::transport::Staging::kSuperstepLineBytes];
+  EXPECT_EQ(b->take_superstep_line(0, 0, into), -1);
+  EXPECT_FALSE(pair.b->ready());
+  ASSERT_TRUE(pair.b->before_block());
+  ASSERT_TRUE(a->post_superstep_line(1, 0, bytes_of("hello")));
+  pollfd waiter{pair.b->wait_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&waiter, 1, 1000), 1);  // the poster saw the flag and wrote the pipe
+  pair.b->after_block();
+  EXPECT_TRUE(pair.b->ready());
+  ASSERT_EQ(b->take_superstep_line(0, 0, into), 5);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(into), 5), "hello");
+  EXPECT_FALSE(pair.b->ready());
+  // Too large for a line: refused (the caller sends frames).
+  EXPECT_FALSE(a->post_superstep_line(1, 1, bytes_of(std::string(53, 'x'))));
+  // b looks for superstep 1; a posts 2 first (a peer ahead): not ready, not taken as 1.
+  EXPECT_EQ(b->take_superstep_line(0, 1, into), -1);
+  ASSERT_TRUE(a->post_superstep_line(1, 2, bytes_of("two")));
+  EXPECT_FALSE(pair.b->ready());
+  EXPECT_EQ(b->take_superstep_line(0, 1, into), -1);
+  ASSERT_TRUE(a->post_superstep_line(1, 1, {}));  // an empty superstep: no records
+  EXPECT_TRUE(pair.b->ready());
+  EXPECT_EQ(b->take_superstep_line(0, 1, into), 0);
+  ASSERT_EQ(b->take_superstep_line(0, 2, into), 3);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(into), 3), "two");
+  Collected got;
+  pair.b->receive(got, 8);
+  EXPECT_TRUE(got.frames.empty());
+  EXPECT_TRUE(got.lost.empty());
+}
+
+TEST(ShmTransport, GarbageSuperstepLineSizeIsAReportedLossNotACrash) {
+  Pair pair;
+  Scribbler inbox_of_b(pair.b->local_address());
+  auto* control = reinterpret_cast<bsp::transport::shm::RingControl*>(inbox_of_b.ring(0, 65536));
+  control->lines[0].size.store(1u << 20);  // pid 0 (hostile) claims a line this long
+  control->lines[0].mark.store(1);
+  std::byte into[bsp::transport::Staging::kSuperstepLineBytes];
+  EXPECT_EQ(pair.b->staging()->take_superstep_line(0, 0, into), -1);
+  Collected got;
+  pair.b->receive(got, 64);
+  ASSERT_EQ(got.lost.size(), 1u);
+  EXPECT_EQ(got.lost[0].first, 0);
+  EXPECT_NE(got.lost[0].second.find("superstep line"), std::string::npos) << got.lost[0].second;
 }
 
 TEST(ShmTransport, GarbageRingPositionFromAPeerIsAReportedLossNotACrash) {

@@ -72,6 +72,17 @@ bool RingWriter::write(std::span<const std::byte> frame) {
   return true;
 }
 
+bool RingWriter::post_line(std::uint64_t superstep, std::span<const std::byte> records) {
+  if (!control_ || broken_ || records.size() > kSuperstepLineBytes) return false;
+  RingControl::SuperstepLine& line = control_->lines[superstep & 1];
+  if (!records.empty()) std::memcpy(line.records, records.data(), records.size());
+  line.size.store(static_cast<std::uint32_t>(records.size()), std::memory_order_relaxed);
+  // An exchange: a full barrier, so the sender's look at the receiver's sleeping word
+  // after it cannot pass it (as commit()).
+  line.mark.exchange(superstep + 1, std::memory_order_seq_cst);
+  return true;
+}
+
 RingReader::RingReader(std::byte* region, std::size_t capacity)
     : control_(reinterpret_cast<RingControl*>(region)), data_(region + kRingControlBytes), capacity_(capacity) {}
 
@@ -112,6 +123,21 @@ std::span<const std::byte> RingReader::peek() {
     peeked_ = footprint;
     return {data_ + at + 4, length};
   }
+}
+
+long RingReader::take_line(std::uint64_t superstep, std::byte* into) {
+  if (!control_ || broken_) return -1;
+  const RingControl::SuperstepLine& line = control_->lines[superstep & 1];
+  line_wanted_ = superstep + 1;
+  if (line.mark.load(std::memory_order_acquire) != superstep + 1) return -1;
+  line_wanted_ = 0;
+  const std::uint32_t size = line.size.load(std::memory_order_relaxed);
+  if (size > kSuperstepLineBytes) {
+    fail("a superstep line's size does not fit the line");
+    return -1;
+  }
+  if (size > 0) std::memcpy(into, line.records, size);
+  return size;
 }
 
 void RingReader::release() {

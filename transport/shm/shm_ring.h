@@ -2,7 +2,8 @@
 // shared by two processes (the shm transport's one link from a sender to a receiver).
 //
 // Layout in the shared mapping (RingLayout):
-//   [ head: u64, space wanted: u32 (the producer's line) ][ tail: u64, own line ][ data ]
+//   [ head: u64, space wanted: u32 (the producer's line) ][ tail: u64, own line ]
+//   [ superstep line 0 ][ superstep line 1 ][ data ]
 // head counts bytes the producer has written, tail bytes the consumer has taken; both
 // only grow. A frame is `u32 length | bytes`, padded to 8; a frame that would cross the
 // end of the data is preceded by a wrap marker and starts again at offset 0.
@@ -21,8 +22,9 @@
 
 namespace bsp::transport::shm {
 
-inline constexpr std::size_t kRingControlBytes = 128;  // head and tail, a cache line each
+inline constexpr std::size_t kRingControlBytes = 256;  // head, tail and two superstep lines, a cache line each
 inline constexpr std::uint32_t kWrapMarker = 0xFFFFFFFFu;
+inline constexpr std::size_t kSuperstepLineBytes = 52;  // records a superstep line carries
 
 // Bytes a frame of `size` takes in the ring.
 constexpr std::size_t ring_footprint(std::size_t size) { return (4 + size + 7) & ~std::size_t{7}; }
@@ -34,7 +36,20 @@ struct RingControl {
   // and wakes the producer (a full ring must not leave its writer asleep).
   std::atomic<std::uint32_t> space_wanted;
   alignas(64) std::atomic<std::uint64_t> tail;
+  // A superstep's whole traffic to the consumer when it fits one cache line (the engine's
+  // end of superstep s with at most kSuperstepLineBytes of records before it): written by
+  // the producer into line s % 2 instead of a frame, so an empty or small superstep costs
+  // each side one line written and one read. `mark` is s + 1 (0: never written), stored
+  // last; the line of s is written again only in s + 2, which the producer reaches only
+  // after the consumer's end of s + 1, sent once it has taken this one.
+  struct alignas(64) SuperstepLine {
+    std::atomic<std::uint64_t> mark;
+    std::atomic<std::uint32_t> size;
+    std::byte records[kSuperstepLineBytes];
+  };
+  SuperstepLine lines[2];
 };
+static_assert(sizeof(RingControl::SuperstepLine) == 64);
 static_assert(sizeof(RingControl) == kRingControlBytes);
 
 // The producer's side: frames go in, the consumer's tail says how much room is back.
@@ -61,6 +76,10 @@ class RingWriter {
   // The consumer published a tail that cannot be (ahead of head, or more than a ring
   // behind): the peer's memory is not to be trusted any more.
   bool broken() const { return broken_; }
+
+  // Writes superstep's line (records: at most kSuperstepLineBytes) and publishes it with a
+  // full barrier (as commit()); false when it does not fit.
+  bool post_line(std::uint64_t superstep, std::span<const std::byte> records);
 
  private:
   bool room_for(std::size_t need);
@@ -96,6 +115,18 @@ class RingReader {
   bool broken() const { return broken_; }
   const char* broken_why() const { return why_; }
 
+  // The producer's line for superstep, copied into `into` (kSuperstepLineBytes of room):
+  // the number of record bytes, or -1 while it is not posted (or broken: a size that
+  // cannot be). The bytes are read once, into `into`: check them there.
+  long take_line(std::uint64_t superstep, std::byte* into);
+  // True when the line take_line() last looked for in vain is posted now (one load; no
+  // system call). Only that one: a line of a later superstep (a peer ahead) must not keep
+  // a waiting process from blocking while it waits for something else.
+  bool line_waiting() const {
+    return line_wanted_ != 0 &&
+           control_->lines[(line_wanted_ - 1) & 1].mark.load(std::memory_order_acquire) == line_wanted_;
+  }
+
  private:
   bool fail(const char* why);
 
@@ -104,6 +135,7 @@ class RingReader {
   std::size_t capacity_ = 0;
   std::uint64_t tail_ = 0;  // private copy: never read back from the mapping
   std::size_t peeked_ = 0;  // footprint of the frame peek() returned (0: none)
+  std::uint64_t line_wanted_ = 0;  // mark take_line() looked for and did not find (0: none)
   bool broken_ = false;
   const char* why_ = "";
 };

@@ -343,6 +343,24 @@ class ShmTransport final : public Transport, private Staging {
     return peers_[static_cast<std::size_t>(peer)].refusal;
   }
 
+  bool post_superstep_line(int peer, std::uint64_t superstep, std::span<const std::byte> records) override {
+    static_assert(Staging::kSuperstepLineBytes == shm::kSuperstepLineBytes);
+    if (peer < 0 || peer >= config_.nprocs) return false;
+    Peer& link = peers_[static_cast<std::size_t>(peer)];
+    if (!link.connected || link.lost || !link.writer.post_line(superstep, records)) return false;
+    wake(link);
+    return true;
+  }
+
+  long take_superstep_line(int peer, std::uint64_t superstep, std::byte* into) override {
+    if (peer < 0 || peer >= config_.nprocs) return -1;
+    Peer& link = peers_[static_cast<std::size_t>(peer)];
+    if (!link.connected) return -1;
+    long size = link.reader.take_line(superstep, into);
+    if (size < 0 && link.reader.broken() && !link.lost) lose(link, link.reader.broken_why());  // reported by receive()
+    return size;
+  }
+
   void next_superstep() override {
     staging_half_ ^= 1;
     staging_used_[staging_half_] = 0;  // its transfers were taken a whole superstep ago
@@ -354,7 +372,7 @@ class ShmTransport final : public Transport, private Staging {
   bool ready() override {
     for (int peer : connected_) {
       const Peer& link = peers_[static_cast<std::size_t>(peer)];
-      if (link.reader.has_frames() || (link.lost && !link.reported)) return true;
+      if (link.reader.has_frames() || link.reader.line_waiting() || (link.lost && !link.reported)) return true;
       if (link.wants_space && link.writer.consumer_moved()) return true;  // room to send again
     }
     return false;
