@@ -164,6 +164,11 @@ def superstep_round(run, multicorebsp, seconds):
                                                              *arguments)))
     run.keep("ours empty p2", ours.get("empty_us"))
     run.keep("ours put4 p2", ours.get("put4_us"))
+    # Pinned one process per core, as MulticoreBSP pins its threads.
+    pinned = peer_figures(run.output("ours-shm-p2-pinned", run.bsprun(2, "shm", "--pin=1",
+                                                                      run.tool("bench/peer_bench"), *arguments)))
+    run.keep("ours empty p2 pinned", pinned.get("empty_us"))
+    run.keep("ours put4 p2 pinned", pinned.get("put4_us"))
     four = peer_figures(run.output("ours-shm-p4", run.bsprun(4, "shm", run.tool("bench/peer_bench"),
                                                              "4", "20000", "0", str(seconds))))
     run.keep("ours empty p4", four.get("empty_us"))
@@ -235,17 +240,19 @@ def table(run, args, transports):
         rows.append("| %s | %s | %s | %s | %s | %s |" % (
             figure, show(ours[0], ours[1]), against, "-" if ratio is None else "%.2f" % ratio, goal, verdict))
 
-    if run.figures.get("multicorebsp empty p2"):
-        row("empty superstep, p = 2, shm", (run.median("ours empty p2"), "µs"),
-            "MulticoreBSP %.2f µs" % run.median("multicorebsp empty p2"),
-            run.ratio("ours empty p2", "multicorebsp empty p2"), "≤ 1.0", lambda r: r <= 1.0)
-        row("4-byte put superstep, p = 2, shm", (run.median("ours put4 p2"), "µs"),
-            "MulticoreBSP %.2f µs" % run.median("multicorebsp put4 p2"),
-            run.ratio("ours put4 p2", "multicorebsp put4 p2"), "≤ 0.8", lambda r: r <= 0.8)
-    if run.figures.get("floor pingpong_spin_us"):
-        row("empty superstep, p = 2, shm", (run.median("ours empty p2"), "µs"),
-            "bare shm ping-pong %.2f µs" % run.median("floor pingpong_spin_us"),
-            run.ratio("ours empty p2", "floor pingpong_spin_us"), "≤ 1.5", lambda r: r <= 1.5)
+    for variant, label in (("", "shm"), (" pinned", "shm --pin=1")):
+        empty, put4 = "ours empty p2" + variant, "ours put4 p2" + variant
+        if run.figures.get("multicorebsp empty p2"):
+            row("empty superstep, p = 2, " + label, (run.median(empty), "µs"),
+                "MulticoreBSP %.2f µs" % run.median("multicorebsp empty p2"),
+                run.ratio(empty, "multicorebsp empty p2"), "≤ 1.0", lambda r: r <= 1.0)
+            row("4-byte put superstep, p = 2, " + label, (run.median(put4), "µs"),
+                "MulticoreBSP %.2f µs" % run.median("multicorebsp put4 p2"),
+                run.ratio(put4, "multicorebsp put4 p2"), "≤ 0.8", lambda r: r <= 0.8)
+        if run.figures.get("floor pingpong_spin_us"):
+            row("empty superstep, p = 2, " + label, (run.median(empty), "µs"),
+                "bare shm ping-pong %.2f µs" % run.median("floor pingpong_spin_us"),
+                run.ratio(empty, "floor pingpong_spin_us"), "≤ 1.5", lambda r: r <= 1.5)
     p4 = run.median("ours empty p4")
     row("empty superstep, p = 4 on %d cores, shm" % os.cpu_count(), (p4, "µs"), "7 µs",
         None if p4 is None else p4 / 7.0, "≤ 1.0", lambda r: r <= 1.0)
