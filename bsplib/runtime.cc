@@ -337,8 +337,8 @@ void Runtime::begin(int maxprocs) {
                                                        recovery::usable_cores());
   }
   spin_us_ = channel_config.spin_us;
-  // A short slice: a process woken from a wait runs sooner where others share its core
-  // (recovery/wake_slice.h).
+  // With --slice-us, a short slice: a process woken from a wait runs sooner where others
+  // share its core (recovery/wake_slice.h).
   slice_us_ = recovery::request_wake_slice(options_.slice_us);
   std::unique_ptr<recovery::Channel> channel;
   try {
@@ -388,9 +388,8 @@ void Runtime::choose_data_address() {
 
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
-  std::string report =
-      fmt::format("supersteps={} comm_s={:.6f} spin_us={} slice_us={}{}", engine_->supersteps(),
-                  engine_->communication_seconds(), spin_us_, slice_us_, path_report_);
+  std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} slice_us={}{}", engine_->supersteps(),
+                                   engine_->communication_seconds(), spin_us_, slice_us_, path_report_);
   report += engine_->single_copy_report();  // which path large shm transfers took, and why
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });

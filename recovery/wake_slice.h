@@ -6,14 +6,12 @@
 // slice (1.4 ms here) each wake-up queued behind other tasks' slices: LU class W, p = 4 on
 // 2 cores, shm, loaded: 0.26-0.48 ms between wake-up and running, 0.12-0.13 ms with a
 // 100 us slice (perf sched timehist, docs/figures.md, "Waiting on shared cores"). The
-// share of the core is unchanged (fairness is by virtual runtime, not slice).
+// share of the core is unchanged (fairness is by virtual runtime, not slice). The NAS
+// times did not move beyond the load's noise either way, so it is asked for only with
+// --slice-us (bsplib/options.cc).
 #pragma once
 
 namespace bsp::recovery {
-
-// The slice asked for when the user gave none (--slice-us), microseconds: the kernel's
-// smallest.
-inline constexpr int kDefaultSliceUs = 100;
 
 // Asks the kernel to run this process with a slice of slice_us microseconds (0: leave
 // the kernel's default). Only a process under the normal policy (SCHED_OTHER) is changed,

@@ -64,7 +64,7 @@ TEST(WakeSlice, OutOfRangeAsksAreBoundedAndZeroChangesNothing) {
               const int before = wake_slice_us();
               if (before <= 0) return 1;
               if (request_wake_slice(0) != before) return 2;
-              if (request_wake_slice(1) != 100) return 3;  // the kernel's smallest
+              if (request_wake_slice(1) != 100) return 3;              // the kernel's smallest
               if (request_wake_slice(1'000'000) != 100'000) return 4;  // and largest
               return 0;
             }),
