@@ -16,10 +16,11 @@ namespace bsp::recovery {
 // Asks the kernel to run this process with a slice of slice_us microseconds (0: leave
 // the kernel's default). Only a process under the normal policy (SCHED_OTHER) is changed,
 // its nice value kept; its children start with the kernel's default again (the BSP
-// program's own children are not BSP processes). Returns the slice in effect afterwards
+// program's own children are not BSP processes; by the kernel's reset-on-fork rule a
+// negative nice value is not inherited either). Returns the slice in effect afterwards
 // in microseconds as the kernel reports it: the asked one, the kernel's default where
-// none was asked for or the kernel has no per-task slice (6.6-6.11), 0 when it cannot
-// tell (before 6.6) or the policy is not SCHED_OTHER.
+// none was asked for, 0 where the kernel reports no slice (before 6.12: nothing was
+// changed) or the policy is not SCHED_OTHER.
 int request_wake_slice(int slice_us);
 
 // This process's slice as the kernel reports it, microseconds (0 as above).
