@@ -156,6 +156,12 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.spin_us = static_cast<int>(bounded(var, v, 0, 1000000));
        }},
+      {"slice-us", "engine", "0",
+       "scheduler time slice each process asks for (Linux 6.12+; 100 to 100000 microseconds): a process woken "
+       "from a wait runs sooner where other tasks share its core; 0 keeps the kernel's",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         o.slice_us = static_cast<int>(bounded(var, v, 100, 100000, 0));
+       }},
       {"buffers", "reliable layer", "0",
        "frame buffers in the shared pool of udp and nic: 8 to 65536, or 0 for 8 MiB worth (1024 to 4096)",
        [](RunOptions& o, const std::string& var, const std::string& v) {

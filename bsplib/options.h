@@ -24,6 +24,7 @@ struct RunOptions {
   std::string profile;                // BSP_PROFILE: superstep profile to this file ("": off)
   bool overwrite = false;             // BSP_OVERWRITE: --profile and --trace may replace files
   int spin_us = -1;                   // BSP_SPIN_US: spin before blocking (-1: the default)
+  int slice_us = 0;                   // BSP_SLICE_US: scheduler slice asked for (0: the kernel's)
   std::size_t buffers = 0;            // BSP_BUFFERS: reliable layer's buffer pool (0: default)
   std::string ack_policy = "buffer";  // BSP_ACK_POLICY: buffer | every | pupa
   std::string fault;                  // BSP_FAULT: fault injection spec (udp, nic)

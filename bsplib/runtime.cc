@@ -27,6 +27,7 @@
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
 #include "recovery/spin_policy.h"
+#include "recovery/wake_slice.h"
 #include "transport/fault/fault_transport.h"
 #include "transport/hybrid_transport.h"
 #include "transport/nic/nic_transport.h"
@@ -326,24 +327,22 @@ void Runtime::begin(int maxprocs) {
   channel_config.ack_policy = options_.ack_policy;
   // Without --spin-us: spin while few of the job's processes share each core of this
   // machine, not when many do (recovery/spin_policy.h, docs/tuning.md).
+  // The job's members by address: who shares this machine, for the spin's rule and pinning.
+  std::vector<std::string> members(
+      start.addresses.begin(),
+      start.addresses.begin() + std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
   if (options_.spin_us >= 0) {
     channel_config.spin_us = options_.spin_us;
   } else {
-    std::vector<std::string> members(
-        start.addresses.begin(),
-        start.addresses.begin() +
-            std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
     channel_config.spin_us = recovery::default_spin_us(recovery::processes_on_machine(start.machines, members, pid),
                                                        recovery::usable_cores());
   }
   spin_us_ = channel_config.spin_us;
   // After connect and the spin's rule, which judge the cores this process may use as given.
-  if (options_.pin) {
-    std::vector<std::string> members(
-        start.addresses.begin(),
-        start.addresses.begin() + std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
-    pinning_ = pin_to_core(start.machines, members, pid);
-  }
+  if (options_.pin) pinning_ = pin_to_core(start.machines, members, pid);
+  // With --slice-us, a short slice: a process woken from a wait runs sooner where others
+  // share its core (recovery/wake_slice.h).
+  slice_us_ = recovery::request_wake_slice(options_.slice_us);
   std::unique_ptr<recovery::Channel> channel;
   try {
     channel = recovery::make_channel(std::move(transport), channel_config);
@@ -393,8 +392,8 @@ void Runtime::choose_data_address() {
 
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
-  std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={}{}", engine_->supersteps(),
-                                   engine_->communication_seconds(), spin_us_, path_report_);
+  std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} slice_us={}{}", engine_->supersteps(),
+                                   engine_->communication_seconds(), spin_us_, slice_us_, path_report_);
   report += engine_->single_copy_report();  // which path large shm transfers took, and why
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });

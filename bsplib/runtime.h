@@ -61,6 +61,7 @@ class Runtime final : public JobControl {
   std::unique_ptr<profile::Recorder> profile_;  // --profile
   std::string pinning_ = "off";                 // what pin_to_core did (--stats)
   int spin_us_ = 0;                             // how long a wait spins before blocking (--stats)
+  int slice_us_ = 0;                            // the scheduler slice in effect (--stats)
   std::string path_report_;                     // hybrid transports: which path each peer takes (--stats)
   std::chrono::steady_clock::time_point started_;
   bool begun_ = false;

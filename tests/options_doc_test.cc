@@ -28,9 +28,9 @@ TEST(OptionsDocTest, ReadmeShowsTheOptionsTable) {
 }
 
 TEST(OptionsDocTest, BadValuesAreRefusedInOneLine) {
-  for (const char* bad : {"--buffers=-5", "--buffers=1", "--buffers=10000000", "--spin-us=x", "--ack-policy=sometimes",
-                          "--library-level=3", "--stall-warn=0", "--mtu=70000", "--rx-ring=1", "--nic-rx=v4",
-                          "--xdp-mode=fast", "--tcp-connections=0", "--shm-ring=x"}) {
+  for (const char* bad : {"--buffers=-5", "--buffers=1", "--buffers=10000000", "--spin-us=x", "--slice-us=50",
+                          "--ack-policy=sometimes", "--library-level=3", "--stall-warn=0", "--mtu=70000", "--rx-ring=1",
+                          "--nic-rx=v4", "--xdp-mode=fast", "--tcp-connections=0", "--shm-ring=x"}) {
     ProgramResult result = run_program({"bsplib/bsprun", "-n", "1", bad, "true"}, 10s);
     EXPECT_EQ(result.exit_code, 2) << bad << "\n" << describe(result);
     EXPECT_NE(result.err.find("BSP_"), std::string::npos) << bad << "\n" << describe(result);
