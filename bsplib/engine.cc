@@ -291,6 +291,7 @@ void Engine::superstep(bool final) {
   watchdog_.superstep_ended(superstep_);
   ++superstep_;
   channel_->next_superstep();  // staging written two supersteps ago may be reused
+  staged_yet_ = false;
   channel_->progress(*this);   // push out anything the transport still queues
   // Single copies out of this process's hp-put sources: they stay as they are until read.
   if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);

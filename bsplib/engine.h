@@ -295,6 +295,10 @@ class Engine : private recovery::PayloadSink {
   void apply_replies();
   void write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
   const std::byte* pulled_data(int src, std::uint64_t token, std::uint32_t size);
+  // Staging memory for size bytes pulled by pid (Staging::stage), nullptr where there is
+  // none. Before the superstep's first, the memory last staged into is taken again when
+  // every peer that pulled from it has raised its read mark past that superstep's sync.
+  std::byte* stage_for(int pid, std::size_t size, std::uint64_t& token);
   // Single copy: a pulled token with kDirect set is an address in the sender's memory that
   // the receiver reads itself (read_direct); the sender keeps that memory as it is until the
   // reader's read mark says it is done (await_readers).
@@ -399,6 +403,11 @@ class Engine : private recovery::PayloadSink {
   std::vector<int> get_readers_, hpput_readers_;
   bool read_direct_gets_ = false;
   transport::Staging* read_through_ = nullptr;  // the path this process read others' memory through
+  // The last superstep this process staged data in (-1: none yet), the peers it staged
+  // for then, and whether this superstep has staged anything yet (stage_for).
+  long staged_superstep_ = -1;
+  std::vector<int> staged_readers_;
+  bool staged_yet_ = false;
   std::uint64_t single_copies_ = 0, two_copies_ = 0;
   std::vector<std::pair<std::string, std::uint64_t>> two_copy_reasons_;
   std::vector<int> awaited_;

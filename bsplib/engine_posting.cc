@@ -84,11 +84,38 @@ bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration
                               std::uint32_t size) {
   if (size < pull_threshold_ || pid == pid_) return false;
   std::uint64_t token = 0;
-  std::byte* staged = channel_->stage(pid, size, token);
+  std::byte* staged = stage_for(pid, size, token);
   if (!staged) return false;
   copy_bytes(staged, src, size);
   records::Writer(out.stream).put_pulled(registration, offset, size, token);
   return true;
+}
+
+std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
+  transport::Staging* staging = channel_->staging(pid);
+  if (!staging) return nullptr;
+  if (!staged_yet_) {
+    staged_yet_ = true;
+    // The readers of superstep s's staging raise their marks to 2s + 2 after its sync
+    // (engine.cc); until then they may still be copying out of it.
+    const auto done = static_cast<std::uint64_t>(2 * staged_superstep_ + 2);
+    bool all_read = staged_superstep_ >= 0;
+    for (int peer : staged_readers_) {
+      transport::Staging* path = channel_->staging(peer);
+      all_read &= path && path->read_mark(peer) >= done;
+    }
+    if (all_read) staging->reuse_last();
+  }
+  std::byte* staged = channel_->stage(pid, size, token);
+  if (!staged) return nullptr;
+  if (staged_superstep_ != superstep_) {
+    staged_superstep_ = superstep_;
+    staged_readers_.clear();
+  }
+  if (std::find(staged_readers_.begin(), staged_readers_.end(), pid) == staged_readers_.end()) {
+    staged_readers_.push_back(pid);
+  }
+  return staged;
 }
 
 // A large put to another process. Whenever everything before it has been handed to the

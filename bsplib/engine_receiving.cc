@@ -284,7 +284,7 @@ void Engine::serve_gets() {
         continue;
       }
       std::uint64_t token = 0;
-      std::byte* staged = request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token)
+      std::byte* staged = request.size >= pull_threshold_ && src != pid_ ? stage_for(src, request.size, token)
                                                                          : nullptr;
       if (staged) {  // the requester pulls it: one copy here, one there
         copy_bytes(staged, from, request.size);
@@ -385,6 +385,7 @@ const std::byte* Engine::pulled_data(int src, std::uint64_t token, std::uint32_t
     job_.abort_job(fmt::format("bsplib: pid {} names {} bytes at {} of its staging memory to pid {}: outside it", src,
                                size, token, pid_));
   }
+  read_through_ = channel_->staging(src);  // src may take that memory again once the read mark says so
   return data.data();
 }
 

@@ -26,6 +26,11 @@ class Staging {
   // empty when they cannot be there (a broken or hostile peer).
   virtual std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) = 0;
   virtual void next_superstep() = 0;
+  // Called before anything is staged in a superstep, when every peer that pulled what was
+  // last staged (in an earlier superstep) has said so (read mark): this superstep stages
+  // into that memory again instead of alternating (it is still in cache: 8 MiB staged in
+  // each of two halves, with a source and a destination, would fill a 32 MiB L3).
+  virtual void reuse_last() {}
 
   // ---- Single copy: the peer reads this process's memory itself ----
   // Whether `peer` may be told to read `size` bytes at `data` straight from this

@@ -133,6 +133,18 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
   }
 }
 
+// Staging memory is taken again for the next superstep only once its readers' read
+// marks say they are done (Engine::stage_for): a reader still copying sees no byte of the
+// next superstep's data, for puts, hp-puts and staged get replies, dense and sparse.
+TEST(ShmJob, StagingIsReusedOnlyOnceRead) {
+  for (const char* sync : {"--sync=dense", "--sync=sparse"}) {
+    ProgramResult result = run_program(
+        {kBsprun, "-n", "3", "--transport=shm", sync, "--shm-single-copy=off", kCases, "--case=staging_reuse"}, 120s);
+    ASSERT_EQ(result.exit_code, 0) << sync << "\n" << describe(result);
+    EXPECT_NE(result.out.find("case staging_reuse passed"), std::string::npos) << describe(result);
+  }
+}
+
 TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {
   ProgramResult result = run_program({kBsprun, "-n", "3", "--stats", kCases, "--case=put_all_to_all"}, 30s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);

@@ -287,6 +287,7 @@ class ShmTransport final : public Transport, private Staging {
     std::size_t& used = staging_used_[staging_half_];
     if (size > half - used) return nullptr;
     token = staging_half_ * half + used;
+    last_half_ = staging_half_;
     used += (size + kStagingAlignment - 1) & ~(kStagingAlignment - 1);
     used = std::min(used, half);
     return staging_.data() + token;
@@ -346,6 +347,11 @@ class ShmTransport final : public Transport, private Staging {
   void next_superstep() override {
     staging_half_ ^= 1;
     staging_used_[staging_half_] = 0;  // its transfers were taken a whole superstep ago
+  }
+
+  void reuse_last() override {
+    staging_half_ = last_half_;
+    staging_used_[staging_half_] = 0;  // (the caller saw every reader's mark: taken already)
   }
 
   bool flush() override { return true; }
@@ -450,6 +456,7 @@ class ShmTransport final : public Transport, private Staging {
   shm::StagingMapping staging_;
   std::size_t staging_half_ = 0;
   std::size_t staging_used_[2] = {0, 0};
+  std::size_t last_half_ = 0;  // the half stage() last handed out memory of
   FileDescriptor wake_read_, wake_write_;
   std::vector<Peer> peers_;
   std::vector<int> connected_;
