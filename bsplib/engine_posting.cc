@@ -81,12 +81,16 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
 // Push-Pull: a put of at least the pull threshold to a peer sharing memory is copied into
 // this process's staging memory and the peer pulls it; false where there is none.
 bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
-                              std::uint32_t size) {
+                              std::uint32_t size, bool deferred) {
   if (size < pull_threshold_ || pid == pid_) return false;
   std::uint64_t token = 0;
-  std::byte* staged = stage_for(pid, size, token);
-  if (!staged) return false;
-  copy_bytes(staged, src, size);
+  if (deferred) {
+    if (!stage_deferred(pid, src, size, token)) return false;
+  } else {
+    std::byte* staged = stage_for(pid, size, token);
+    if (!staged) return false;
+    copy_bytes(staged, src, size);
+  }
   records::Writer(out.stream).put_pulled(registration, offset, size, token);
   return true;
 }
@@ -116,6 +120,17 @@ std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
     staged_readers_.push_back(pid);
   }
   return staged;
+}
+
+// Staging for size bytes at src, copied there after the exchange (copy_deferred), which
+// must leave src as it is until then (an hp-put's source during its sync, memory a get
+// reads before anything of the superstep lands).
+bool Engine::stage_deferred(int pid, const void* src, std::uint32_t size, std::uint64_t& token) {
+  std::byte* staged = stage_for(pid, size, token);
+  if (!staged) return false;
+  deferred_.push_back({channel_->staging(pid), staged, static_cast<const std::byte*>(src), token, size});
+  token |= kDeferred;
+  return true;
 }
 
 // A large put to another process. Whenever everything before it has been handed to the

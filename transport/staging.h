@@ -46,6 +46,12 @@ class Staging {
   // (monotonic): this process's, and where peer's stands now.
   virtual void publish_read_mark(std::uint64_t /*mark*/) {}
   virtual std::uint64_t read_mark(int /*peer*/) const { return 0; }
+  // Staged marks, a number each process raises as it fills staging memory it has already
+  // named to its peers (monotonic): (superstep << 32) | the end of the staged bytes written
+  // so far, in the order they were staged. A reader copies a transfer piece by piece
+  // behind it (the two copies overlap instead of following each other).
+  virtual void publish_staged_mark(std::uint64_t /*mark*/) {}
+  virtual std::uint64_t staged_mark(int /*peer*/) const { return 0; }
   // Why peer cannot read this process's memory ("" when it can, or nothing is known), for --stats.
   virtual std::string single_copy_refusal(int /*peer*/) const { return {}; }
 };

@@ -135,7 +135,9 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
 
 // Staging memory is taken again for the next superstep only once its readers' read
 // marks say they are done (Engine::stage_for): a reader still copying sees no byte of the
-// next superstep's data, for puts, hp-puts and staged get replies, dense and sparse.
+// next superstep's data, for puts, hp-puts and staged get replies, dense and sparse. And
+// hp-put and get data staged during the sync is read only behind its sender's staged
+// mark (Engine::copy_pulled): a reader ahead of it would see the last superstep's bytes.
 TEST(ShmJob, StagingIsReusedOnlyOnceRead) {
   for (const char* sync : {"--sync=dense", "--sync=sparse"}) {
     ProgramResult result = run_program(
