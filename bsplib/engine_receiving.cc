@@ -389,8 +389,8 @@ void Engine::read_direct(const char* call, int src, std::uint64_t token, std::by
 void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uint32_t size) {
   const std::uint64_t at = token & ~kDeferred;
   const std::byte* data = pulled_data(src, at, size);
-  if (!(token & kDeferred)) return copy_bytes(into, data, size);
   transport::Staging* staging = channel_->staging(src);
+  if (!(token & kDeferred) || size == 0 || !staging) return copy_bytes(into, data, size);  // (staged() checked it)
   const auto superstep = static_cast<std::uint32_t>(superstep_);
   std::uint32_t done = 0;
   for (unsigned idle = 0; done < size;) {
