@@ -341,7 +341,7 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
 // time, each announced by the staged mark (superstep << 32 | staging offset written
 // through) for readers copying behind it (copy_pulled).
 void Engine::copy_deferred() {
-  constexpr std::size_t kPiece = 256u << 10;  // small enough to overlap, large enough to copy fast
+  constexpr std::size_t kPiece = 128u << 10;  // small enough to overlap, large enough to copy fast
   const std::uint64_t superstep = static_cast<std::uint64_t>(static_cast<std::uint32_t>(superstep_)) << 32;
   for (const DeferredCopy& copy : deferred_) {
     for (std::size_t done = 0; done < copy.size;) {

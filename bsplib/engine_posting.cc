@@ -122,12 +122,19 @@ std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
   return staged;
 }
 
-// Staging for size bytes at src, copied there after the exchange (copy_deferred), which
-// must leave src as it is until then (an hp-put's source during its sync, memory a get
+// Staging for size bytes at src, copied there after the exchange (copy_deferred) when
+// large, which must leave src as it is until then (an hp-put's source during its sync, memory a get
 // reads before anything of the superstep lands).
 bool Engine::stage_deferred(int pid, const void* src, std::uint32_t size, std::uint64_t& token) {
+  // Below this, too few pieces to overlap: copied now, and the reader never waits for it
+  // (a small transfer's reader would otherwise wait for the writer's turn on a shared core).
+  constexpr std::uint32_t kDeferFrom = 512u << 10;
   std::byte* staged = stage_for(pid, size, token);
   if (!staged) return false;
+  if (size < kDeferFrom) {
+    copy_bytes(staged, src, size);
+    return true;
+  }
   deferred_.push_back({channel_->staging(pid), staged, static_cast<const std::byte*>(src), token, size});
   token |= kDeferred;
   return true;
