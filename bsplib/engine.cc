@@ -293,7 +293,7 @@ void Engine::superstep(bool final) {
   ++superstep_;
   channel_->next_superstep();  // staging written two supersteps ago may be reused
   staged_yet_ = false;
-  channel_->progress(*this);   // push out anything the transport still queues
+  channel_->progress(*this);  // push out anything the transport still queues
   // Single copies out of this process's hp-put sources: they stay as they are until read.
   if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();

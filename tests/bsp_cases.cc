@@ -910,8 +910,8 @@ void staging_reuse() {
   const long bytes = static_cast<long>(words * sizeof(std::uint32_t));
   // Two sources in turn: the next one is filled before the sync, so a sender's next
   // transfer follows its sync at once.
-  std::vector<std::uint32_t> from_0(words, 0), from_2(words, 0), sources[2] = {std::vector<std::uint32_t>(words, 0),
-                                                                              std::vector<std::uint32_t>(words, 0)};
+  std::vector<std::uint32_t> from_0(words, 0), from_2(words, 0),
+      sources[2] = {std::vector<std::uint32_t>(words, 0), std::vector<std::uint32_t>(words, 0)};
   for (void* area : {(void*)from_0.data(), (void*)from_2.data(), (void*)sources[0].data(), (void*)sources[1].data()})
     bsp_push_reg(area, bytes);
   bsp_sync();
@@ -938,10 +938,11 @@ void staging_reuse() {
     if (me() != 1) continue;
     for (std::size_t k = 0; k < words; ++k) {
       if (from_0[k] != value(0, step, k) || from_2[k] != value(2, step, k)) {
-        bsp_abort("staging_reuse: pid 1 step %d (%s) word %zu: %#x from pid 0 (expected %#x), %#x from pid 2 "
-                  "(expected %#x)\n",
-                  step, how == 0 ? "bsp_put" : how == 1 ? "bsp_hpput" : "bsp_get", k, from_0[k], value(0, step, k),
-                  from_2[k], value(2, step, k));
+        const char* call = how == 0 ? "bsp_put" : how == 1 ? "bsp_hpput" : "bsp_get";
+        bsp_abort(
+            "staging_reuse: pid 1 step %d (%s) word %zu: %#x from pid 0 (expected %#x), %#x from pid 2 "
+            "(expected %#x)\n",
+            step, call, k, from_0[k], value(0, step, k), from_2[k], value(2, step, k));
       }
     }
   }
