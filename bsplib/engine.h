@@ -410,8 +410,7 @@ class Engine : private recovery::PayloadSink {
   std::vector<int> get_readers_, hpput_readers_;
   bool read_direct_gets_ = false;
   transport::Staging* read_through_ = nullptr;  // the path this process read others' memory through
-  // The last superstep this process staged data in (-1: none yet), the peers it staged
-  // for then, and whether this superstep has staged anything yet (stage_for).
+  // Staging named during this sync and filled after the exchange (copy_deferred).
   struct DeferredCopy {
     transport::Staging* staging;
     std::byte* to;
@@ -420,6 +419,8 @@ class Engine : private recovery::PayloadSink {
     std::uint32_t size;
   };
   std::vector<DeferredCopy> deferred_;  // in staging order (the staged mark's)
+  // The last superstep this process staged data in (-1: none yet), the peers it staged
+  // for then, and whether this superstep has staged anything yet (stage_for).
   long staged_superstep_ = -1;
   std::vector<int> staged_readers_;
   bool staged_yet_ = false;

@@ -123,8 +123,8 @@ std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
 }
 
 // Staging for size bytes at src, copied there after the exchange (copy_deferred) when
-// large, which must leave src as it is until then (an hp-put's source during its sync, memory a get
-// reads before anything of the superstep lands).
+// large; src must stay as it is until then (an hp-put's source during its sync, memory a
+// get reads before anything of the superstep lands: copy_deferred runs before both).
 bool Engine::stage_deferred(int pid, const void* src, std::uint32_t size, std::uint64_t& token) {
   // Below this, too few pieces to overlap: copied now, and the reader never waits for it
   // (a small transfer's reader would otherwise wait for the writer's turn on a shared core).
