@@ -231,7 +231,7 @@ void Engine::superstep(bool final) {
       }
       continue;
     }
-    if (write_staged_put(hp.pid, out, hp.registration, hp.offset, hp.src, hp.size)) continue;
+    if (write_staged_put(hp.pid, out, hp.registration, hp.offset, hp.src, hp.size, true)) continue;
     records::Writer(out.stream).put_header(hp.registration, hp.offset, hp.size);
     out.gathered.push_back({out.stream.size(), static_cast<const std::byte*>(hp.src), hp.size});
     out.last_put_end = SIZE_MAX;  // its data is not in the stream: nothing extends it
@@ -242,6 +242,7 @@ void Engine::superstep(bool final) {
   // for its gets says so (read mark 2s + 1) before it waits for those reading its own
   // memory for theirs: its puts must not land before; after its puts, 2s + 2 (hp-puts read).
   const std::uint64_t marks = 2 * static_cast<std::uint64_t>(superstep_);
+  copy_deferred();  // before this process writes anything of the superstep
   apply_replies();
   if (read_direct_gets_) read_through_->publish_read_mark(marks + 1);
   if (!get_readers_.empty()) await_readers(get_readers_, marks + 1);
@@ -296,7 +297,8 @@ void Engine::superstep(bool final) {
   watchdog_.superstep_ended(superstep_);
   ++superstep_;
   channel_->next_superstep();  // staging written two supersteps ago may be reused
-  channel_->progress(*this);   // push out anything the transport still queues
+  staged_yet_ = false;
+  channel_->progress(*this);  // push out anything the transport still queues
   // Single copies out of this process's hp-put sources: they stay as they are until read.
   if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
   communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
@@ -392,6 +394,23 @@ bool Engine::poll_lines() {
     }
   }
   return ended_ != ended;
+}
+
+// Staging named to peers during this sync is filled now, in staging order, a piece at a
+// time, each announced by the staged mark (superstep << 32 | staging offset written
+// through) for readers copying behind it (copy_pulled).
+void Engine::copy_deferred() {
+  constexpr std::size_t kPiece = 128u << 10;  // small enough to overlap, large enough to copy fast
+  const std::uint64_t superstep = static_cast<std::uint64_t>(static_cast<std::uint32_t>(superstep_)) << 32;
+  for (const DeferredCopy& copy : deferred_) {
+    for (std::size_t done = 0; done < copy.size;) {
+      const std::size_t piece = std::min<std::size_t>(kPiece, copy.size - done);
+      copy_bytes(copy.to + done, copy.from + done, piece);
+      done += piece;
+      copy.staging->publish_staged_mark(superstep | (copy.token + done));
+    }
+  }
+  deferred_.clear();
 }
 
 // Waits until every peer in readers has raised its read mark to `mark` (it has read what

@@ -305,6 +305,17 @@ class Engine : private recovery::PayloadSink {
   void apply_replies();
   void write_put(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
   const std::byte* pulled_data(int src, std::uint64_t token, std::uint32_t size);
+  // Staging memory for size bytes pulled by pid (Staging::stage), nullptr where there is
+  // none. Before the superstep's first, the memory last staged into is taken again when
+  // every peer that pulled from it has raised its read mark past that superstep's sync.
+  std::byte* stage_for(int pid, std::size_t size, std::uint64_t& token);
+  // Staging filled during the sync after the exchange (copy_deferred), not before: a token
+  // with kDeferred set names bytes its reader copies piece by piece behind the sender's
+  // staged mark (copy_pulled), so the sender's copy and the reader's overlap.
+  static constexpr std::uint64_t kDeferred = std::uint64_t{1} << 62;
+  bool stage_deferred(int pid, const void* src, std::uint32_t size, std::uint64_t& token);
+  void copy_deferred();
+  void copy_pulled(int src, std::uint64_t token, std::byte* into, std::uint32_t size);
   // Single copy: a pulled token with kDirect set is an address in the sender's memory that
   // the receiver reads itself (read_direct); the sender keeps that memory as it is until the
   // reader's read mark says it is done (await_readers).
@@ -333,7 +344,7 @@ class Engine : private recovery::PayloadSink {
   // Data of at least this many bytes is sent from where it lies (Outgoing::gathered).
   std::size_t gather_from() const { return std::max<std::size_t>(max_payload_, 16384); }
   bool write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
-                        std::uint32_t size);
+                        std::uint32_t size, bool deferred = false);
   void write_large_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
                        std::uint32_t size);
   bool combine_put(Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
@@ -409,6 +420,20 @@ class Engine : private recovery::PayloadSink {
   std::vector<int> get_readers_, hpput_readers_;
   bool read_direct_gets_ = false;
   transport::Staging* read_through_ = nullptr;  // the path this process read others' memory through
+  // Staging named during this sync and filled after the exchange (copy_deferred).
+  struct DeferredCopy {
+    transport::Staging* staging;
+    std::byte* to;
+    const std::byte* from;
+    std::uint64_t token;
+    std::uint32_t size;
+  };
+  std::vector<DeferredCopy> deferred_;  // in staging order (the staged mark's)
+  // The last superstep this process staged data in (-1: none yet), the peers it staged
+  // for then, and whether this superstep has staged anything yet (stage_for).
+  long staged_superstep_ = -1;
+  std::vector<int> staged_readers_;
+  bool staged_yet_ = false;
   std::uint64_t single_copies_ = 0, two_copies_ = 0;
   std::vector<std::pair<std::string, std::uint64_t>> two_copy_reasons_;
   std::vector<int> awaited_;

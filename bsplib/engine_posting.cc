@@ -81,13 +81,62 @@ void Engine::write_put(int pid, std::uint32_t registration, std::uint32_t offset
 // Push-Pull: a put of at least the pull threshold to a peer sharing memory is copied into
 // this process's staging memory and the peer pulls it; false where there is none.
 bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration, std::uint32_t offset, const void* src,
-                              std::uint32_t size) {
+                              std::uint32_t size, bool deferred) {
   if (size < pull_threshold_ || pid == pid_) return false;
   std::uint64_t token = 0;
-  std::byte* staged = channel_->stage(pid, size, token);
-  if (!staged) return false;
-  copy_bytes(staged, src, size);
+  if (deferred) {
+    if (!stage_deferred(pid, src, size, token)) return false;
+  } else {
+    std::byte* staged = stage_for(pid, size, token);
+    if (!staged) return false;
+    copy_bytes(staged, src, size);
+  }
   records::Writer(out.stream).put_pulled(registration, offset, size, token);
+  return true;
+}
+
+std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
+  transport::Staging* staging = channel_->staging(pid);
+  if (!staging) return nullptr;
+  if (!staged_yet_) {
+    staged_yet_ = true;
+    // The readers of superstep s's staging raise their marks to 2s + 2 after its sync
+    // (engine.cc); until then they may still be copying out of it.
+    const auto done = static_cast<std::uint64_t>(2 * staged_superstep_ + 2);
+    bool all_read = staged_superstep_ >= 0;
+    for (int peer : staged_readers_) {
+      transport::Staging* path = channel_->staging(peer);
+      all_read &= path && path->read_mark(peer) >= done;
+    }
+    if (all_read) staging->reuse_last();
+  }
+  std::byte* staged = channel_->stage(pid, size, token);
+  if (!staged) return nullptr;
+  if (staged_superstep_ != superstep_) {
+    staged_superstep_ = superstep_;
+    staged_readers_.clear();
+  }
+  if (std::find(staged_readers_.begin(), staged_readers_.end(), pid) == staged_readers_.end()) {
+    staged_readers_.push_back(pid);
+  }
+  return staged;
+}
+
+// Staging for size bytes at src, copied there after the exchange (copy_deferred) when
+// large; src must stay as it is until then (an hp-put's source during its sync, memory a
+// get reads before anything of the superstep lands: copy_deferred runs before both).
+bool Engine::stage_deferred(int pid, const void* src, std::uint32_t size, std::uint64_t& token) {
+  // Below this, too few pieces to overlap: copied now, and the reader never waits for it
+  // (a small transfer's reader would otherwise wait for the writer's turn on a shared core).
+  constexpr std::uint32_t kDeferFrom = 512u << 10;
+  std::byte* staged = stage_for(pid, size, token);
+  if (!staged) return false;
+  if (size < kDeferFrom) {
+    copy_bytes(staged, src, size);
+    return true;
+  }
+  deferred_.push_back({channel_->staging(pid), staged, static_cast<const std::byte*>(src), token, size});
+  token |= kDeferred;
   return true;
 }
 

@@ -3,6 +3,7 @@
 // they come; then, at the end of the superstep, the gets served, the replies and puts
 // written, and the delivered messages read (bsp_qsize, bsp_move, ...).
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstring>
@@ -15,6 +16,9 @@ namespace bsp {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+namespace {
+constexpr auto kAbortCheckEvery = 1ms;  // how often a wait for a peer's staged mark asks the coordinator
+}  // namespace
 
 // ---------------------------------------------------------------- BSMP: delivered messages
 
@@ -268,9 +272,11 @@ void Engine::apply_replies() {
         read_direct_gets_ = true;  // (read_direct set read_through_)
         continue;
       }
-      const std::byte* data = reply.pulled ? pulled_data(src, reply.token, reply.size)
-                                           : in.stream.data() + reply.data_at;
-      copy_bytes(into, data, reply.size);
+      if (reply.pulled) {
+        copy_pulled(src, reply.token, into, reply.size);
+      } else {
+        copy_bytes(into, in.stream.data() + reply.data_at, reply.size);
+      }
     }
   }
 }
@@ -288,10 +294,8 @@ void Engine::serve_gets() {
         continue;
       }
       std::uint64_t token = 0;
-      std::byte* staged = request.size >= pull_threshold_ && src != pid_ ? channel_->stage(src, request.size, token)
-                                                                         : nullptr;
-      if (staged) {  // the requester pulls it: one copy here, one there
-        copy_bytes(staged, from, request.size);
+      if (request.size >= pull_threshold_ && src != pid_ && stage_deferred(src, from, request.size, token)) {
+        // the requester pulls it: one copy here (after the exchange), one there, overlapping
         records::Writer(stream_to(src).stream).get_reply_pulled(request.request_id, 0, request.size, token);
         continue;
       }
@@ -331,7 +335,7 @@ void Engine::apply_puts() {
         } else if (std::uint64_t token = records::read_u64(at + records::kPutHeader); token & kDirect) {
           read_direct("bsp_hpput", src, token, into, put.size);  // (target_area checked the size)
         } else {
-          copy_bytes(into, pulled_data(src, records::read_u64(at + records::kPutHeader), put.size), put.size);
+          copy_pulled(src, token, into, put.size);
         }
       } else if (kind == records::Kind::put_strided) {
         records::StridedPut run = records::read_strided(at, pos);
@@ -382,6 +386,45 @@ void Engine::read_direct(const char* call, int src, std::uint64_t token, std::by
   }
 }
 
+// Pulled data into `into`; a deferred piece (kDeferred) only as far as src's staged mark
+// says it has written it this superstep (copy_deferred), waiting for the rest. Nothing is
+// received meanwhile: the caller walks streams that arrivals would move, and src waits
+// for nothing of this process before it copies (its exchange is done, as ours is).
+void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uint32_t size) {
+  const std::uint64_t at = token & ~kDeferred;
+  const std::byte* data = pulled_data(src, at, size);
+  transport::Staging* staging = channel_->staging(src);
+  if (!(token & kDeferred) || size == 0 || !staging) return copy_bytes(into, data, size);  // (staged() checked it)
+  const auto superstep = static_cast<std::uint32_t>(superstep_);
+  std::uint32_t done = 0;
+  for (unsigned idle = 0; done < size;) {
+    const std::uint64_t mark = staging->staged_mark(src);
+    std::uint64_t ready = size;  // a later superstep's mark: all of this one's is written
+    if (static_cast<std::uint32_t>(mark >> 32) == superstep) {
+      const std::uint64_t end = mark & 0xffffffffu;
+      ready = end > at ? std::min<std::uint64_t>(end - at, size) : 0;
+    } else if (static_cast<std::int32_t>(static_cast<std::uint32_t>(mark >> 32) - superstep) < 0) {
+      ready = 0;  // (still an earlier superstep's)
+    }
+    if (ready > done) {
+      copy_bytes(into + done, data + done, ready - done);
+      done = static_cast<std::uint32_t>(ready);
+      idle = 0;
+      continue;
+    }
+    // A piece takes a running writer microseconds; no news for longer, and it is not
+    // running (it shares this core): let it.
+    if (++idle % 512 == 0) {
+      auto now = Clock::now();
+      if (now >= next_abort_check_) {
+        job_.check_for_abort();
+        next_abort_check_ = now + kAbortCheckEvery;
+      }
+      sched_yield();
+    }
+  }
+}
+
 // Data a pulled record names in src's staging memory, or the job stops.
 const std::byte* Engine::pulled_data(int src, std::uint64_t token, std::uint32_t size) {
   std::span<const std::byte> data = channel_->staged(src, token, size);
@@ -389,6 +432,7 @@ const std::byte* Engine::pulled_data(int src, std::uint64_t token, std::uint32_t
     job_.abort_job(fmt::format("bsplib: pid {} names {} bytes at {} of its staging memory to pid {}: outside it", src,
                                size, token, pid_));
   }
+  read_through_ = channel_->staging(src);  // src may take that memory again once the read mark says so
   return data.data();
 }
 

@@ -962,6 +962,59 @@ void registration_mismatch() {
   bsp_sync();
 }
 
+// Staging memory taken again (shm): a sender that left the sync stages its next
+// superstep's data at once, while a reader may still be copying the last one out of the
+// same memory. Here pid 1 reads 24 MiB from pid 0 before pid 2's (sources go in pid
+// order), while pid 2 stages its next 24 MiB straight away: if pid 2 wrote where pid 1
+// has yet to read (staging reused before its read mark said so), pid 1 sees the next
+// superstep's bytes. bsp_put, bsp_hpput and bsp_get (the reply staged by its owner) in turn.
+void staging_reuse() {
+  CHECK(p() >= 3);
+  const std::size_t words = (24u << 20) / sizeof(std::uint32_t);
+  const long bytes = static_cast<long>(words * sizeof(std::uint32_t));
+  // Two sources in turn: the next one is filled before the sync, so a sender's next
+  // transfer follows its sync at once.
+  std::vector<std::uint32_t> from_0(words, 0), from_2(words, 0),
+      sources[2] = {std::vector<std::uint32_t>(words, 0), std::vector<std::uint32_t>(words, 0)};
+  for (void* area : {(void*)from_0.data(), (void*)from_2.data(), (void*)sources[0].data(), (void*)sources[1].data()})
+    bsp_push_reg(area, bytes);
+  bsp_sync();
+  auto value = [](int pid, int step, std::size_t k) { return static_cast<std::uint32_t>(pid << 28 ^ step << 20 ^ k); };
+  auto fill = [&](int step) {
+    std::vector<std::uint32_t>& source = sources[step % 2];
+    for (std::size_t k = 0; k < words; ++k) source[k] = value(me(), step, k);
+  };
+  fill(0);
+  for (int step = 0; step < 24; ++step) {
+    const int how = step % 3;  // 0 put, 1 hp-put, 2 get
+    std::uint32_t* source = sources[step % 2].data();
+    if (me() == 0 || me() == 2) {
+      void* into = me() == 0 ? from_0.data() : from_2.data();
+      if (how == 0) bsp_put(1, source, into, 0, bytes);
+      if (how == 1) bsp_hpput(1, source, into, 0, bytes);
+      fill(step + 1);
+    }
+    if (me() == 1 && how == 2) {
+      bsp_get(0, source, 0, from_0.data(), bytes);
+      bsp_get(2, source, 0, from_2.data(), bytes);
+    }
+    bsp_sync();
+    if (me() != 1) continue;
+    for (std::size_t k = 0; k < words; ++k) {
+      if (from_0[k] != value(0, step, k) || from_2[k] != value(2, step, k)) {
+        const char* call = how == 0 ? "bsp_put" : how == 1 ? "bsp_hpput" : "bsp_get";
+        bsp_abort(
+            "staging_reuse: pid 1 step %d (%s) word %zu: %#x from pid 0 (expected %#x), %#x from pid 2 "
+            "(expected %#x)\n",
+            step, call, k, from_0[k], value(0, step, k), from_2[k], value(2, step, k));
+      }
+    }
+  }
+  for (void* area : {(void*)sources[1].data(), (void*)sources[0].data(), (void*)from_2.data(), (void*)from_0.data()})
+    bsp_pop_reg(area);
+  bsp_sync();
+}
+
 void bad_pid() {
   int x = 0;
   bsp_push_reg(&x, sizeof x);
@@ -986,6 +1039,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"large_transfers", large_transfers},
       {"large_gathered", large_gathered},
       {"single_copy_regions", single_copy_regions},
+      {"staging_reuse", staging_reuse},
       {"all_to_all_bulk", all_to_all_bulk},
       {"many_small_puts", many_small_puts},
       {"combined_puts", combined_puts},

@@ -27,6 +27,11 @@ class Staging {
   // empty when they cannot be there (a broken or hostile peer).
   virtual std::span<const std::byte> staged(int peer, std::uint64_t token, std::size_t size) = 0;
   virtual void next_superstep() = 0;
+  // Called before anything is staged in a superstep, when every peer that pulled what was
+  // last staged (in an earlier superstep) has said so (read mark): this superstep stages
+  // into that memory again instead of alternating (it is still in cache: 8 MiB staged in
+  // each of two halves, with a source and a destination, would fill a 32 MiB L3).
+  virtual void reuse_last() {}
 
   // ---- Single copy: the peer reads this process's memory itself ----
   // Whether `peer` may be told to read `size` bytes at `data` straight from this
@@ -42,6 +47,12 @@ class Staging {
   // (monotonic): this process's, and where peer's stands now.
   virtual void publish_read_mark(std::uint64_t /*mark*/) {}
   virtual std::uint64_t read_mark(int /*peer*/) const { return 0; }
+  // Staged marks, a number each process raises as it fills staging memory it has already
+  // named to its peers (monotonic): (superstep << 32) | the end of the staged bytes written
+  // so far, in the order they were staged. A reader copies a transfer piece by piece
+  // behind it (the two copies overlap instead of following each other).
+  virtual void publish_staged_mark(std::uint64_t /*mark*/) {}
+  virtual std::uint64_t staged_mark(int /*peer*/) const { return 0; }
   // Why peer cannot read this process's memory ("" when it can, or nothing is known), for --stats.
   virtual std::string single_copy_refusal(int /*peer*/) const { return {}; }
 

@@ -217,6 +217,20 @@ TEST(ShmJob, ProcessesGetACoreEachWhileThereAreEnough) {
   for (const std::string& pin : many) EXPECT_EQ(pin.rfind("not-pinned(", 0), 0u) << describe(crowded);
 }
 
+// Staging memory is taken again for the next superstep only once its readers' read
+// marks say they are done (Engine::stage_for): a reader still copying sees no byte of the
+// next superstep's data, for puts, hp-puts and staged get replies, dense and sparse. And
+// hp-put and get data staged during the sync is read only behind its sender's staged
+// mark (Engine::copy_pulled): a reader ahead of it would see the last superstep's bytes.
+TEST(ShmJob, StagingIsReusedOnlyOnceRead) {
+  for (const char* sync : {"--sync=dense", "--sync=sparse"}) {
+    ProgramResult result = run_program(
+        {kBsprun, "-n", "3", "--transport=shm", sync, "--shm-single-copy=off", kCases, "--case=staging_reuse"}, 120s);
+    ASSERT_EQ(result.exit_code, 0) << sync << "\n" << describe(result);
+    EXPECT_NE(result.out.find("case staging_reuse passed"), std::string::npos) << describe(result);
+  }
+}
+
 TEST(ShmJob, DefaultTransportOnOneHostIsSharedMemory) {
   ProgramResult result = run_program({kBsprun, "-n", "3", "--stats", kCases, "--case=put_all_to_all"}, 30s);
   ASSERT_EQ(result.exit_code, 0) << describe(result);

@@ -44,12 +44,14 @@ constexpr long kSingleCopyFrom = 64 << 10;
 
 // The staging memfd's last bytes: what its owner tells its peers about single copies.
 // Written by the owner only; the peers map it read-only.
-// Layout: the read mark (a u64, Staging::publish_read_mark) on its own cache line, then a
-// byte per pid: 1 this process may read that pid's memory, 2 it may not (0: not probed).
+// Layout: the read mark (a u64, Staging::publish_read_mark) and the staged mark
+// (publish_staged_mark) on a cache line each, then a byte per pid: 1 this process may read
+// that pid's memory, 2 it may not (0: not probed).
 struct StagingControl {
   alignas(64) std::uint64_t read_mark;
+  alignas(64) std::uint64_t staged_mark;
 };
-constexpr std::size_t kCanReadAt = 64;
+constexpr std::size_t kCanReadAt = sizeof(StagingControl);
 std::size_t control_bytes(int nprocs) {
   return (kCanReadAt + static_cast<std::size_t>(nprocs) + 4095) & ~std::size_t{4095};
 }
@@ -287,6 +289,7 @@ class ShmTransport final : public Transport, private Staging {
     std::size_t& used = staging_used_[staging_half_];
     if (size > half - used) return nullptr;
     token = staging_half_ * half + used;
+    last_half_ = staging_half_;
     used += (size + kStagingAlignment - 1) & ~(kStagingAlignment - 1);
     used = std::min(used, half);
     return staging_.data() + token;
@@ -338,6 +341,15 @@ class ShmTransport final : public Transport, private Staging {
     return __atomic_load_n(&peers_[static_cast<std::size_t>(peer)].control->read_mark, __ATOMIC_ACQUIRE);
   }
 
+  void publish_staged_mark(std::uint64_t mark) override {
+    __atomic_store_n(&control()->staged_mark, mark, __ATOMIC_RELEASE);
+  }
+
+  std::uint64_t staged_mark(int peer) const override {
+    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return 0;
+    return __atomic_load_n(&peers_[static_cast<std::size_t>(peer)].control->staged_mark, __ATOMIC_ACQUIRE);
+  }
+
   std::string single_copy_refusal(int peer) const override {
     if (peer < 0 || peer >= config_.nprocs) return {};
     return peers_[static_cast<std::size_t>(peer)].refusal;
@@ -364,6 +376,11 @@ class ShmTransport final : public Transport, private Staging {
   void next_superstep() override {
     staging_half_ ^= 1;
     staging_used_[staging_half_] = 0;  // its transfers were taken a whole superstep ago
+  }
+
+  void reuse_last() override {
+    staging_half_ = last_half_;
+    staging_used_[staging_half_] = 0;  // (the caller saw every reader's mark: taken already)
   }
 
   bool flush() override { return true; }
@@ -468,6 +485,7 @@ class ShmTransport final : public Transport, private Staging {
   shm::StagingMapping staging_;
   std::size_t staging_half_ = 0;
   std::size_t staging_used_[2] = {0, 0};
+  std::size_t last_half_ = 0;  // the half stage() last handed out memory of
   FileDescriptor wake_read_, wake_write_;
   std::vector<Peer> peers_;
   std::vector<int> connected_;

@@ -12,7 +12,8 @@
 //
 // Pulled transfers (Push-Pull): stage() hands out this process's staging memory (a sealed
 // memfd of 512 MiB, its pages allocated when written; halves used in alternate
-// supersteps), which the peers map read-only and copy from by token (staged()).
+// supersteps, or the half last staged into again when its readers' read marks say they
+// are done: reuse_last()), which the peers map read-only and copy from by token (staged()).
 //
 // Single copies: where the kernel lets a process read its peers' memory (probed at
 // connect: process_vm_readv of a byte of each peer's staging memory), a large hp-put or get
