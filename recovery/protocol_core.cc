@@ -103,9 +103,9 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
   header.seq = static_cast<std::uint32_t>(link.next_seq);
   write_header(bytes, header);
   OutstandingFrame frame;
-  // The copy into the pool and the payload's MAC in one pass; every transmission then seals
-  // with that MAC (the payload does not change until acknowledged).
-  frame.payload_mac = wire::copy_payload(bytes.data() + wire::kHeaderSize, payload, frame_key_);
+  // The copy into the pool, the payload's MAC and its fold in one pass; every transmission seals
+  // with them (the payload does not change until acknowledged).
+  frame.payload_seal = wire::copy_payload(bytes.data() + wire::kHeaderSize, payload, frame_key_);
   frame.seq = link.next_seq++;
   frame.buffer = *buffer;
   frame.size = static_cast<std::uint16_t>(wire::kHeaderSize + payload.size());
@@ -214,7 +214,7 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   header.flags = ask ? wire::kFlagAckRequest : 0;
   header.credit = wire::encode_credit(credit);
   write_header(bytes, header);
-  wire::seal_frame(bytes, frame_key_, frame.payload_mac);
+  wire::seal_frame(bytes, frame_key_, frame.payload_seal);
   batch_.push_back(transport::OutFrame{peer, bytes});
   staged_.push_back(Staged{peer, frame.seq, resend, ask, ack, credit});
 }

@@ -200,5 +200,31 @@ TEST_F(FrameScreeningTest, CheckTellsDamageFromForgery) {
   EXPECT_EQ(sink.payloads, 0);
 }
 
+// Long payloads take the 16-lane MAC and a check over the payload's fold: a byte flipped
+// in either half of a 128-byte block or in the tail is refused and counted corrupt; with
+// the check rewritten to match the damage (as anyone can: frame_check), the MAC alone
+// refuses it and it is foreign. Nothing reaches the sink either way.
+TEST_F(FrameScreeningTest, TamperedLongPayloadIsRefused) {
+  std::uint64_t corrupt = 0;
+  std::uint64_t foreign = 0;
+  for (std::size_t length : {512, 1440, 8152, 65000}) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{70}, length / 2, length - 1}) {
+      auto damaged = data_frame(77, 0, 1, 0, length);
+      damaged[wire::kHeaderSize + at] ^= std::byte{0x40};
+      core.on_frame(0, damaged, sink);
+      EXPECT_EQ(core.stats().corrupt_dropped, ++corrupt) << length << " " << at;
+      auto span = std::span<std::byte>(damaged);
+      const std::uint16_t check = wire::frame_check(span.first(wire::kHeaderSize), span.subspan(wire::kHeaderSize));
+      std::memcpy(damaged.data() + offsetof(wire::Header, check), &check, sizeof check);
+      core.on_frame(0, damaged, sink);
+      EXPECT_EQ(core.stats().foreign_dropped, ++foreign) << length << " " << at;
+    }
+  }
+  EXPECT_EQ(sink.payloads, 0);
+  EXPECT_EQ(core.stats().data_received, 0u);
+  EXPECT_EQ(core.on_frame(0, data_frame(77, 0, 1, 0, 65000), sink), 1u);  // the intact frame lands
+  EXPECT_EQ(sink.payloads, 1);
+}
+
 }  // namespace
 }  // namespace bsp::recovery
