@@ -37,7 +37,7 @@ enum class Verdict {
 // The keys frames are sealed with, derived from the job's secret.
 struct FrameKey {
   auth::Key header{};
-  auth::BulkKey payload{};  // the payload's MAC: 8 SipHash lanes on long payloads
+  auth::BulkKey payload{};  // the payload's MAC: 16 SipHash lanes on long payloads
   // false over links authenticated at set-up (Capabilities::authenticated_links): the
   // mac field is zero and not checked.
   bool authenticate = true;
