@@ -19,10 +19,6 @@ std::uint64_t header_mac(std::span<const std::byte> head, std::uint64_t payload_
   return auth::mac(key.header, {std::as_bytes(std::span(&header, 1))});
 }
 
-std::uint64_t frame_mac(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key) {
-  return header_mac(head, auth::bulk_mac(key.payload, payload), key);
-}
-
 std::uint32_t fold_crc(const auth::Fold& fold) { return crc32c(std::as_bytes(std::span(fold))); }
 
 // The check from the CRC32C state after the payload's fold: the header follows, with its
@@ -108,8 +104,14 @@ Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::
   return check_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, job_id, my_pid, nprocs, header);
 }
 
+Verdict check_frame_copy(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
+                         int nprocs, Header& header, std::byte* copy_to) {
+  if (frame.size() < kHeaderSize) return Verdict::malformed;
+  return check_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, job_id, my_pid, nprocs, header, copy_to);
+}
+
 Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key,
-                    std::uint32_t job_id, int my_pid, int nprocs, Header& header) {
+                    std::uint32_t job_id, int my_pid, int nprocs, Header& header, std::byte* copy_to) {
   if (head.size() != kHeaderSize) return Verdict::malformed;
   std::memcpy(&header, head.data(), kHeaderSize);
   if (header.magic != kMagic) return Verdict::malformed;
@@ -122,8 +124,12 @@ Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> 
   // A frame whose MAC holds is intact everywhere the MAC covers, which is all but the
   // check field: its check is not computed (one pass over the payload saved per frame).
   // Without a MAC the check is the only test of damage.
-  if (addressed && key.authenticate && auth::same_tag(frame_mac(head, payload, key), header.mac)) {
-    return Verdict::ok;
+  if (addressed && key.authenticate) {
+    const std::uint64_t payload_mac = copy_to != nullptr ? auth::bulk_mac_copy(key.payload, copy_to, payload)
+                                                         : auth::bulk_mac(key.payload, payload);
+    if (auth::same_tag(header_mac(head, payload_mac, key), header.mac)) return Verdict::ok;
+  } else if (copy_to != nullptr && !payload.empty()) {
+    std::memcpy(copy_to, payload.data(), payload.size());
   }
   // Refused (or unauthenticated): damage is told from a stranger's frame by the check.
   if (key.checksum && frame_check(head, payload) != header.check) return Verdict::corrupt;

@@ -86,9 +86,14 @@ std::vector<transport::FrameMatch> receive_filter(std::uint32_t job_id, int my_p
 
 Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid, int nprocs,
                     Header& header);
+// The same, while copying the payload to copy_to (exactly its length; auth::bulk_mac_copy:
+// the copy rides on the MAC's pass). The copy is of unverified bytes: the caller keeps it
+// out of use unless the verdict is ok.
+Verdict check_frame_copy(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
+                         int nprocs, Header& header, std::byte* copy_to);
 // The same for a frame whose header and payload lie apart (udp's placement: the payload
 // read straight into the engine's stream): every check and the MAC over exactly these bytes.
 Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key,
-                    std::uint32_t job_id, int my_pid, int nprocs, Header& header);
+                    std::uint32_t job_id, int my_pid, int nprocs, Header& header, std::byte* copy_to = nullptr);
 
 }  // namespace bsp::wire
