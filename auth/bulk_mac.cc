@@ -1,5 +1,5 @@
-// auth/bulk_mac.cc: 16-lane SipHash-2-4 for long payloads (see bulk_mac.h). The lanes are
-// two GCC vectors of 8 64-bit words, hashed round by round in turn so that their chains
+// auth/bulk_mac.cc: 32-lane SipHash-2-4 for long payloads (see bulk_mac.h). The lanes are
+// four GCC vectors of 8 64-bit words, hashed round by round in turn so that their chains
 // overlap: an AVX-512 register each where the processor has it, two AVX2 registers or
 // four SSE2 ones each elsewhere (target_clones picks at load time).
 #include "auth/bulk_mac.h"
@@ -18,10 +18,10 @@
 namespace bsp::auth {
 namespace {
 
-// Half the lanes: one 64-byte piece of a 128-byte block.
+// A group of 8 lanes: one 64-byte piece of a 256-byte block.
 using Lanes = std::uint64_t __attribute__((vector_size(64)));
-constexpr std::size_t kHalf = kLanes / 2;
-constexpr std::size_t kBlock = 2 * sizeof(Lanes);
+constexpr std::size_t kGroups = kLanes / 8;
+constexpr std::size_t kBlock = kGroups * sizeof(Lanes);
 
 constexpr std::uint64_t kInit0 = 0x736f6d6570736575ull, kInit1 = 0x646f72616e646f6dull, kInit2 = 0x6c7967656e657261ull,
                         kInit3 = 0x7465646279746573ull;
@@ -59,8 +59,14 @@ template <typename T>
 template <typename T>
 struct SipState {
   T v0, v1, v2, v3;
-  [[gnu::always_inline]] SipState(const T& k0, const T& k1)
-      : v0(k0 ^ kInit0), v1(k1 ^ kInit1), v2(k0 ^ kInit2), v3(k1 ^ kInit3) {}
+  SipState() = default;
+  [[gnu::always_inline]] SipState(const T& k0, const T& k1) { init(k0, k1); }
+  [[gnu::always_inline]] void init(const T& k0, const T& k1) {
+    v0 = k0 ^ kInit0;
+    v1 = k1 ^ kInit1;
+    v2 = k0 ^ kInit2;
+    v3 = k1 ^ kInit3;
+  }
   [[gnu::always_inline]] void absorb(const T& m) {
     v3 ^= m;
     sip_round(v0, v1, v2, v3);
@@ -77,45 +83,59 @@ struct SipState {
   }
 };
 
-// The compression of every 128-byte block and the finalisation of SipHash-2-4, lane by
-// lane: words 0-7 of a block to lanes 0-7 (state a), words 8-15 to lanes 8-15 (state b).
-// blocks: 128-byte blocks at data; tags receives the 16 lane tags; fold the XOR of the
-// blocks' 64-byte pieces. With copy_to, each block is also stored there as it is hashed
-// (bulk_mac_copy: the copy rides on the hashing).
+// One 256-byte block into the groups: words 8g .. 8g + 7 to group g's lanes, hashed round
+// by round in turn across the groups so that their dependency chains overlap.
+[[gnu::always_inline]] inline void absorb_block(SipState<Lanes>* groups, const std::byte* block, Lanes& folded) {
+  Lanes m[kGroups];
+#pragma GCC unroll 4
+  for (std::size_t g = 0; g < kGroups; ++g) {
+    std::memcpy(&m[g], block + g * sizeof(Lanes), sizeof(Lanes));
+    folded ^= m[g];
+    groups[g].v3 ^= m[g];
+  }
+#pragma GCC unroll 4
+  for (std::size_t g = 0; g < kGroups; ++g) sip_round(groups[g].v0, groups[g].v1, groups[g].v2, groups[g].v3);
+#pragma GCC unroll 4
+  for (std::size_t g = 0; g < kGroups; ++g) sip_round(groups[g].v0, groups[g].v1, groups[g].v2, groups[g].v3);
+#pragma GCC unroll 4
+  for (std::size_t g = 0; g < kGroups; ++g) groups[g].v0 ^= m[g];
+}
+
+// The 32 lanes over size bytes at data (the last block padded with zeros) and their
+// finalisation; joined receives the lane tags XORed group by group (word l: the tags of
+// lanes l, l + 8, l + 16, l + 24), fold the XOR of the 64-byte pieces. With copy_to, the
+// bytes are also stored there as they are hashed (bulk_mac_copy: the copy rides on the
+// hashing).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(const BulkKey& key, const std::byte* data,
-                                                                            std::size_t blocks, std::uint64_t* tags,
+                                                                            std::size_t size, std::uint64_t* joined,
                                                                             std::byte* copy_to, Fold& fold) {
-  Lanes ka0, ka1, kb0, kb1;
-  for (std::size_t l = 0; l < kHalf; ++l) {
-    ka0[l] = load64(key.lanes[l].data());
-    ka1[l] = load64(key.lanes[l].data() + 8);
-    kb0[l] = load64(key.lanes[kHalf + l].data());
-    kb1[l] = load64(key.lanes[kHalf + l].data() + 8);
-  }
-  SipState<Lanes> a(ka0, ka1), b(kb0, kb1);
-  Lanes folded{};
-  for (std::size_t i = 0; i < blocks; ++i) {
-    Lanes m, n;
-    std::memcpy(&m, data + i * kBlock, sizeof(Lanes));
-    std::memcpy(&n, data + i * kBlock + sizeof(Lanes), sizeof(Lanes));
-    if (copy_to != nullptr) {
-      std::memcpy(copy_to + i * kBlock, &m, sizeof(Lanes));
-      std::memcpy(copy_to + i * kBlock + sizeof(Lanes), &n, sizeof(Lanes));
+  SipState<Lanes> groups[kGroups];
+  for (std::size_t g = 0; g < kGroups; ++g) {
+    Lanes k0, k1;
+    for (std::size_t l = 0; l < 8; ++l) {
+      k0[l] = load64(key.lanes[8 * g + l].data());
+      k1[l] = load64(key.lanes[8 * g + l].data() + 8);
     }
-    folded ^= m ^ n;
-    a.v3 ^= m;
-    b.v3 ^= n;
-    sip_round(a.v0, a.v1, a.v2, a.v3);
-    sip_round(b.v0, b.v1, b.v2, b.v3);
-    sip_round(a.v0, a.v1, a.v2, a.v3);
-    sip_round(b.v0, b.v1, b.v2, b.v3);
-    a.v0 ^= m;
-    b.v0 ^= n;
+    groups[g].init(k0, k1);
   }
-  Lanes tag_a = a.finish(blocks);
-  Lanes tag_b = b.finish(blocks);
-  std::memcpy(tags, &tag_a, sizeof tag_a);
-  std::memcpy(tags + kHalf, &tag_b, sizeof tag_b);
+  Lanes folded{};
+  const std::size_t blocks = size / kBlock;
+  for (std::size_t i = 0; i < blocks; ++i) {
+    if (copy_to != nullptr) std::memcpy(copy_to + i * kBlock, data + i * kBlock, kBlock);
+    absorb_block(groups, data + i * kBlock, folded);
+  }
+  const std::size_t tail = size - blocks * kBlock;
+  std::size_t words = blocks;
+  if (tail > 0) {
+    alignas(64) std::byte last[kBlock] = {};
+    std::memcpy(last, data + blocks * kBlock, tail);
+    if (copy_to != nullptr) std::memcpy(copy_to + blocks * kBlock, last, tail);
+    absorb_block(groups, last, folded);
+    ++words;
+  }
+  Lanes tag = groups[0].finish(words);
+  for (std::size_t g = 1; g < kGroups; ++g) tag ^= groups[g].finish(words);
+  std::memcpy(joined, &tag, sizeof tag);
   std::memcpy(fold.data(), &folded, sizeof folded);
 }
 
@@ -150,24 +170,13 @@ std::uint64_t bulk_mac_into(const BulkKey& key, std::span<const std::byte> data,
     if (fold != nullptr) *fold = fold_of(data);
     return siphash(key.short_input, data.data(), data.size());
   }
-  const std::size_t blocks = data.size() / kBlock;
-  // The join: 16 lane tags, the tail (under 128 bytes), the total length.
-  std::byte joined[kLanes * 8 + kBlock + 8];
-  std::uint64_t tags[kLanes];
+  // The join: the 8 words of XORed lane tags, the total length (the padding's extent).
+  std::uint64_t joined[8 + 1];
   Fold folded;
-  lane_tags(key, data.data(), blocks, tags, copy_to, folded);
-  std::memcpy(joined, tags, sizeof tags);
-  const std::size_t tail = data.size() - blocks * kBlock;
-  const std::span<const std::byte> rest = data.subspan(blocks * kBlock);
-  std::memcpy(joined + sizeof tags, rest.data(), tail);
-  if (copy_to != nullptr) std::memcpy(copy_to + blocks * kBlock, rest.data(), tail);
-  if (fold != nullptr) {
-    fold_into(folded, rest);  // the blocks end on a 64-byte boundary: the tail folds from 0
-    *fold = folded;
-  }
-  const std::uint64_t length = data.size();
-  std::memcpy(joined + sizeof tags + tail, &length, 8);
-  return siphash(key.join, joined, sizeof tags + tail + 8);
+  lane_tags(key, data.data(), data.size(), joined, copy_to, folded);
+  if (fold != nullptr) *fold = folded;
+  joined[8] = data.size();
+  return siphash(key.join, joined, sizeof joined);
 }
 
 }  // namespace
