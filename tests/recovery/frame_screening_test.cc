@@ -200,10 +200,10 @@ TEST_F(FrameScreeningTest, CheckTellsDamageFromForgery) {
   EXPECT_EQ(sink.payloads, 0);
 }
 
-// Long payloads take the 16-lane MAC and a check over the payload's fold: a byte flipped
-// in either half of a 128-byte block or in the tail is refused and counted corrupt; with
-// the check rewritten to match the damage (as anyone can: frame_check), the MAC alone
-// refuses it and it is foreign. Nothing reaches the sink either way.
+// Long payloads take the 32-lane MAC and a check over the payload's fold: a byte flipped
+// at the start, inside, or at the end (in the padded last block) is refused and counted
+// corrupt; with the check rewritten to match the damage (as anyone can: frame_check), the
+// MAC alone refuses it and it is foreign. Nothing reaches the sink either way.
 TEST_F(FrameScreeningTest, TamperedLongPayloadIsRefused) {
   std::uint64_t corrupt = 0;
   std::uint64_t foreign = 0;
