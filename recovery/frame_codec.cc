@@ -107,7 +107,8 @@ Verdict check_frame(std::span<const std::byte> frame, const FrameKey& key, std::
 Verdict check_frame_copy(std::span<const std::byte> frame, const FrameKey& key, std::uint32_t job_id, int my_pid,
                          int nprocs, Header& header, std::byte* copy_to) {
   if (frame.size() < kHeaderSize) return Verdict::malformed;
-  return check_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, job_id, my_pid, nprocs, header, copy_to);
+  return check_parts(frame.first(kHeaderSize), frame.subspan(kHeaderSize), key, job_id, my_pid, nprocs, header,
+                     copy_to);
 }
 
 Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> payload, const FrameKey& key,

@@ -315,9 +315,10 @@ std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, P
       if (pending) sink.payload_abandoned(peer);
     }
   } room_guard{sink, room_peer, placed};
-  const wire::Verdict verdict =
-      placed ? wire::check_frame_copy(frame, frame_key_, config_.job_id, config_.pid, config_.nprocs, header, room.data())
-             : wire::check_frame(frame, frame_key_, config_.job_id, config_.pid, config_.nprocs, header);
+  const wire::Verdict verdict = placed ? wire::check_frame_copy(frame, frame_key_, config_.job_id, config_.pid,
+                                                                config_.nprocs, header, room.data())
+                                       : wire::check_frame(frame, frame_key_, config_.job_id, config_.pid,
+                                                           config_.nprocs, header);
   switch (verdict) {
     case wire::Verdict::ok:
       break;

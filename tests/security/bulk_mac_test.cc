@@ -61,9 +61,9 @@ TEST(BulkMac, EveryByteLengthAndKeyChangesTheTag) {
     const std::uint64_t tag = bsp::auth::bulk_mac(key, data);
     EXPECT_EQ(bsp::auth::bulk_mac(key, data), tag);
     EXPECT_NE(bsp::auth::bulk_mac(other, data), tag) << size;
-    std::set<std::size_t> positions = {0,        7,          8,          63,         64,        127,       128,
-                                       255,      256,        size / 2,   size - 257, size - 256, size - 129, size - 128,
-                                       size - 65, size - 64, size - 1};
+    std::set<std::size_t> positions = {0,          7,          8,         63,        64,         127,
+                                       128,        255,        256,       size / 2,  size - 257, size - 256,
+                                       size - 129, size - 128, size - 65, size - 64, size - 1};
     for (std::size_t at : positions) {
       std::vector<std::byte> changed = data;
       changed[at] ^= std::byte{0x01};
@@ -112,7 +112,7 @@ TEST(BulkMac, CopyGivesTheSameTagAndAnExactCopy) {
   BulkKey key = bsp::auth::bulk_key(random_key(random));
   std::vector<std::byte> data(70000);
   for (auto& b : data) b = static_cast<std::byte>(random());
-  std::vector<std::size_t> sizes = {0,   1,   63,  64,  65,   511,   512,   513,  575,
+  std::vector<std::size_t> sizes = {0,   1,   63,  64,  65,  511, 512,  513,   575,
                                     576, 577, 640, 767, 768, 769, 8152, 65467, 70000};
   for (std::size_t size : sizes) {
     std::vector<std::byte> copy(size + 64, std::byte{0xA5});
