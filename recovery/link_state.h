@@ -14,6 +14,7 @@
 
 #include "recovery/buffer_pool.h"
 #include "recovery/clock.h"
+#include "recovery/frame_codec.h"
 #include "recovery/protocol_constants.h"
 
 namespace bsp::recovery {
@@ -29,11 +30,11 @@ inline std::uint64_t extend_seq(std::uint64_t reference, std::uint32_t wire) {
 struct OutstandingFrame {
   std::uint64_t seq = 0;
   BufferPool::Id buffer = 0;
-  std::uint16_t size = 0;         // frame bytes, header included
-  std::uint64_t payload_mac = 0;  // the payload's MAC (wire::copy_payload), for every seal
-  std::uint16_t sends = 0;        // transmissions so far (0: never transmitted)
-  bool ack_requested = false;     // the last transmission carried the ack-request flag
-  bool resend_queued = false;     // on SendLink::resends
+  std::uint16_t size = 0;          // frame bytes, header included
+  wire::PayloadSeal payload_seal;  // the payload's MAC and check state (wire::copy_payload), for every seal
+  std::uint16_t sends = 0;         // transmissions so far (0: never transmitted)
+  bool ack_requested = false;      // the last transmission carried the ack-request flag
+  bool resend_queued = false;      // on SendLink::resends
   Time last_sent{};
 };
 

@@ -103,9 +103,9 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
   header.seq = static_cast<std::uint32_t>(link.next_seq);
   write_header(bytes, header);
   OutstandingFrame frame;
-  // The copy into the pool and the payload's MAC in one pass; every transmission then seals
-  // with that MAC (the payload does not change until acknowledged).
-  frame.payload_mac = wire::copy_payload(bytes.data() + wire::kHeaderSize, payload, frame_key_);
+  // The copy into the pool, the payload's MAC and its fold in one pass; every transmission seals
+  // with them (the payload does not change until acknowledged).
+  frame.payload_seal = wire::copy_payload(bytes.data() + wire::kHeaderSize, payload, frame_key_);
   frame.seq = link.next_seq++;
   frame.buffer = *buffer;
   frame.size = static_cast<std::uint16_t>(wire::kHeaderSize + payload.size());
@@ -214,7 +214,7 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   header.flags = ask ? wire::kFlagAckRequest : 0;
   header.credit = wire::encode_credit(credit);
   write_header(bytes, header);
-  wire::seal_frame(bytes, frame_key_, frame.payload_mac);
+  wire::seal_frame(bytes, frame_key_, frame.payload_seal);
   batch_.push_back(transport::OutFrame{peer, bytes});
   staged_.push_back(Staged{peer, frame.seq, resend, ask, ack, credit});
 }
@@ -274,9 +274,52 @@ void ProtocolCore::refresh_header(int peer, std::span<std::byte> frame) {
 
 // ---------------------------------------------------------------- receiving
 
+// Payloads from this size on are copied into the sink's room by the MAC's pass when they
+// come next in order (copy_room): one pass over them where verifying and then appending
+// to the stream took two. Smaller ones are appended (a room costs two calls).
+constexpr std::size_t kCopyRoomFrom = 512;
+
+std::span<std::byte> ProtocolCore::copy_room(int from, std::span<const std::byte> frame, PayloadSink& sink, int& peer) {
+  if (!frame_key_.authenticate || frame.size() < wire::kHeaderSize + kCopyRoomFrom) return {};
+  const Header header = read_header(frame);
+  if (header.magic != wire::kMagic || header.type != static_cast<std::uint8_t>(FrameType::data) ||
+      header.length != frame.size() - wire::kHeaderSize || header.job_id != config_.job_id ||
+      header.dst != config_.pid || header.src >= config_.nprocs || header.src == config_.pid) {
+    return {};
+  }
+  if (from == transport::kNotAMember || (from >= 0 && from != header.src)) return {};
+  const ReceiveLink& link = receive_[header.src];
+  if (extend_seq(link.expected, header.seq) != link.expected || !link.held.empty()) return {};
+  std::span<std::byte> room = sink.payload_room(header.src, header.length);
+  if (room.size() != header.length) {
+    if (!room.empty()) sink.payload_abandoned(header.src);
+    return {};
+  }
+  peer = header.src;
+  return room;
+}
+
 std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, PayloadSink& sink) {
   Header header;
-  switch (wire::check_frame(frame, frame_key_, config_.job_id, config_.pid, config_.nprocs, header)) {
+  // The next data frame in order is verified while its payload is copied into the sink's
+  // room, past the end of what the sink holds: the copy is stored only once the frame
+  // verified and was taken in order, and given up on every other path (room_guard).
+  int room_peer = -1;
+  std::span<std::byte> room = copy_room(from, frame, sink, room_peer);
+  bool placed = !room.empty();
+  struct RoomGuard {
+    PayloadSink& sink;
+    int peer;
+    bool& pending;
+    ~RoomGuard() {
+      if (pending) sink.payload_abandoned(peer);
+    }
+  } room_guard{sink, room_peer, placed};
+  const wire::Verdict verdict = placed ? wire::check_frame_copy(frame, frame_key_, config_.job_id, config_.pid,
+                                                                config_.nprocs, header, room.data())
+                                       : wire::check_frame(frame, frame_key_, config_.job_id, config_.pid,
+                                                           config_.nprocs, header);
+  switch (verdict) {
     case wire::Verdict::ok:
       break;
     case wire::Verdict::malformed:
@@ -310,7 +353,9 @@ std::size_t ProtocolCore::on_frame(int from, std::span<const std::byte> frame, P
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   switch (type) {
     case FrameType::data:
-      return take_data(peer, header, payload, sink, now);
+      // The room was asked for the sender and length the header named: the verified
+      // header names them still, being the same bytes.
+      return take_data(peer, header, payload, sink, now, placed && peer == room_peer ? &placed : nullptr);
     case FrameType::ack:
       ++stats_.acks_received;
       take_report(peer, *report, now);
@@ -358,7 +403,7 @@ void ProtocolCore::take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack,
 }
 
 std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<const std::byte> payload,
-                                    PayloadSink& sink, Time now) {
+                                    PayloadSink& sink, Time now, bool* placed) {
   ReceiveLink& link = receive_[static_cast<std::size_t>(peer)];
   std::uint64_t seq = extend_seq(link.expected, header.seq);
   // A member never has more than its link window unacknowledged, and this process has
@@ -377,7 +422,13 @@ std::size_t ProtocolCore::take_data(int peer, const Header& header, std::span<co
   std::size_t delivered = 0;
   if (seq == link.expected) {
     note_in_order(peer, payload.size());
-    sink.on_payload(peer, payload);
+    if (placed != nullptr && *placed) {
+      sink.on_payload_placed(peer);  // the room holds exactly this payload, verified
+      *placed = false;
+      ++stats_.copied_in_place;
+    } else {
+      sink.on_payload(peer, payload);
+    }
     ++delivered;
     while (!link.held.empty() && link.held.begin()->first == link.expected) {
       HeldFrame held = link.held.begin()->second;

@@ -137,8 +137,14 @@ class ProtocolCore {
   bool credit_allows(const SendLink& link) const;
 
   void take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack, Time now);
+  // placed: the payload was copied into sink's room (copy_room) while it was verified;
+  // taken in order, the room is confirmed and *placed cleared (else the caller gives it up).
   std::size_t take_data(int peer, const wire::Header& header, std::span<const std::byte> payload, PayloadSink& sink,
-                        Time now);
+                        Time now, bool* placed);
+  // Room in sink for frame's payload when its header, read but not yet trusted, makes it
+  // the next data frame in order from its sender with nothing held behind it; peer
+  // receives that sender. Empty otherwise (or when frames carry no MAC to fuse with).
+  std::span<std::byte> copy_room(int from, std::span<const std::byte> frame, PayloadSink& sink, int& peer);
   void take_report(int peer, const LinkReport& report, Time now);
   void take_sender_news(int peer, const wire::Header& header, bool report_follows, Time now);
   void heard_data(ReceiveLink& link, const wire::Header& header, Time now);

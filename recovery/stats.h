@@ -30,7 +30,8 @@ namespace bsp::recovery {
   X(window_refused, "window_refused", "sequence numbers no member could have sent yet")        \
   X(send_buffer_waits, "send_waits", "send() found no free buffer")                            \
   X(overflow_dropped, "overflow_refused", "out-of-order data frames refused: no free buffer")  \
-  X(placed, "placed", "data frames read straight into the engine's stream (udp placement)")
+  X(placed, "placed", "data frames read straight into the engine's stream (udp placement)")    \
+  X(copied_in_place, "copied_in_place", "data frames copied into the engine's stream by the MAC's pass")
 
 struct ChannelStats {
 #define BSP_CHANNEL_STATS_MEMBER(field, key, meaning) std::uint64_t field = 0;

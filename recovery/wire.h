@@ -36,8 +36,9 @@ struct Header {
   std::uint8_t magic;      // kMagic
   std::uint8_t type : 4;   // FrameType
   std::uint8_t flags : 4;  // kFlag* bits
-  std::uint16_t check;     // low 16 bits of CRC32C of header (this field zero) and payload:
-                           // tells damage from a stranger's frame once the MAC has failed
+  std::uint16_t check;     // low 16 bits of CRC32C of the payload's fold, then the header
+                           // (this field zero; frame_codec.h): tells damage from a
+                           // stranger's frame once the MAC has failed
   std::uint32_t job_id;    // the job this frame belongs to (from the launcher)
   std::uint16_t src;       // sender's pid
   std::uint16_t dst;       // receiver's pid

@@ -1,4 +1,4 @@
-// tests/security/bulk_mac_test.cc: the 8-lane payload MAC (auth/bulk_mac.h): each lane is
+// tests/security/bulk_mac_test.cc: the 32-lane payload MAC (auth/bulk_mac.h): each lane is
 // exactly SipHash-2-4 (checked against libsodium), and the tag changes with any byte, the
 // length (an appended zero, a dropped byte) and the key, on both sides of the lane
 // threshold and at every position class (lane words, block edges, the tail).
@@ -56,12 +56,14 @@ TEST(BulkMac, EveryByteLengthAndKeyChangesTheTag) {
   std::mt19937_64 random(3);
   BulkKey key = bsp::auth::bulk_key(random_key(random));
   BulkKey other = bsp::auth::bulk_key(random_key(random));
-  for (std::size_t size : {511, 512, 513, 575, 576, 1400, 4096, 8152, 65000}) {
+  for (std::size_t size : {511, 512, 513, 575, 576, 639, 640, 641, 767, 768, 769, 1400, 4096, 8152, 65000}) {
     std::vector<std::byte> data = random_bytes(size, random);
     const std::uint64_t tag = bsp::auth::bulk_mac(key, data);
     EXPECT_EQ(bsp::auth::bulk_mac(key, data), tag);
     EXPECT_NE(bsp::auth::bulk_mac(other, data), tag) << size;
-    std::set<std::size_t> positions = {0, 7, 8, 63, 64, size / 2, size - 65, size - 64, size - 1};
+    std::set<std::size_t> positions = {0,          7,          8,         63,        64,         127,
+                                       128,        255,        256,       size / 2,  size - 257, size - 256,
+                                       size - 129, size - 128, size - 65, size - 64, size - 1};
     for (std::size_t at : positions) {
       std::vector<std::byte> changed = data;
       changed[at] ^= std::byte{0x01};
@@ -72,11 +74,30 @@ TEST(BulkMac, EveryByteLengthAndKeyChangesTheTag) {
     EXPECT_NE(bsp::auth::bulk_mac(key, longer), tag) << size;
     std::vector<std::byte> shorter(data.begin(), data.end() - 1);
     EXPECT_NE(bsp::auth::bulk_mac(key, shorter), tag) << size;
-    // Two lanes' words swapped: the lanes have keys of their own.
-    std::vector<std::byte> swapped = data;
-    std::swap_ranges(swapped.begin(), swapped.begin() + 8, swapped.begin() + 8);
-    if (swapped != data) {
-      EXPECT_NE(bsp::auth::bulk_mac(key, swapped), tag) << size;
+    // Two lanes' words swapped: the lanes have keys of their own (lanes 0 and 1; lanes 7
+    // and 8, 15 and 16, 23 and 24, across groups; lane 31 and the next block's lane 0).
+    for (std::size_t first : {0, 56, 120, 184, 248}) {
+      std::vector<std::byte> swapped = data;
+      std::swap_ranges(swapped.begin() + first, swapped.begin() + first + 8, swapped.begin() + first + 8);
+      if (swapped != data) {
+        EXPECT_NE(bsp::auth::bulk_mac(key, swapped), tag) << size << " " << first;
+      }
+    }
+  }
+}
+
+// The last block is padded with zeros: a payload and the same with zeros appended (one
+// padded block either way) differ by their length only, which the join holds.
+TEST(BulkMac, TrailingZerosChangeTheTag) {
+  std::mt19937_64 random(31);
+  BulkKey key = bsp::auth::bulk_key(random_key(random));
+  for (std::size_t size : {520, 700, 1000, 8150}) {
+    std::vector<std::byte> data = random_bytes(size, random);
+    const std::uint64_t tag = bsp::auth::bulk_mac(key, data);
+    for (std::size_t extra = 1; extra < 8; ++extra) {
+      std::vector<std::byte> longer = data;
+      longer.resize(size + extra, std::byte{0});
+      EXPECT_NE(bsp::auth::bulk_mac(key, longer), tag) << size << " + " << extra;
     }
   }
 }
@@ -91,12 +112,35 @@ TEST(BulkMac, CopyGivesTheSameTagAndAnExactCopy) {
   BulkKey key = bsp::auth::bulk_key(random_key(random));
   std::vector<std::byte> data(70000);
   for (auto& b : data) b = static_cast<std::byte>(random());
-  std::vector<std::size_t> sizes = {0, 1, 63, 64, 65, 511, 512, 513, 575, 576, 577, 640, 8152, 65467, 70000};
+  std::vector<std::size_t> sizes = {0,   1,   63,  64,  65,  511, 512,  513,   575,
+                                    576, 577, 640, 767, 768, 769, 8152, 65467, 70000};
   for (std::size_t size : sizes) {
     std::vector<std::byte> copy(size + 64, std::byte{0xA5});
     std::span<const std::byte> input(data.data(), size);
-    EXPECT_EQ(bsp::auth::bulk_mac_copy(key, copy.data(), input), bsp::auth::bulk_mac(key, input)) << size;
+    bsp::auth::Fold fold{};
+    EXPECT_EQ(bsp::auth::bulk_mac_copy(key, copy.data(), input, &fold), bsp::auth::bulk_mac(key, input)) << size;
+    EXPECT_EQ(fold, bsp::auth::fold_of(input)) << size;
     EXPECT_EQ(std::memcmp(copy.data(), data.data(), size), 0) << size;
     for (std::size_t i = size; i < copy.size(); ++i) ASSERT_EQ(copy[i], std::byte{0xA5}) << size << " " << i;
+  }
+}
+
+// The fold (the damage check's input, taken in the MAC's pass) is the XOR of the 64-byte
+// pieces, the last padded with zeros, computed here byte by byte; the MAC's pass gives the
+// same at every length class, and any one flipped byte changes it.
+TEST(BulkMac, FoldIsTheXorOfThe64BytePieces) {
+  std::mt19937_64 random(29);
+  BulkKey key = bsp::auth::bulk_key(random_key(random));
+  for (std::size_t size : {0, 1, 63, 64, 65, 511, 512, 575, 639, 640, 700, 767, 768, 769, 8152, 65000}) {
+    std::vector<std::byte> data = random_bytes(size, random);
+    unsigned char expected[64] = {};
+    for (std::size_t i = 0; i < size; ++i) expected[i % 64] ^= static_cast<unsigned char>(data[i]);
+    bsp::auth::Fold fold{};
+    bsp::auth::bulk_mac(key, data, &fold);
+    EXPECT_EQ(std::memcmp(fold.data(), expected, 64), 0) << size;
+    EXPECT_EQ(fold, bsp::auth::fold_of(data)) << size;
+    if (size == 0) continue;
+    data[size / 3] ^= std::byte{0x10};
+    EXPECT_NE(bsp::auth::fold_of(data), fold) << size;
   }
 }
