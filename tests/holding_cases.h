@@ -22,8 +22,8 @@ inline const std::vector<std::string> kHoldingCases = {
 // gathered transfers, supersteps in shm's cache lines mixed with framed ones.
 inline const std::vector<std::string> kAllHoldingCases = [] {
   std::vector<std::string> all = kHoldingCases;
-  for (const char* name : {"combined_puts", "strided_puts", "racing_puts_and_gets", "large_gathered",
-                           "lines_and_frames"}) {
+  for (const char* name :
+       {"combined_puts", "strided_puts", "racing_puts_and_gets", "large_gathered", "lines_and_frames"}) {
     all.push_back(name);
   }
   return all;

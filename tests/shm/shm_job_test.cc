@@ -163,11 +163,10 @@ TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
       for (int procs : {2, 3}) {
         for (const char* name : {"lines_and_frames", "tagsize_states", "registration_order_and_pop", "get_before_put",
                                  "bsmp_all_to_all", "many_supersteps"}) {
-          ProgramResult result =
-              run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm",
-                           std::string("--superstep-lines=") + lines, std::string("--pull-threshold=") + threshold,
-                           kCases, std::string("--case=") + name},
-                          60s);
+          ProgramResult result = run_program(
+              {kBsprun, "-n", std::to_string(procs), "--transport=shm", std::string("--superstep-lines=") + lines,
+               std::string("--pull-threshold=") + threshold, kCases, std::string("--case=") + name},
+              60s);
           EXPECT_EQ(result.exit_code, 0) << name << " lines " << lines << " p=" << procs << "\n" << describe(result);
           EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
         }

@@ -133,8 +133,8 @@ class RingReader {
   RingControl* control_ = nullptr;
   const std::byte* data_ = nullptr;
   std::size_t capacity_ = 0;
-  std::uint64_t tail_ = 0;  // private copy: never read back from the mapping
-  std::size_t peeked_ = 0;  // footprint of the frame peek() returned (0: none)
+  std::uint64_t tail_ = 0;         // private copy: never read back from the mapping
+  std::size_t peeked_ = 0;         // footprint of the frame peek() returned (0: none)
   std::uint64_t line_wanted_ = 0;  // mark take_line() looked for and did not find (0: none)
   bool broken_ = false;
   const char* why_ = "";
