@@ -118,8 +118,9 @@ TEST(SpinHistory, AnswersRightAfterTheUnyieldedPollsSwitchThemOff) {
   // Answered just after the unyielded polls (5 us, the clock read every 8 polls) run out:
   // a poll after the first yield or two sees it. (A preemption can let an unyielded poll
   // see it, or the yields return so fast that a third one is needed: either rightly counts
-  // as a wait the yields did not answer, and the pair is tried again.)
-  for (int attempt = 0; attempt < 50 && history.skip_unyielded == 0; ++attempt) {
+  // as a wait the yields did not answer, and the pair is tried again; on a loaded machine
+  // most attempts are, so there are many.)
+  for (int attempt = 0; attempt < 5000 && history.skip_unyielded == 0; ++attempt) {
     transport.next_wait(6us);
     spin_then_block(transport, 1000, 10ms, &history);  // (a yield may outlast the spin under load)
   }
