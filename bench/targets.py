@@ -15,8 +15,8 @@ over rounds of each round's own ratio. Optional parts:
                    between the same hosts and bare 1500-byte raw frames on lo
   --main-job       NAS class W at p = 4 (the README's main job) over every --transports
                    entry, interleaved: shm must be no slower than any other transport
-  --npb-mpi DIR    NAS class A at p = 4 and 2 against NPB 3.4-MPI built in DIR
-                   (bench/peers_nas.sh, whose table follows this one)
+  --npb-mpi DIR    NAS class A at p = 4 and 2 (--nas-procs) against NPB 3.4-MPI built
+                   in DIR, --nas-rounds rounds (bench/peers_nas.sh, whose tables follow)
 A peer or part not given is left out with a note; nothing here is a failure but a run
 that fails, which is named with its log. Build first (or let it): bazel build //bench/...
 //bsplib:bsprun //nas/...
@@ -302,6 +302,8 @@ def main():
                         help="MulticoreBSP for C built in DIR (environment MULTICOREBSP)")
     parser.add_argument("--npb-mpi", default=os.environ.get("NPB_MPI", ""),
                         help="NPB 3.4-MPI built in DIR (environment NPB_MPI)")
+    parser.add_argument("--nas-rounds", type=int, default=0, help="rounds of NAS against NPB-MPI (default --rounds)")
+    parser.add_argument("--nas-procs", default="4,2", help="process counts of NAS against NPB-MPI (default 4,2)")
     parser.add_argument("--cluster", action="store_true", help="the two-host rows (root)")
     parser.add_argument("--main-job", action="store_true", help="NAS class W at p = 4 per transport")
     parser.add_argument("--transports", default="shm,shm+tcp,tcp,udp,nic",
@@ -358,9 +360,10 @@ def main():
         print()
         sys.stdout.flush()
         # BT and SP need a square process count: p = 2 runs the other six.
-        for procs, benchmarks in (("4", NAS_BENCHMARKS), ("2", [b for b in NAS_BENCHMARKS if b not in ("bt", "sp")])):
+        for procs in args.nas_procs.split(","):
+            benchmarks = [b for b in NAS_BENCHMARKS if procs == "4" or b not in ("bt", "sp")]
             subprocess.run([os.path.join(ROOT, "bench", "peers_nas.sh"), "--npb-mpi", args.npb_mpi, "--class", "A",
-                            "--procs", procs, "--rounds", str(args.rounds), "--bin", args.bin,
+                            "--procs", procs, "--rounds", str(args.nas_rounds or args.rounds), "--bin", args.bin,
                             "--benchmarks", ",".join(benchmarks)])
     else:
         print("- NPB-MPI: not given (--npb-mpi DIR): no NAS against MPI in this run")
