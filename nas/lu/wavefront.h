@@ -18,8 +18,9 @@ namespace nas::lu {
 
 class Wavefront {
  public:
-  // Planes per block of the default pipeline when every process has a core of its own.
-  static constexpr int kFinePlanes = 2;
+  // Points of a block (planes x the widest process's plane) the default pipeline keeps
+  // at least in each superstep when every process has a core of its own.
+  static constexpr long kFinePoints = 4096;
 
   // planes_per_block <= 0 chooses a default from the grid shape and `cores`, the CPUs
   // this process may run on (0: unknown, taken as fewer than the processes; see
