@@ -2,20 +2,22 @@
 // algorithm. A block is 25 doubles in column-major order, element (row r, column c) at
 // [5 * c + r]. Each element update is the same single operation, in the same order of
 // terms, as NPB's solve_subs (matvec_sub, matmul_sub, binvcrhs, binvrhs), so the
-// elimination is bit-identical to the reference.
+// elimination is bit-identical to the reference. No two arguments of one call overlap
+// (the solver passes distinct blocks and vectors), hence __restrict: without it every
+// store to one operand makes the compiler reload the others' elements.
 #pragma once
 
 namespace nas::bt {
 
 // b <- b - A a
-inline void matvec_sub(const double* a, const double* v, double* b) {
+inline void matvec_sub(const double* __restrict a, const double* __restrict v, double* __restrict b) {
 #pragma GCC unroll 5
   for (int r = 0; r < 5; ++r)
     b[r] = b[r] - a[r] * v[0] - a[5 + r] * v[1] - a[10 + r] * v[2] - a[15 + r] * v[3] - a[20 + r] * v[4];
 }
 
 // C <- C - A B
-inline void matmul_sub(const double* a, const double* b, double* c) {
+inline void matmul_sub(const double* __restrict a, const double* __restrict b, double* __restrict c) {
 #pragma GCC unroll 5
   for (int col = 0; col < 5; ++col) {
     const double* bc = b + 5 * col;
@@ -28,7 +30,7 @@ inline void matmul_sub(const double* a, const double* b, double* c) {
 
 // Gauss-Jordan on B without pivoting, applied to C and r: C <- B^-1 C, r <- B^-1 r
 // (B is destroyed).
-inline void binvcrhs(double* b, double* c, double* r) {
+inline void binvcrhs(double* __restrict b, double* __restrict c, double* __restrict r) {
 #pragma GCC unroll 5
   for (int p = 0; p < 5; ++p) {
     const double pivot = 1.00 / b[5 * p + p];
@@ -51,7 +53,7 @@ inline void binvcrhs(double* b, double* c, double* r) {
 }
 
 // r <- B^-1 r (B is destroyed).
-inline void binvrhs(double* b, double* r) {
+inline void binvrhs(double* __restrict b, double* __restrict r) {
 #pragma GCC unroll 5
   for (int p = 0; p < 5; ++p) {
     const double pivot = 1.00 / b[5 * p + p];
@@ -70,7 +72,7 @@ inline void binvrhs(double* b, double* r) {
 }
 
 // r <- r - C v (back substitution step).
-inline void backsub(const double* c, const double* v, double* r) {
+inline void backsub(const double* __restrict c, const double* __restrict v, double* __restrict r) {
 #pragma GCC unroll 5
   for (int m = 0; m < 5; ++m)
     r[m] = r[m] - c[m] * v[0] - c[5 + m] * v[1] - c[10 + m] * v[2] - c[15 + m] * v[3] - c[20 + m] * v[4];

@@ -7,6 +7,8 @@
 // (wavefront.h). As in NPB: one untimed SSOR iteration warms up, the state is reset, the
 // timed region runs itmax iterations, then the residual norms, the error norms and the
 // surface integral are checked against the official values.
+#include <sched.h>
+
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -29,6 +31,15 @@
 #include "nas/lu/wavefront.h"
 
 namespace {
+
+// CPUs this process may run on (its affinity mask): with at least one per process the
+// pipeline is cut finer (wavefront.h). A job spread over hosts with fewer cores each
+// than the job's processes keeps the coarse pipeline, whatever its processes per host.
+int usable_cores() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  return ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
+}
 
 using namespace nas::lu;
 
@@ -83,7 +94,7 @@ int lu_main(int argc, char** argv) {
   LocalFields fields(*grid, n, n, n);
   FluxOperator op(fields, coefficients);
   NeighbourExchange exchange(*grid, fields);
-  const Wavefront wavefront(*grid, n, planes_per_block);
+  const Wavefront wavefront(*grid, n, planes_per_block, usable_cores());
   if (bsp_pid() == 0) {
     std::printf(" Iterations: %d\n Process grid: %d x %d\n", params.iterations, grid->px(), grid->py());
     std::printf(" Pipeline: %d blocks of %d k-planes, %d supersteps per sweep\n\n", wavefront.blocks(),

@@ -18,8 +18,14 @@ namespace nas::lu {
 
 class Wavefront {
  public:
-  // planes_per_block <= 0 chooses a default from the grid shape (see wavefront.cc).
-  Wavefront(const ProcessGrid& grid, int nz0, int planes_per_block);
+  // Points of a block (planes x the widest process's plane) the default pipeline keeps
+  // at least in each superstep when every process has a core of its own.
+  static constexpr long kFinePoints = 4096;
+
+  // planes_per_block <= 0 chooses a default from the grid shape and `cores`, the CPUs
+  // this process may run on (0: unknown, taken as fewer than the processes; see
+  // wavefront.cc).
+  Wavefront(const ProcessGrid& grid, int nz0, int planes_per_block, int cores = 0);
 
   int planes_per_block() const { return block_; }
   int blocks() const { return blocks_; }

@@ -65,4 +65,21 @@ TEST(LuWavefront, BlocksCoverTheInteriorPlanes) {
   }
 }
 
+// A core per process: the default pipeline is as fine as keeps 4096 points of work per
+// superstep (never coarser than the shared-core default); more processes than cores:
+// coarse, a few full supersteps.
+TEST(LuWavefront, DefaultBlocksFollowTheCores) {
+  using nas::lu::Wavefront;
+  const ProcessGrid two(2, 0, 64, 64), four(4, 0, 64, 64), one(1, 0, 64, 64);
+  EXPECT_EQ(Wavefront(two, 64, 0, 2).planes_per_block(), 2);  // 32 x 64 points a plane
+  EXPECT_EQ(Wavefront(two, 64, 0, 2).supersteps_per_sweep(), 32);
+  EXPECT_EQ(Wavefront(four, 64, 0, 8).planes_per_block(), 4);  // 32 x 32
+  EXPECT_EQ(Wavefront(ProcessGrid(2, 1, 33, 33), 33, 0, 2).planes_per_block(), 8);  // class W: as shared
+  EXPECT_EQ(Wavefront(two, 64, 0, 1).planes_per_block(), 16);   // 4 blocks
+  EXPECT_EQ(Wavefront(four, 64, 0, 2).planes_per_block(), 16);   // 4 blocks
+  EXPECT_EQ(Wavefront(four, 64, 0, 0).planes_per_block(), 16);   // cores unknown
+  EXPECT_EQ(Wavefront(one, 64, 0, 2).blocks(), 1);               // no pipeline at all
+  EXPECT_EQ(Wavefront(two, 64, 8, 2).planes_per_block(), 8);     // --kblock wins
+}
+
 }  // namespace
