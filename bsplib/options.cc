@@ -150,9 +150,9 @@ const std::vector<OptionSpec>& option_table() {
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.start_timeout_seconds = v == "auto" ? 0 : seconds(var, v);
        }},
-      {"spin-us", "engine", "100 or 0",
-       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100, or 0 "
-       "when more than 4 of the job's processes per core run on this host",
+      {"spin-us", "engine", "100, 500 or 0",
+       "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100 while "
+       "each of the job's processes on this host has a core, 500 while up to 4 share one, 0 beyond",
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.spin_us = static_cast<int>(bounded(var, v, 0, 1000000));
        }},

@@ -13,7 +13,8 @@ namespace bsp::recovery {
 
 int default_spin_us(int processes_on_host, int cores) {
   cores = std::max(cores, 1);
-  return processes_on_host <= kFullSpinProcessesPerCore * cores ? kDefaultSpinUs : 0;
+  if (processes_on_host <= cores) return kDefaultSpinUs;
+  return processes_on_host <= kFullSpinProcessesPerCore * cores ? kSharedCoreSpinUs : 0;
 }
 
 int usable_cores() {
