@@ -18,7 +18,7 @@ TEST(SpinPolicyTest, SpinsUnlessTheHostIsCrowded) {
   EXPECT_EQ(default_spin_us(9, 2), 0);
   EXPECT_EQ(default_spin_us(64, 2), 0);
   EXPECT_EQ(default_spin_us(64, 16), kSharedCoreSpinUs);
-  EXPECT_EQ(default_spin_us(1, 0), kDefaultSpinUs);    // an unknown core count counts as 1
+  EXPECT_EQ(default_spin_us(1, 0), kDefaultSpinUs);  // an unknown core count counts as 1
   EXPECT_EQ(default_spin_us(3, 0), kSharedCoreSpinUs);
   EXPECT_GE(usable_cores(), 1);
 }

@@ -73,13 +73,13 @@ TEST(LuWavefront, DefaultBlocksFollowTheCores) {
   const ProcessGrid two(2, 0, 64, 64), four(4, 0, 64, 64), one(1, 0, 64, 64);
   EXPECT_EQ(Wavefront(two, 64, 0, 2).planes_per_block(), 2);  // 32 x 64 points a plane
   EXPECT_EQ(Wavefront(two, 64, 0, 2).supersteps_per_sweep(), 32);
-  EXPECT_EQ(Wavefront(four, 64, 0, 8).planes_per_block(), 4);  // 32 x 32
+  EXPECT_EQ(Wavefront(four, 64, 0, 8).planes_per_block(), 4);                       // 32 x 32
   EXPECT_EQ(Wavefront(ProcessGrid(2, 1, 33, 33), 33, 0, 2).planes_per_block(), 8);  // class W: as shared
-  EXPECT_EQ(Wavefront(two, 64, 0, 1).planes_per_block(), 16);   // 4 blocks
-  EXPECT_EQ(Wavefront(four, 64, 0, 2).planes_per_block(), 16);   // 4 blocks
-  EXPECT_EQ(Wavefront(four, 64, 0, 0).planes_per_block(), 16);   // cores unknown
-  EXPECT_EQ(Wavefront(one, 64, 0, 2).blocks(), 1);               // no pipeline at all
-  EXPECT_EQ(Wavefront(two, 64, 8, 2).planes_per_block(), 8);     // --kblock wins
+  EXPECT_EQ(Wavefront(two, 64, 0, 1).planes_per_block(), 16);                       // 4 blocks
+  EXPECT_EQ(Wavefront(four, 64, 0, 2).planes_per_block(), 16);                      // 4 blocks
+  EXPECT_EQ(Wavefront(four, 64, 0, 0).planes_per_block(), 16);                      // cores unknown
+  EXPECT_EQ(Wavefront(one, 64, 0, 2).blocks(), 1);                                  // no pipeline at all
+  EXPECT_EQ(Wavefront(two, 64, 8, 2).planes_per_block(), 8);                        // --kblock wins
 }
 
 }  // namespace
