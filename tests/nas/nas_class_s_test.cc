@@ -30,7 +30,9 @@ TEST_P(NasClassS, Verifies) {
   EXPECT_NE(run.out.find("Communication time (s)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("Computation time (s)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("data received = "), std::string::npos) << run.out;
-  if (procs > 1) {
+  // Frames carry the data of every transport but shm, where a small superstep travels in
+  // its cache line and larger data through staging: there none may be counted.
+  if (procs > 1 && transport != "shm") {
     EXPECT_EQ(run.out.find("data received = 0,"), std::string::npos) << "no packets counted:\n" << run.out;
   }
 }
