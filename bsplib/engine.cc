@@ -387,13 +387,15 @@ bool Engine::poll_lines() {
   if (sparse_ || !in_sync_ || ended_ == nprocs_) return false;
   const int ended = ended_;
   for (int src = 0; src < nprocs_; ++src) {
-    const Incoming& in = incoming_[src];
-    if (line_paths_[src] != nullptr && in.phase == Phase::records && !in.end && in.parsed == in.records_at &&
-        in.placing == 0) {
-      parse(src);
-    }
+    if (line_due(src)) parse(src);
   }
   return ended_ != ended;
+}
+
+bool Engine::line_due(int src) const {
+  const Incoming& in = incoming_[src];
+  return line_paths_[src] != nullptr && in.phase == Phase::records && !in.end && in.parsed == in.records_at &&
+         in.placing == 0;
 }
 
 // Staging named to peers during this sync is filled now, in staging order, a piece at a

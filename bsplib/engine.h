@@ -298,6 +298,8 @@ class Engine : private recovery::PayloadSink {
   // before anything of the next (true: taken); every awaited peer's line (true: one came).
   bool post_line(int pid, Outgoing& out);
   bool take_line(int src, Incoming& in);
+  // Whether src's records of this superstep may still come in its line: none parsed yet.
+  bool line_due(int src) const;
   bool poll_lines();
   void screen_record(int src, const Incoming& in, bool in_records);
   void check_tag_size(int src, const records::Message& message);
@@ -309,6 +311,8 @@ class Engine : private recovery::PayloadSink {
   // none. Before the superstep's first, the memory last staged into is taken again when
   // every peer that pulled from it has raised its read mark past that superstep's sync.
   std::byte* stage_for(int pid, std::size_t size, std::uint64_t& token);
+  // stage_for, and size bytes at src copied there now (false: no staging).
+  bool stage_copied(int pid, const void* src, std::uint32_t size, std::uint64_t& token);
   // Staging filled during the sync after the exchange (copy_deferred), not before: a token
   // with kDeferred set names bytes its reader copies piece by piece behind the sender's
   // staged mark (copy_pulled), so the sender's copy and the reader's overlap.

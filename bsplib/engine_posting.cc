@@ -84,13 +84,7 @@ bool Engine::write_staged_put(int pid, Outgoing& out, std::uint32_t registration
                               std::uint32_t size, bool deferred) {
   if (size < pull_threshold_ || pid == pid_) return false;
   std::uint64_t token = 0;
-  if (deferred) {
-    if (!stage_deferred(pid, src, size, token)) return false;
-  } else {
-    std::byte* staged = stage_for(pid, size, token);
-    if (!staged) return false;
-    copy_bytes(staged, src, size);
-  }
+  if (!(deferred ? stage_deferred(pid, src, size, token) : stage_copied(pid, src, size, token))) return false;
   records::Writer(out.stream).put_pulled(registration, offset, size, token);
   return true;
 }
@@ -122,6 +116,14 @@ std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
   return staged;
 }
 
+// Staging for size bytes at src, copied there now.
+bool Engine::stage_copied(int pid, const void* src, std::uint32_t size, std::uint64_t& token) {
+  std::byte* staged = stage_for(pid, size, token);
+  if (!staged) return false;
+  copy_bytes(staged, src, size);
+  return true;
+}
+
 // Staging for size bytes at src, copied there after the exchange (copy_deferred) when
 // large; src must stay as it is until then (an hp-put's source during its sync, memory a
 // get reads before anything of the superstep lands: copy_deferred runs before both).
@@ -129,12 +131,9 @@ bool Engine::stage_deferred(int pid, const void* src, std::uint32_t size, std::u
   // Below this, too few pieces to overlap: copied now, and the reader never waits for it
   // (a small transfer's reader would otherwise wait for the writer's turn on a shared core).
   constexpr std::uint32_t kDeferFrom = 512u << 10;
+  if (size < kDeferFrom) return stage_copied(pid, src, size, token);
   std::byte* staged = stage_for(pid, size, token);
   if (!staged) return false;
-  if (size < kDeferFrom) {
-    copy_bytes(staged, src, size);
-    return true;
-  }
   deferred_.push_back({channel_->staging(pid), staged, static_cast<const std::byte*>(src), token, size});
   token |= kDeferred;
   return true;

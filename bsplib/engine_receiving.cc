@@ -113,10 +113,7 @@ void Engine::on_peer_lost(int peer, std::string_view why) {
 
 void Engine::parse(int src) {
   Incoming& in = incoming_[src];
-  if (in.phase == Phase::records && !in.end && in.parsed == in.records_at && line_paths_[src] != nullptr &&
-      in.placing == 0) {
-    take_line(src, in);
-  }
+  if (line_due(src)) take_line(src, in);
   while (in.phase != Phase::complete) {
     std::size_t size = next_record(src, in, in.phase == Phase::records);
     if (size == 0) return;
