@@ -9,14 +9,14 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include "bsplib/machine_share.h"
 
 namespace bsp {
 
-// Pins this process (pid self) to the k-th core of its allowed set, k its rank among the
-// job's processes on this machine (machines[i]: pid i's machine identity, "" unknown,
-// then told by its address), when 2 <= those processes <= the allowed cores. Returns what
-// it did for --stats: "pinned-cpuN", "not-pinned(WHY)".
-std::string pin_to_core(const std::vector<std::string>& machines, const std::vector<std::string>& addresses, int self);
+// Pins this process to the k-th core of its allowed set, k its rank among the job's
+// processes on this machine (machine_share.h), when 2 <= those processes <= the allowed
+// cores. Returns what it did for --stats: "pinned-cpuN", "not-pinned(WHY)".
+std::string pin_to_core(const MachineShare& share);
 
 }  // namespace bsp

@@ -23,6 +23,7 @@
 #include "bsplib/launch/host_addresses.h"
 #include "bsplib/launch/pmix_launch.h"
 #include "bsplib/launch/start_report.h"
+#include "bsplib/machine_share.h"
 #include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
@@ -296,7 +297,7 @@ void Runtime::begin(int maxprocs) {
   }
   control::JobStart start;
   try {
-    start = control_->handshake(pid, maxprocs, address, recovery::machine_identity());
+    start = control_->handshake(pid, maxprocs, address, machine_identity());
   } catch (const control::JobAborted& stopped) {
     if (!stopped.printed) std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, stopped.message.c_str());
     leave(1);
@@ -331,15 +332,15 @@ void Runtime::begin(int maxprocs) {
   std::vector<std::string> members(
       start.addresses.begin(),
       start.addresses.begin() + std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
+  const MachineShare share = machine_share(start.machines, members, pid);
   if (options_.spin_us >= 0) {
     channel_config.spin_us = options_.spin_us;
   } else {
-    channel_config.spin_us = recovery::default_spin_us(recovery::processes_on_machine(start.machines, members, pid),
-                                                       recovery::usable_cores());
+    channel_config.spin_us = recovery::default_spin_us(share.processes, recovery::usable_cores());
   }
   spin_us_ = channel_config.spin_us;
   // After connect and the spin's rule, which judge the cores this process may use as given.
-  if (options_.pin) pinning_ = pin_to_core(start.machines, members, pid);
+  if (options_.pin) pinning_ = pin_to_core(share);
   // With --slice-us, a short slice: a process woken from a wait runs sooner where others
   // share its core (recovery/wake_slice.h).
   slice_us_ = recovery::request_wake_slice(options_.slice_us);
