@@ -89,6 +89,9 @@ class Engine : private recovery::PayloadSink {
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
   void set_stall_warning(std::chrono::milliseconds after) { watchdog_.set_warn_after(after); }
+  // A peer's staged mark that a pulled copy waits for and that does not move this long
+  // stops the job (copy_pulled: the peer stages inside its sync, so it is stuck).
+  void set_link_timeout(std::chrono::milliseconds after) { link_timeout_ = after; }
   int nprocs() const { return nprocs_; }
 
   // DRMA
@@ -462,6 +465,7 @@ class Engine : private recovery::PayloadSink {
   bool combine_puts_ = true;
   bool sparse_ = false;
   std::chrono::steady_clock::time_point next_abort_check_;
+  std::chrono::milliseconds link_timeout_{30000};
   long superstep_ = 0;
   double communication_seconds_ = 0;
 };

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "bsplib/bulk_copy.h"
 #include "bsplib/engine.h"
+#include "bsplib/staged_mark_wait.h"
 
 namespace bsp {
 
@@ -394,6 +396,7 @@ void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uin
   if (!(token & kDeferred) || size == 0 || !staging) return copy_bytes(into, data, size);  // (staged() checked it)
   const auto superstep = static_cast<std::uint32_t>(superstep_);
   std::uint32_t done = 0;
+  std::optional<StagedMarkWait> wait;  // from the first idle look on: says and bounds a long wait
   for (unsigned idle = 0; done < size;) {
     const std::uint64_t mark = staging->staged_mark(src);
     std::uint64_t ready = size;  // a later superstep's mark: all of this one's is written
@@ -407,6 +410,7 @@ void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uin
       copy_bytes(into + done, data + done, ready - done);
       done = static_cast<std::uint32_t>(ready);
       idle = 0;
+      if (wait) wait->moved();
       continue;
     }
     // A piece takes a running writer microseconds; no news for longer, and it is not
@@ -417,6 +421,11 @@ void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uin
         job_.check_for_abort();
         next_abort_check_ = now + kAbortCheckEvery;
       }
+      if (!wait) {
+        wait.emplace(pid_, src, superstep_, at, size, StagedMarkWait::Limits{watchdog_.warn_after(), link_timeout_},
+                     now);
+      }
+      if (std::string stop = wait->look(now, mark, done); !stop.empty()) job_.abort_job(stop);
       sched_yield();
     }
   }

@@ -359,6 +359,7 @@ void Runtime::begin(int maxprocs) {
       options_.sync == "sparse" || (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
       options_.sync_radix);
   engine_->set_stall_warning(std::chrono::milliseconds(static_cast<long>(options_.stall_warn_seconds * 1000)));
+  engine_->set_link_timeout(std::chrono::milliseconds(static_cast<long>(options_.link_timeout_seconds * 1000)));
   if (!options_.profile.empty()) {
     try {
       profile_ = std::make_unique<profile::Recorder>(options_.profile, pid, start.nprocs, options_.transport,

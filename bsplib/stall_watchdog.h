@@ -29,6 +29,7 @@ class StallWatchdog {
 
   // A wait longer than this is reported (from the next superstep on).
   void set_warn_after(std::chrono::milliseconds after) { warn_after_ = after; }
+  std::chrono::milliseconds warn_after() const { return warn_after_; }
 
   // Something moved on the link to pid. On the busy path: only noted here; the time is
   // taken in waiting(), for the peers noted since, so a busy superstep reads no clock.

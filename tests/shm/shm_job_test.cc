@@ -66,6 +66,37 @@ TEST(ShmJob, KilledInsideASuperstepStopsTheJobAndLeavesNothing) {
   }
 }
 
+// A sender stuck in the middle of staging a large get reply inside its bsp_sync (its
+// staged mark stops at half): the receiver, copying behind that mark, says after
+// --stall-warn what it waits for (the pid, the superstep, the mark needed and seen), and
+// after --link-timeout of a still mark stops the job, naming both; nothing is left
+// behind. Before, the receiver polled the mark in silence for as long as the sender
+// lived (here: forever).
+TEST(ShmJob, AStuckStagingSenderIsNamedAndStopsTheJob) {
+  const std::vector<std::string> job = {
+      kBsprun, "-n", "2", "--transport=shm", "--shm-single-copy=off", "--stall-warn=0.5", "--link-timeout=2", kCases};
+  std::vector<std::string> clean = job, stuck = job;
+  clean.push_back("--case=large_transfers");
+  stuck.push_back("--case=staging_writer_stuck");
+  ProgramResult reference = run_program(clean, 60s);
+  ASSERT_EQ(reference.exit_code, 0) << describe(reference);
+  ProgramResult result = run_program(stuck, 60s);
+  ASSERT_NE(result.err.find("pid 0 stuck staging its get reply"), std::string::npos) << describe(result);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("pid 1 has waited"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("in bsp_sync (superstep 1) for pid 0's staged mark"), std::string::npos)
+      << describe(result);
+  EXPECT_NE(result.err.find("a pulled transfer of 4194304 bytes"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("needs (1, "), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("2097152 of the bytes copied; the mark has not moved"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("stopping the job (--link-timeout=2)"), std::string::npos) << describe(result);
+  // The link timeout (2 s) and the stop: 10 s idle, or 2 s + a multiple of a clean job.
+  EXPECT_LT(result.seconds, 2.0 + calibrated_bound(10.0, reference)) << describe(result);
+  std::vector<std::string> left = leftovers();
+  EXPECT_TRUE(left.empty()) << left.size() << " left, first: " << left.front();
+}
+
 // Push-Pull: the semantics hold whether every transfer is pushed through the rings
 // (--pull-threshold=0), every one is staged and pulled (1), or as by default; at p = 3,
 // where one process's staging memory serves two readers.
