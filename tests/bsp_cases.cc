@@ -349,6 +349,66 @@ void lines_and_frames() {
 }
 
 // Syncs with no communication at all.
+// Small supersteps to every peer at once, each pair its own kind each step: nothing, a
+// 4-byte put, a 4-byte message (each fits a superstep line), a 48-byte put (a record
+// too large for a line), or a 4-byte put, a message and a 24-byte put together (each
+// fits, together they overflow the line). In a hybrid job a process so writes lines to
+// some peers and frames to others in the same superstep.
+void small_supersteps_to_every_peer() {
+  constexpr int kWords = 16;  // per source: [0] the small put, [4..15] the 48-byte one, [8..13] the 24-byte one
+  std::vector<int> slots(static_cast<std::size_t>(kWords * p()), -1);
+  bsp_push_reg(slots.data(), static_cast<int>(slots.size() * sizeof(int)));
+  bsp_sync();
+  auto kind_of = [](int step, int src, int dst) { return (step + 3 * src + 5 * dst + (step / 5) * src) % 5; };
+  std::vector<int> words(12);
+  for (int step = 0; step < 300; ++step) {
+    const int stamp = step * 1000 + me();
+    for (int dst = 0; dst < p(); ++dst) {
+      if (dst == me()) continue;
+      const long mine = static_cast<long>(kWords * me()) * static_cast<long>(sizeof(int));
+      const int kind = kind_of(step, me(), dst);
+      if (kind == 1 || kind == 4) bsp_put(dst, &stamp, slots.data(), mine, sizeof stamp);
+      if (kind == 2 || kind == 4) bsp_send(dst, nullptr, &stamp, sizeof stamp);
+      if (kind == 3) {
+        for (int i = 0; i < 12; ++i) words[static_cast<std::size_t>(i)] = stamp + i;
+        bsp_put(dst, words.data(), slots.data(), mine + 4 * sizeof(int), 12 * sizeof(int));
+      }
+      if (kind == 4) {
+        for (int i = 0; i < 6; ++i) words[static_cast<std::size_t>(i)] = -stamp - i;
+        bsp_put(dst, words.data(), slots.data(), mine + 8 * sizeof(int), 6 * sizeof(int));
+      }
+    }
+    bsp_sync();
+    int expected = 0;
+    std::vector<int> messages_from(static_cast<std::size_t>(p()), 0);
+    for (int src = 0; src < p(); ++src) {
+      if (src == me()) continue;
+      const int kind = kind_of(step, src, me()), sent = step * 1000 + src;
+      const int* from = &slots[static_cast<std::size_t>(kWords * src)];
+      if (kind == 1 || kind == 4) CHECK(from[0] == sent);
+      if (kind == 3) CHECK(from[4] == sent && from[15] == sent + 11);
+      if (kind == 4) CHECK(from[8] == -sent && from[13] == -sent - 5);
+      if (kind == 2 || kind == 4) ++expected;
+    }
+    int count = -1;
+    bsp_qsize(&count, nullptr);
+    CHECK(count == expected);
+    for (int i = 0; i < count; ++i) {
+      int status = -1, value = -1, no_tag = 0;
+      bsp_get_tag(&status, &no_tag);
+      CHECK(status == sizeof value);
+      bsp_move(&value, sizeof value);
+      const int src = value % 1000;
+      CHECK(value / 1000 == step && src >= 0 && src < p() && src != me());
+      const int kind = kind_of(step, src, me());
+      CHECK(kind == 2 || kind == 4);
+      CHECK(++messages_from[static_cast<std::size_t>(src)] == 1);
+    }
+  }
+  bsp_pop_reg(slots.data());
+  bsp_sync();
+}
+
 void empty_supersteps() {
   for (int i = 0; i < 500; ++i) bsp_sync();
   int n = -1;
@@ -1064,6 +1124,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"many_supersteps", many_supersteps},
       {"empty_supersteps", empty_supersteps},
       {"lines_and_frames", lines_and_frames},
+      {"small_supersteps_to_every_peer", small_supersteps_to_every_peer},
       {"large_transfers", large_transfers},
       {"large_gathered", large_gathered},
       {"single_copy_regions", single_copy_regions},

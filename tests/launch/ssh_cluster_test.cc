@@ -252,6 +252,40 @@ TEST_F(SshCluster, HybridTakesSharedMemoryWithinAHostAndTheNetworkBetween) {
   }
 }
 
+// Superstep lines in hybrid jobs: each process reaches its host's other process through
+// shared memory, where a small superstep travels in one cache line, and the six elsewhere
+// through the network, in the same supersteps. Small-superstep programs (empty syncs,
+// 4-byte puts, small messages, a mix that overflows a line, a line's staged token, tag
+// size changes) hold over shm+tcp and shm+udp with lines on and off; with lines on, an
+// empty superstep costs each process a frame to each of its six network peers and none
+// to its partner (--stats: 500 empty supersteps send 6 x 500 frames and a few more,
+// against 7 x 500 with lines off).
+TEST_F(SshCluster, HybridSmallSuperstepsWithLinesOnAndOff) {
+  for (const char* transport : {"shm+tcp", "shm+udp"}) {
+    for (const char* lines : {"1", "0"}) {
+      for (const char* name : {"empty_supersteps", "small_supersteps_to_every_peer", "lines_and_frames",
+                               "many_supersteps", "tagsize_states", "bsmp_all_to_all"}) {
+        std::vector<std::string> argv = bsprun(transport, {kCases, std::string("--case=") + name});
+        argv.insert(argv.begin() + 5, {"--stats", std::string("--superstep-lines=") + lines});
+        ProgramResult result = run_program(argv, 120s);
+        ASSERT_EQ(result.exit_code, 0) << transport << " lines " << lines << " " << name << "\n" << describe(result);
+        EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+        if (std::string(name) != "empty_supersteps") continue;
+        std::vector<long> frames = bsp::testing::stats_per_process(result, "data_sent");
+        ASSERT_EQ(frames.size(), 8u) << describe(result);
+        for (long sent : frames) {
+          if (std::string(lines) == "1") {
+            EXPECT_GE(sent, 6 * 500) << transport << " lines on\n" << describe(result);
+            EXPECT_LT(sent, 6 * 500 + 50) << transport << " lines on\n" << describe(result);
+          } else {
+            EXPECT_GE(sent, 7 * 500) << transport << " lines off\n" << describe(result);
+          }
+        }
+      }
+    }
+  }
+}
+
 // pid 0 on a remote host (the hostfile lists host 1 first): bsprun's standard input
 // reaches it through the agent, and its output comes back.
 TEST_F(SshCluster, StdinReachesARemotePidZero) {
