@@ -89,7 +89,8 @@ TEST(ShmJob, AStuckStagingSenderIsNamedAndStopsTheJob) {
       << describe(result);
   EXPECT_NE(result.err.find("a pulled transfer of 4194304 bytes"), std::string::npos) << describe(result);
   EXPECT_NE(result.err.find("needs (1, "), std::string::npos) << describe(result);
-  EXPECT_NE(result.err.find("2097152 of the bytes copied; the mark has not moved"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("2097152 of the bytes copied; the mark has not moved"), std::string::npos)
+      << describe(result);
   EXPECT_NE(result.err.find("stopping the job (--link-timeout=2)"), std::string::npos) << describe(result);
   // The link timeout (2 s) and the stop: 10 s idle, or 2 s + a multiple of a clean job.
   EXPECT_LT(result.seconds, 2.0 + calibrated_bound(10.0, reference)) << describe(result);
@@ -192,8 +193,9 @@ TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
   for (const char* lines : {"1", "0"}) {
     for (const char* threshold : {"0", "256"}) {
       for (int procs : {2, 3}) {
-        for (const char* name : {"lines_and_frames", "tagsize_states", "registration_order_and_pop", "get_before_put",
-                                 "bsmp_all_to_all", "many_supersteps"}) {
+        for (const char* name :
+             {"lines_and_frames", "small_supersteps_to_every_peer", "tagsize_states", "registration_order_and_pop",
+              "get_before_put", "bsmp_all_to_all", "many_supersteps"}) {
           ProgramResult result = run_program(
               {kBsprun, "-n", std::to_string(procs), "--transport=shm", std::string("--superstep-lines=") + lines,
                std::string("--pull-threshold=") + threshold, kCases, std::string("--case=") + name},
