@@ -926,11 +926,11 @@ void killed_mid_superstep() {
 
 // A sender stuck while it stages a large get reply inside its bsp_sync: pid 1 gets 4 MiB
 // of pid 0's memory, staged after the exchange in pieces the reader copies behind pid
-// 0's staged mark; the second half of that memory is unreadable, and pid 0, faulting on
-// it in the middle of the copy, stops for good (says so, then pauses: a process stopped
-// or stuck there). The job must say what pid 1 waits for and end (the test runs it with
-// --shm-single-copy=off, so the reply is staged, never read from pid 0's memory).
-void staging_writer_stuck() {
+// 0's staged mark; the second half of that memory is unreadable, and pid 0 faults on it
+// in the middle of the copy, where on_fault takes over. The job must say what pid 1
+// waits for and end (the tests run it with --shm-single-copy=off, so the reply is
+// staged, never read from pid 0's memory by pid 1).
+void staging_writer_faults(void (*on_fault)(int)) {
   constexpr std::size_t kBytes = 4u << 20;
   void* mapped = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   CHECK(mapped != MAP_FAILED);
@@ -940,16 +940,26 @@ void staging_writer_stuck() {
   bsp_push_reg(area, static_cast<int>(kBytes));
   bsp_sync();
   if (me() == 0) {
-    std::signal(SIGSEGV, [](int) {
-      static const char said[] = "staging_writer_stuck: pid 0 stuck staging its get reply\n";
-      [[maybe_unused]] auto written = write(STDERR_FILENO, said, sizeof said - 1);
-      for (;;) pause();
-    });
+    std::signal(SIGSEGV, on_fault);
     CHECK(mprotect(area + kBytes / 2, kBytes / 2, PROT_NONE) == 0);
   }
   if (me() == 1) bsp_get(0, area, 0, fetched.data(), static_cast<int>(kBytes));
   bsp_sync();
-  bsp_abort("staging_writer_stuck: the sync with a stuck sender returned");
+  bsp_abort("staging_writer_faults: the sync with a faulting sender returned");
+}
+
+// pid 0 stops there for good (says so, then pauses: a process stopped or stuck).
+void staging_writer_stuck() {
+  staging_writer_faults([](int) {
+    static const char said[] = "staging_writer_stuck: pid 0 stuck staging its get reply\n";
+    [[maybe_unused]] auto written = write(STDERR_FILENO, said, sizeof said - 1);
+    for (;;) pause();
+  });
+}
+
+// pid 0 dies there.
+void staging_writer_dies() {
+  staging_writer_faults([](int) { raise(SIGKILL); });
 }
 
 // Supersteps until the job is stopped from outside (a cut link, a killed remote shell,
@@ -1144,6 +1154,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"slow_process", slow_process},
       {"sync_until_stopped", sync_until_stopped},
       {"staging_writer_stuck", staging_writer_stuck},
+      {"staging_writer_dies", staging_writer_dies},
       {"put_unregistered", put_unregistered},
       {"put_outside_registration", put_outside_registration},
       {"get_outside_registration", get_outside_registration},

@@ -71,16 +71,22 @@ TEST(ShmJob, KilledInsideASuperstepStopsTheJobAndLeavesNothing) {
 // --stall-warn what it waits for (the pid, the superstep, the mark needed and seen), and
 // after --link-timeout of a still mark stops the job, naming both; nothing is left
 // behind. Before, the receiver polled the mark in silence for as long as the sender
-// lived (here: forever).
+// lived (here: forever). A sender that dies there stops the job at once, naming it.
 TEST(ShmJob, AStuckStagingSenderIsNamedAndStopsTheJob) {
-  const std::vector<std::string> job = {
-      kBsprun, "-n", "2", "--transport=shm", "--shm-single-copy=off", "--stall-warn=0.5", "--link-timeout=2", kCases};
-  std::vector<std::string> clean = job, stuck = job;
-  clean.push_back("--case=large_transfers");
-  stuck.push_back("--case=staging_writer_stuck");
-  ProgramResult reference = run_program(clean, 60s);
+  auto job = [](const std::string& name, const std::string& link_timeout) {
+    return std::vector<std::string>{kBsprun,
+                                    "-n",
+                                    "2",
+                                    "--transport=shm",
+                                    "--shm-single-copy=off",
+                                    "--stall-warn=0.5",
+                                    "--link-timeout=" + link_timeout,
+                                    kCases,
+                                    "--case=" + name};
+  };
+  ProgramResult reference = run_program(job("large_transfers", "2"), 60s);
   ASSERT_EQ(reference.exit_code, 0) << describe(reference);
-  ProgramResult result = run_program(stuck, 60s);
+  ProgramResult result = run_program(job("staging_writer_stuck", "2"), 60s);
   ASSERT_NE(result.err.find("pid 0 stuck staging its get reply"), std::string::npos) << describe(result);
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0) << describe(result);
@@ -95,6 +101,15 @@ TEST(ShmJob, AStuckStagingSenderIsNamedAndStopsTheJob) {
   // The link timeout (2 s) and the stop: 10 s idle, or 2 s + a multiple of a clean job.
   EXPECT_LT(result.seconds, 2.0 + calibrated_bound(10.0, reference)) << describe(result);
   std::vector<std::string> left = leftovers();
+  EXPECT_TRUE(left.empty()) << left.size() << " left, first: " << left.front();
+  // Dead, not stuck: the coordinator's news ends the wait long before the link timeout.
+  ProgramResult died = run_program(job("staging_writer_dies", "30"), 60s);
+  EXPECT_FALSE(died.timed_out) << describe(died);
+  EXPECT_NE(died.exit_code, 0) << describe(died);
+  EXPECT_NE(died.err.find("pid 0"), std::string::npos) << describe(died);
+  EXPECT_NE(died.err.find("signal 9"), std::string::npos) << describe(died);
+  EXPECT_LT(died.seconds, calibrated_bound(10.0, reference)) << describe(died);
+  left = leftovers();
   EXPECT_TRUE(left.empty()) << left.size() << " left, first: " << left.front();
 }
 
