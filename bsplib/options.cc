@@ -142,7 +142,8 @@ const std::vector<OptionSpec>& option_table() {
          o.sync_radix = static_cast<int>(bounded(var, v, 2, 64));
        }},
       {"link-timeout", "job", "30",
-       "seconds two processes may wait for each other's data before the job stops: their link is cut (0.1 to 86400)",
+       "seconds two processes may wait for each other's data before the job stops: their link is cut; also a "
+       "receiver's wait for a sender's staged data that does not move (0.1 to 86400)",
        [](RunOptions& o, const std::string& var, const std::string& v) { o.link_timeout_seconds = seconds(var, v); }},
       {"start-timeout", "job", "auto",
        "seconds the job's start may go without a process joining before it stops naming the pids not joined "
