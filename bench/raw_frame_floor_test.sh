@@ -24,6 +24,7 @@ ip netns delete "rfprobe$$"
 # A prefix of its own (short: the switch's interfaces are named PREFIXv0 ...).
 prefix="rf$(($$ % 100000))x"
 trap 'sh tools/cluster.sh down --prefix "$prefix" > /dev/null 2>&1' EXIT
+trap 'exit 1' INT TERM  # a timed-out test still takes its cluster down
 sh tools/cluster.sh up 2 --prefix "$prefix" > "$out" 2>&1 || { cat "$out"; skip "tools/cluster.sh up failed (no veth or bridge?)"; }
 
 # Every run is bounded here too: the program's own bounds are 30 s per wait.
