@@ -237,8 +237,13 @@ int main(int argc, char** argv) {
   const std::size_t batch = static_cast<std::size_t>(std::clamp<long>(flags.number("batch", 32), 1, 1024));
   const bool ring = flags.text("rx", "ring") == "ring";
   const bool bypass = flags.text("bypass", "0") != "0";
-  const bool spin = flags.text("wait", "poll") == "spin";
-  const bool spread = flags.text("source", "one") == "buffer";
+  const std::string wait = flags.text("wait", "poll"), source_flag = flags.text("source", "one");
+  if ((wait != "poll" && wait != "spin") || (source_flag != "one" && source_flag != "buffer")) {
+    fmt::print(stderr, "raw_frame_floor: --wait={} --source={}: want poll or spin, one or buffer\n", wait, source_flag);
+    return 2;
+  }
+  const bool spin = wait == "spin";
+  const bool spread = source_flag == "buffer";
   const bool csv = flags.text("csv", "0") != "0";
 
   // Both ends see the interface in their own namespace; they agree on the frame size

@@ -51,6 +51,8 @@ done
 run 0 120 --netns="$prefix" --mtu=1500 --total=1048576 --repetitions=1 --csv=1
 expect "$out" "^eth0,1500,ring," "CSV row between hosts"
 
+run 2 60 --netns="$prefix" --wait=spinning --total=1048576 --repetitions=1
+expect "$out" "want poll or spin, one or buffer" "an unknown --wait"
 run 1 60 --netns="no${prefix}" --total=1048576 --repetitions=1
 expect "$out" "entering network namespace /var/run/netns/no${prefix}0" "a missing namespace"
 run 1 60 --netns="$prefix" --iface=nosuch0 --total=1048576 --repetitions=1
