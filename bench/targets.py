@@ -12,7 +12,7 @@ frame lo allows (bench/udp_stream_floor, bench/raw_frame_floor). A ratio is the 
 over rounds of each round's own ratio. Optional parts:
   --cluster        (root) the 8 MiB put over udp and nic between two emulated hosts
                    (tools/cluster.sh, veth MTU 1500) beside the bare 1472-byte UDP stream
-                   between the same hosts and bare 1500-byte raw frames on lo
+                   and the bare stream of 1500-byte raw frames between the same hosts
   --main-job       NAS class W at p = 4 (the README's main job) over every --transports
                    entry, interleaved: shm must be no slower than any other transport
   --npb-mpi DIR    NAS class A at p = 4 and 2 (--nas-procs) against NPB 3.4-MPI built
@@ -212,9 +212,13 @@ def cluster_round(run):
     floor = run.output("udp-floor-hosts", [run.tool("bench/udp_stream_floor"), "--csv=1", "--repetitions=3",
                                            "--size=1472", "--netns=tg", "--total=67108864"])
     run.keep("floor udp 1472 hosts", csv_cell(floor, 5))
-    raw = run.output("raw-floor-1500", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=3",
-                                        "--mtu=1500"])
-    run.keep("floor raw 1500", csv_cell(raw, 4))
+    # As the put it is held against: 8 MiB runs (median of 20) from a buffer of that size,
+    # the receiver yielding while it waits (as nic within a superstep; asleep in poll,
+    # every frame would cost the sending CPU a wake-up: 0.32 against 0.56 GB/s here).
+    raw = run.output("raw-floor-hosts", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
+                                         "--mtu=1500", "--netns=tg", "--total=%d" % EIGHT_MIB, "--source=buffer",
+                                         "--wait=spin"])
+    run.keep("floor raw 1500 hosts", csv_cell(raw, 4))
     for transport in ("udp", "nic"):
         head = [run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=" + transport]
         run.keep("ours %s put hosts" % transport, put_8mib(run, transport + "-8mib-hosts", head))
@@ -275,10 +279,10 @@ def table(run, args, transports):
         row("one 8 MiB put, two hosts, MTU 1500, udp", (run.median("ours udp put hosts"), "GB/s"),
             "bare 1472-byte datagrams between the hosts %.2f GB/s" % run.median("floor udp 1472 hosts"),
             run.ratio("ours udp put hosts", "floor udp 1472 hosts"), "≥ 0.9", lambda r: r >= 0.9)
-    if run.figures.get("floor raw 1500"):
+    if run.figures.get("floor raw 1500 hosts"):
         row("one 8 MiB put, two hosts, MTU 1500, nic", (run.median("ours nic put hosts"), "GB/s"),
-            "bare 1500-byte raw frames on lo %.2f GB/s" % run.median("floor raw 1500"),
-            run.ratio("ours nic put hosts", "floor raw 1500"), "≥ 0.9", lambda r: r >= 0.9)
+            "bare 1500-byte raw frames between the hosts %.2f GB/s" % run.median("floor raw 1500 hosts"),
+            run.ratio("ours nic put hosts", "floor raw 1500 hosts"), "≥ 0.9", lambda r: r >= 0.9)
     if args.main_job:
         for benchmark in NAS_BENCHMARKS:
             shm = "main %s shm" % benchmark

@@ -178,7 +178,9 @@ class UdpTransport final : public Transport {
     // (1472-byte frames: 1.0 GB/s against 0.10 one datagram per send; bench/udp_stream_floor
     // --netns), but over the shaped cluster (tbf host queues, which cut a segmented send and
     // drop pieces in silence) a many-to-one link stopped for the 30 s link timeout, with
-    // and without coalescing (docs/tuning.md; the cause inside is not found yet).
+    // and without coalescing: a resend of a few frames reached the emulated switch's port
+    // as one packet, which its nearly full byte queue dropped whole every time
+    // (docs/tuning.md).
     const std::string gso_option = options.text("gso", "");
     gso_ = gso_option.empty() ? offload != "0" && loopback : gso_option != "0";
     // Coalescing on receipt, but not off loopback where the peers segment: the two together
