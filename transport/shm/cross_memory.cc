@@ -4,13 +4,16 @@
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,6 +30,16 @@ struct PageMapScan {
 };
 constexpr unsigned long kPageMapScan = _IOWR('f', 16, PageMapScan);
 constexpr std::uint64_t kPageIsHuge = 1u << 6;
+constexpr int kMadvCollapse = 25;  // MADV_COLLAPSE (Linux 6.1; older headers lack it)
+constexpr std::uintptr_t kHugePage = 2u << 20;
+
+// The whole huge pages' range inside [address, address + size): [begin, end), maybe empty.
+std::pair<std::uintptr_t, std::uintptr_t> interior(const void* address, std::size_t size) {
+  const auto first = reinterpret_cast<std::uintptr_t>(address);
+  const std::uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t end = (first + size) & ~(kHugePage - 1);
+  return {begin, std::max(begin, end)};
+}
 
 }  // namespace
 
@@ -78,6 +91,23 @@ std::size_t huge_page_bytes(const void* address, std::size_t size) {
     start = scan.walk_end;
   }
   return std::min<std::size_t>(huge, size);
+}
+
+}  // namespace bsp::transport::shm
+
+namespace bsp::transport::shm {
+
+std::size_t huge_page_interior(const void* address, std::size_t size) {
+  auto [begin, end] = interior(address, size);
+  return end - begin;
+}
+
+std::string collapse_to_huge_pages(const void* address, std::size_t size) {
+  auto [begin, end] = interior(address, size);
+  if (begin == end) return "no whole huge page inside";
+  if (::madvise(reinterpret_cast<void*>(begin), end - begin, kMadvCollapse) == 0) return {};
+  const int error = errno;
+  return fmt::format("madvise(MADV_COLLAPSE): {}", std::strerror(error));
 }
 
 }  // namespace bsp::transport::shm

@@ -26,4 +26,14 @@ std::string read_from(int os_pid, std::uint64_t address, void* into, std::size_t
 // kernel's PAGEMAP_SCAN); 0 when it cannot tell (an older kernel).
 std::size_t huge_page_bytes(const void* address, std::size_t size);
 
+// The bytes of [address, address + size) in whole 2 MiB huge pages' ranges: what
+// collapse_to_huge_pages can put on huge pages.
+std::size_t huge_page_interior(const void* address, std::size_t size);
+
+// Asks the kernel to move the whole 2 MiB ranges inside [address, address + size) of this
+// process onto huge pages now (MADV_COLLAPSE, Linux 6.1: it copies them, contents kept).
+// "" when it did, else why not (memory advised MADV_NOHUGEPAGE, a kernel without it, no
+// huge page free).
+std::string collapse_to_huge_pages(const void* address, std::size_t size);
+
 }  // namespace bsp::transport::shm
