@@ -973,8 +973,8 @@ void collapsed_sources(bool refused) {
   auto buffer = [&]() {
     void* base = ::mmap(nullptr, bytes + 2 * align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(base != MAP_FAILED);
-    auto* start =
-        reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(base) + align - 1) & ~(align - 1)) + skew;
+    const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(base) + align - 1) & ~(align - 1);
+    auto* start = reinterpret_cast<unsigned char*>(aligned + skew);
     if (refused) ::madvise(base, bytes + 2 * align, MADV_NOHUGEPAGE);
     std::memset(start, 0, bytes);
     return start;
@@ -997,8 +997,8 @@ void collapsed_sources(bool refused) {
       // The get read the left's area before this superstep's hp-put landed there: the last one's.
       const unsigned char got = step == 0 ? 0 : data((left + p() - 1) % p(), step - 1, k);
       if (area[k] != data(left, step, k) || fetched[k] != got) {
-        bsp_abort("collapsed_sources: pid %d step %d byte %zu: area %d (expected %d), fetched %d (expected %d)\n",
-                  me(), step, k, area[k], data(left, step, k), fetched[k], got);
+        bsp_abort("collapsed_sources: pid %d step %d byte %zu: area %d (expected %d), fetched %d (expected %d)\n", me(),
+                  step, k, area[k], data(left, step, k), fetched[k], got);
       }
     }
     bsp_sync();  // everyone checked before the next step's transfers

@@ -246,15 +246,17 @@ TEST(ShmJob, SourcesSentAgainMoveOntoHugePages) {
     // Per process: 6 hp-puts and 6 gets served, each from one range sent six times.
     const int transfers = 12 * procs;
     const std::string p = std::to_string(procs);
-    ProgramResult on = run_program({kBsprun, "-n", p, "--transport=shm", "--stats", kCases, "--case=collapsed_sources"}, 120s);
+    ProgramResult on = run_program({kBsprun, "-n", p, "--transport=shm", "--stats", kCases, "--case=collapsed_sources"},
+                                   120s);
     ASSERT_EQ(on.exit_code, 0) << describe(on);
     EXPECT_NE(on.out.find("case collapsed_sources passed"), std::string::npos) << describe(on);
     if (on.err.find("shm_not_collapsed:") != std::string::npos) {
       GTEST_SKIP() << "the kernel does not collapse memory onto huge pages here:\n" << on.err;
     }
-    EXPECT_NE(on.err.find(fmt::format("shm_single_copies={} shm_two_copies={} shm_two_copies_4k_pages={} shm_collapses={}",
-                                      transfers - 2 * procs, 2 * procs, 2 * procs, 2 * procs)),
-              std::string::npos)
+    EXPECT_NE(
+        on.err.find(fmt::format("shm_single_copies={} shm_two_copies={} shm_two_copies_4k_pages={} shm_collapses={}",
+                                transfers - 2 * procs, 2 * procs, 2 * procs, 2 * procs)),
+        std::string::npos)
         << describe(on);
 
     ProgramResult refused = run_program(
@@ -269,7 +271,8 @@ TEST(ShmJob, SourcesSentAgainMoveOntoHugePages) {
     EXPECT_NE(refused.err.find("shm_not_collapsed:madvise(MADV_COLLAPSE)"), std::string::npos) << describe(refused);
 
     ProgramResult off = run_program(
-        {kBsprun, "-n", p, "--transport=shm", "--stats", "--shm-collapse=off", kCases, "--case=collapsed_sources"}, 120s);
+        {kBsprun, "-n", p, "--transport=shm", "--stats", "--shm-collapse=off", kCases, "--case=collapsed_sources"},
+        120s);
     ASSERT_EQ(off.exit_code, 0) << describe(off);
     EXPECT_NE(off.err.find(fmt::format("shm_single_copies=0 shm_two_copies={} shm_two_copies_4k_pages={}", transfers,
                                        transfers)),

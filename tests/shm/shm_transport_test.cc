@@ -434,7 +434,8 @@ TEST(ShmSingleCopy, SourcesOfferedAgainMoveOntoHugePages) {
     return start;
   };
   unsigned char* plain = buffer(false);
-  if (bsp::transport::shm::huge_page_bytes(plain, bytes) != 0) GTEST_SKIP() << "this kernel put the buffer on huge pages";
+  if (bsp::transport::shm::huge_page_bytes(plain, bytes) != 0)
+    GTEST_SKIP() << "this kernel put the buffer on huge pages";
   HugePageSources off(false);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(off.prepare(plain, bytes), "4k-pages");
   HugePageSources sources(true);

@@ -102,12 +102,10 @@ std::size_t huge_page_interior(const void* address, std::size_t size) {
   return end - begin;
 }
 
-std::string collapse_to_huge_pages(const void* address, std::size_t size) {
+int collapse_to_huge_pages(const void* address, std::size_t size) {
   auto [begin, end] = interior(address, size);
-  if (begin == end) return "no whole huge page inside";
-  if (::madvise(reinterpret_cast<void*>(begin), end - begin, kMadvCollapse) == 0) return {};
-  const int error = errno;
-  return fmt::format("madvise(MADV_COLLAPSE): {}", std::strerror(error));
+  if (begin == end) return EINVAL;
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, kMadvCollapse) == 0 ? 0 : errno;
 }
 
 }  // namespace bsp::transport::shm

@@ -2,6 +2,11 @@
 // (huge_page_sources.h).
 #include "transport/shm/huge_page_sources.h"
 
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
 #include "transport/shm/cross_memory.h"
 
 namespace bsp::transport::shm {
@@ -15,11 +20,12 @@ std::string_view HugePageSources::prepare(const void* data, std::size_t size) {
   for (Range& range : ranges_) {
     if (range.begin != begin || range.size != size) continue;
     if (range.state != State::seen) return range.state == State::refused ? "not-collapsed" : "4k-pages";
-    std::string why = collapse_to_huge_pages(data, size);
-    if (why.empty() && 2 * huge_page_bytes(data, size) < size) why = "still on 4 KiB pages after MADV_COLLAPSE";
-    if (!why.empty()) {
-      range.state = State::refused;
-      last_refusal_ = std::move(why);
+    const int error = collapse_to_huge_pages(data, size);
+    if (error != 0 || 2 * huge_page_bytes(data, size) < size) {
+      // A busy page (EAGAIN) may be free next time; any other answer stands.
+      if (error != EAGAIN) range.state = State::refused;
+      last_refusal_ = error != 0 ? fmt::format("madvise(MADV_COLLAPSE): {}", std::strerror(error))
+                                 : "still on 4 KiB pages after MADV_COLLAPSE";
       return "not-collapsed";
     }
     range.state = State::collapsed;

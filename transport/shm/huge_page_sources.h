@@ -5,7 +5,7 @@
 // array a peer gets from), so then its whole 2 MiB ranges are collapsed onto huge pages
 // (MADV_COLLAPSE: a few milliseconds once, for 8 MiB, against a copy saved per transfer).
 // Each range is collapsed at most once: memory the kernel splits again, or refuses, stays
-// on the two-copy path.
+// on the two-copy path (but a page busy at that moment, EAGAIN, is tried again next time).
 #pragma once
 
 #include <array>
