@@ -67,8 +67,32 @@ std::string read_from(int os_pid, std::uint64_t address, void* into, std::size_t
   return {};
 }
 
-std::size_t huge_page_bytes(const void* address, std::size_t size) {
+namespace {
+int pagemap_fd() {
   static const int pagemap = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  return pagemap;
+}
+}  // namespace
+
+bool can_count_huge_pages() {
+  static const bool works = [] {
+    static char probe = 1;
+    PageRegion region{};
+    PageMapScan scan{};
+    scan.size = sizeof scan;
+    scan.start = reinterpret_cast<std::uintptr_t>(&probe) & ~std::uintptr_t{4095};
+    scan.end = scan.start + 4096;
+    scan.vec = reinterpret_cast<std::uintptr_t>(&region);
+    scan.vec_len = 1;
+    scan.category_mask = kPageIsHuge;
+    scan.return_mask = kPageIsHuge;
+    return pagemap_fd() >= 0 && ::ioctl(pagemap_fd(), kPageMapScan, &scan) >= 0;
+  }();
+  return works;
+}
+
+std::size_t huge_page_bytes(const void* address, std::size_t size) {
+  const int pagemap = pagemap_fd();
   if (pagemap < 0 || size == 0) return 0;
   const std::uint64_t page = 4096;
   std::uint64_t start = reinterpret_cast<std::uintptr_t>(address) & ~(page - 1);

@@ -26,6 +26,8 @@ std::string read_from(int os_pid, std::uint64_t address, void* into, std::size_t
 // How many bytes of [address, address + size) of this process lie on huge pages (the
 // kernel's PAGEMAP_SCAN); 0 when it cannot tell (an older kernel).
 std::size_t huge_page_bytes(const void* address, std::size_t size);
+// Whether huge_page_bytes can tell (PAGEMAP_SCAN works here).
+bool can_count_huge_pages();
 
 // The bytes of [address, address + size) in whole 2 MiB huge pages' ranges: what
 // collapse_to_huge_pages can put on huge pages.

@@ -15,7 +15,8 @@ std::string_view HugePageSources::prepare(const void* data, std::size_t size) {
   if (2 * huge_page_bytes(data, size) >= size) return {};
   // Only where the whole huge pages inside would carry most of it (a range not 2 MiB
   // aligned keeps up to 2 MiB at each end on small pages).
-  if (!collapse_ || 2 * huge_page_interior(data, size) < size) return "4k-pages";
+  // (Nor where the kernel cannot say what lies on huge pages: a collapse could not be told.)
+  if (!collapse_ || 2 * huge_page_interior(data, size) < size || !can_count_huge_pages()) return "4k-pages";
   const auto begin = reinterpret_cast<std::uintptr_t>(data);
   for (Range& range : ranges_) {
     if (range.begin != begin || range.size != size) continue;
