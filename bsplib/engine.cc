@@ -448,6 +448,17 @@ std::string Engine::single_copy_report() const {
     std::replace(key.begin(), key.end(), '-', '_');
     report += fmt::format(" shm_two_copies_{}={}", key, count);
   }
+  // Sources moved onto huge pages for their readers (one transport serves every peer).
+  for (int peer = 0; peer < nprocs_; ++peer) {
+    transport::Staging* staging = peer == pid_ ? nullptr : channel_->staging(peer);
+    if (!staging) continue;
+    if (std::uint64_t collapses = staging->huge_page_collapses()) report += fmt::format(" shm_collapses={}", collapses);
+    if (std::string refusal = staging->collapse_refusal(); !refusal.empty()) {
+      std::replace(refusal.begin(), refusal.end(), ' ', '_');
+      report += fmt::format(" shm_not_collapsed:{}", refusal);
+    }
+    break;
+  }
   for (int peer = 0; peer < nprocs_; ++peer) {  // why this process may not read a peer's memory (a word, no sum)
     transport::Staging* staging = peer == pid_ ? nullptr : channel_->staging(peer);
     std::string refusal = staging ? staging->single_copy_refusal(peer) : std::string();

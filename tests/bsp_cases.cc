@@ -1060,6 +1060,51 @@ void registration_mismatch() {
   bsp_sync();
 }
 
+// Sources on 4 KiB pages sent again and again (shm moves such a range onto huge pages on
+// its second sending, then its reader copies it straight: --shm-collapse): every process
+// hp-puts 6 MiB from a buffer on ordinary pages to its right and gets 6 MiB of its left's
+// registered area, for six supersteps, the contents new in each; what lands is exactly
+// the superstep's. With `refused`, both buffers are advised MADV_NOHUGEPAGE, which the
+// kernel must respect: the transfers stay two copies and still land whole.
+void collapsed_sources(bool refused) {
+  const std::size_t bytes = 6u << 20, align = 2u << 20, skew = 64;  // mostly whole huge pages, not all
+  auto buffer = [&]() {
+    void* base = ::mmap(nullptr, bytes + 2 * align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(base != MAP_FAILED);
+    const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(base) + align - 1) & ~(align - 1);
+    auto* start = reinterpret_cast<unsigned char*>(aligned + skew);
+    if (refused) ::madvise(base, bytes + 2 * align, MADV_NOHUGEPAGE);
+    std::memset(start, 0, bytes);
+    return start;
+  };
+  unsigned char* source = buffer();
+  unsigned char* area = buffer();     // registered: the right hp-puts into it, the right gets from it
+  unsigned char* fetched = buffer();  // this process's gets land here
+  bsp_push_reg(area, static_cast<long>(bytes));
+  bsp_sync();
+  auto data = [](int pid, int step, std::size_t k) {
+    return static_cast<unsigned char>(pid * 71 + step * 13 + k * 5 + (k >> 12) + 1);
+  };
+  const int right = (me() + 1) % p(), left = (me() + p() - 1) % p();
+  for (int step = 0; step < 6; ++step) {
+    for (std::size_t k = 0; k < bytes; ++k) source[k] = data(me(), step, k);
+    bsp_hpput(right, source, area, 0, static_cast<long>(bytes));
+    bsp_get(left, area, 0, fetched, static_cast<long>(bytes));
+    bsp_sync();
+    for (std::size_t k = 0; k < bytes; ++k) {
+      // The get read the left's area before this superstep's hp-put landed there: the last one's.
+      const unsigned char got = step == 0 ? 0 : data((left + p() - 1) % p(), step - 1, k);
+      if (area[k] != data(left, step, k) || fetched[k] != got) {
+        bsp_abort("collapsed_sources: pid %d step %d byte %zu: area %d (expected %d), fetched %d (expected %d)\n", me(),
+                  step, k, area[k], data(left, step, k), fetched[k], got);
+      }
+    }
+    bsp_sync();  // everyone checked before the next step's transfers
+  }
+  bsp_pop_reg(area);
+  bsp_sync();
+}
+
 // Staging memory taken again (shm): a sender that left the sync stages its next
 // superstep's data at once, while a reader may still be copying the last one out of the
 // same memory. Here pid 1 reads 24 MiB from pid 0 before pid 2's (sources go in pid
@@ -1139,6 +1184,8 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"large_gathered", large_gathered},
       {"single_copy_regions", single_copy_regions},
       {"staging_reuse", staging_reuse},
+      {"collapsed_sources", [] { collapsed_sources(false); }},
+      {"collapsed_sources_refused", [] { collapsed_sources(true); }},
       {"all_to_all_bulk", all_to_all_bulk},
       {"many_small_puts", many_small_puts},
       {"combined_puts", combined_puts},

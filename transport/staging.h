@@ -37,6 +37,7 @@ class Staging {
   // Whether `peer` may be told to read `size` bytes at `data` straight from this
   // process's memory (which must then stay as it is until the peer's read mark says it is
   // done): "" yes, else a short reason for --stats ("off", "small", "4k-pages", "refused", ...).
+  // It may first move that memory onto huge pages (contents kept): see shm's --shm-collapse.
   virtual std::string_view single_copy_to(int /*peer*/, const void* /*data*/, std::size_t /*size*/) { return "off"; }
   // Copies `size` bytes at `address` of peer's memory into `into`: "" or why it failed
   // (the address is the peer's word: at worst it names memory of its own it did not mean).
@@ -53,6 +54,10 @@ class Staging {
   // behind it (the two copies overlap instead of following each other).
   virtual void publish_staged_mark(std::uint64_t /*mark*/) {}
   virtual std::uint64_t staged_mark(int /*peer*/) const { return 0; }
+  // Ranges single_copy_to moved onto huge pages (for --stats), and why the kernel last
+  // refused to ("" when it never did).
+  virtual std::uint64_t huge_page_collapses() const { return 0; }
+  virtual std::string collapse_refusal() const { return {}; }
   // Why peer cannot read this process's memory ("" when it can, or nothing is known), for --stats.
   virtual std::string single_copy_refusal(int /*peer*/) const { return {}; }
 

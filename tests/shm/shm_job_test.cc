@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "tests/run_program.h"
 
 namespace {
@@ -275,6 +277,56 @@ TEST(ShmJob, StagingIsReusedOnlyOnceRead) {
         {kBsprun, "-n", "3", "--transport=shm", sync, "--shm-single-copy=off", kCases, "--case=staging_reuse"}, 120s);
     ASSERT_EQ(result.exit_code, 0) << sync << "\n" << describe(result);
     EXPECT_NE(result.out.find("case staging_reuse passed"), std::string::npos) << describe(result);
+  }
+}
+
+// Sources on 4 KiB pages sent again (transport/shm/huge_page_sources.h): each range is
+// staged (two copies) the first time, moved onto huge pages the second (MADV_COLLAPSE)
+// and read straight from then on; memory advised MADV_NOHUGEPAGE is refused by the kernel
+// and stays on two copies, as does everything with --shm-collapse=off. The data lands
+// right either way (tests/bsp_cases.cc, collapsed_sources); --stats says which path ran.
+TEST(ShmJob, SourcesSentAgainMoveOntoHugePages) {
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(thp, modes);
+  if (modes.find("[always]") != std::string::npos) GTEST_SKIP() << "every buffer is on huge pages from the start here";
+  for (int procs : {2, 3}) {
+    // Per process: 6 hp-puts and 6 gets served, each from one range sent six times.
+    const int transfers = 12 * procs;
+    const std::string p = std::to_string(procs);
+    ProgramResult on = run_program({kBsprun, "-n", p, "--transport=shm", "--stats", kCases, "--case=collapsed_sources"},
+                                   120s);
+    ASSERT_EQ(on.exit_code, 0) << describe(on);
+    EXPECT_NE(on.out.find("case collapsed_sources passed"), std::string::npos) << describe(on);
+    if (on.err.find("shm_not_collapsed:") != std::string::npos) {
+      GTEST_SKIP() << "the kernel does not collapse memory onto huge pages here:\n" << on.err;
+    }
+    EXPECT_NE(
+        on.err.find(fmt::format("shm_single_copies={} shm_two_copies={} shm_two_copies_4k_pages={} shm_collapses={}",
+                                transfers - 2 * procs, 2 * procs, 2 * procs, 2 * procs)),
+        std::string::npos)
+        << describe(on);
+
+    ProgramResult refused = run_program(
+        {kBsprun, "-n", p, "--transport=shm", "--stats", kCases, "--case=collapsed_sources_refused"}, 120s);
+    ASSERT_EQ(refused.exit_code, 0) << describe(refused);
+    EXPECT_NE(refused.out.find("case collapsed_sources_refused passed"), std::string::npos) << describe(refused);
+    EXPECT_NE(refused.err.find(fmt::format("shm_single_copies=0 shm_two_copies={} shm_two_copies_4k_pages={} "
+                                           "shm_two_copies_not_collapsed={}",
+                                           transfers, 2 * procs, transfers - 2 * procs)),
+              std::string::npos)
+        << describe(refused);
+    EXPECT_NE(refused.err.find("shm_not_collapsed:madvise(MADV_COLLAPSE)"), std::string::npos) << describe(refused);
+
+    ProgramResult off = run_program(
+        {kBsprun, "-n", p, "--transport=shm", "--stats", "--shm-collapse=off", kCases, "--case=collapsed_sources"},
+        120s);
+    ASSERT_EQ(off.exit_code, 0) << describe(off);
+    EXPECT_NE(off.err.find(fmt::format("shm_single_copies=0 shm_two_copies={} shm_two_copies_4k_pages={}", transfers,
+                                       transfers)),
+              std::string::npos)
+        << describe(off);
+    EXPECT_EQ(off.err.find("shm_collapses="), std::string::npos) << describe(off);
   }
 }
 

@@ -16,6 +16,8 @@
 
 #include "auth/mac.h"
 #include "transport/registry.h"
+#include "transport/shm/cross_memory.h"
+#include "transport/shm/huge_page_sources.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_transport.h"
 #include "transport/transport.h"
@@ -414,6 +416,50 @@ TEST(ShmSingleCopy, RefusedProbeMeansStagingAndSaysWhy) {
   std::vector<unsigned char> source(1 << 20);
   EXPECT_EQ(b->staging()->single_copy_to(0, source.data(), source.size()), "refused");
   EXPECT_EQ(a->staging()->single_copy_to(1, source.data(), source.size()), "");  // b could read a
+}
+
+// Sources moved onto huge pages (huge_page_sources.h): a range on 4 KiB pages is left
+// alone the first time it is offered, collapsed (contents kept) the second, and then lies
+// on huge pages; a range whose whole huge pages would not carry most of it, a range the
+// kernel refuses (MADV_NOHUGEPAGE), and everything with collapsing off stay two copies.
+TEST(ShmSingleCopy, SourcesOfferedAgainMoveOntoHugePages) {
+  using bsp::transport::shm::HugePageSources;
+  const std::size_t align = 2u << 20, bytes = 4u << 20;
+  auto buffer = [&](bool no_huge) {
+    void* base = ::mmap(nullptr, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(base, MAP_FAILED);
+    ::madvise(base, bytes + align, no_huge ? MADV_NOHUGEPAGE : MADV_NORMAL);
+    auto* start = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(base) + align - 1) & ~(align - 1));
+    for (std::size_t i = 0; i < bytes; ++i) start[i] = static_cast<unsigned char>(i * 11 + (i >> 12));
+    return start;
+  };
+  unsigned char* plain = buffer(false);
+  if (bsp::transport::shm::huge_page_bytes(plain, bytes) != 0)
+    GTEST_SKIP() << "this kernel put the buffer on huge pages";
+  HugePageSources off(false);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(off.prepare(plain, bytes), "4k-pages");
+  HugePageSources sources(true);
+  // 2.5 MiB from 1 MiB into a huge page: no whole huge page inside.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(sources.prepare(plain + (1u << 20), 5u << 19), "4k-pages");
+  EXPECT_EQ(bsp::transport::shm::huge_page_bytes(plain, bytes), 0u);
+  EXPECT_EQ(sources.prepare(plain, bytes), "4k-pages");
+  std::string_view second = sources.prepare(plain, bytes);
+  if (second == "not-collapsed") GTEST_SKIP() << "the kernel does not collapse here: " << sources.last_refusal();
+  EXPECT_EQ(second, "");
+  EXPECT_EQ(sources.collapses(), 1u);
+  EXPECT_EQ(bsp::transport::shm::huge_page_bytes(plain, bytes), bytes);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    ASSERT_EQ(plain[i], static_cast<unsigned char>(i * 11 + (i >> 12))) << i;
+  }
+  EXPECT_EQ(sources.prepare(plain, bytes), "");
+  EXPECT_EQ(sources.collapses(), 1u);
+
+  unsigned char* refused = buffer(true);
+  EXPECT_EQ(sources.prepare(refused, bytes), "4k-pages");
+  EXPECT_EQ(sources.prepare(refused, bytes), "not-collapsed");
+  EXPECT_EQ(sources.prepare(refused, bytes), "not-collapsed");  // asked once only
+  EXPECT_NE(sources.last_refusal().find("MADV_COLLAPSE"), std::string::npos) << sources.last_refusal();
+  EXPECT_EQ(sources.collapses(), 1u);
 }
 
 }  // namespace

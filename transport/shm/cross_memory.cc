@@ -4,13 +4,16 @@
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,6 +30,16 @@ struct PageMapScan {
 };
 constexpr unsigned long kPageMapScan = _IOWR('f', 16, PageMapScan);
 constexpr std::uint64_t kPageIsHuge = 1u << 6;
+constexpr int kMadvCollapse = 25;  // MADV_COLLAPSE (Linux 6.1; older headers lack it)
+constexpr std::uintptr_t kHugePage = 2u << 20;
+
+// The whole huge pages' range inside [address, address + size): [begin, end), maybe empty.
+std::pair<std::uintptr_t, std::uintptr_t> interior(const void* address, std::size_t size) {
+  const auto first = reinterpret_cast<std::uintptr_t>(address);
+  const std::uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t end = (first + size) & ~(kHugePage - 1);
+  return {begin, std::max(begin, end)};
+}
 
 }  // namespace
 
@@ -54,8 +67,32 @@ std::string read_from(int os_pid, std::uint64_t address, void* into, std::size_t
   return {};
 }
 
-std::size_t huge_page_bytes(const void* address, std::size_t size) {
+namespace {
+int pagemap_fd() {
   static const int pagemap = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  return pagemap;
+}
+}  // namespace
+
+bool can_count_huge_pages() {
+  static const bool works = [] {
+    static char probe = 1;
+    PageRegion region{};
+    PageMapScan scan{};
+    scan.size = sizeof scan;
+    scan.start = reinterpret_cast<std::uintptr_t>(&probe) & ~std::uintptr_t{4095};
+    scan.end = scan.start + 4096;
+    scan.vec = reinterpret_cast<std::uintptr_t>(&region);
+    scan.vec_len = 1;
+    scan.category_mask = kPageIsHuge;
+    scan.return_mask = kPageIsHuge;
+    return pagemap_fd() >= 0 && ::ioctl(pagemap_fd(), kPageMapScan, &scan) >= 0;
+  }();
+  return works;
+}
+
+std::size_t huge_page_bytes(const void* address, std::size_t size) {
+  const int pagemap = pagemap_fd();
   if (pagemap < 0 || size == 0) return 0;
   const std::uint64_t page = 4096;
   std::uint64_t start = reinterpret_cast<std::uintptr_t>(address) & ~(page - 1);
@@ -78,6 +115,21 @@ std::size_t huge_page_bytes(const void* address, std::size_t size) {
     start = scan.walk_end;
   }
   return std::min<std::size_t>(huge, size);
+}
+
+}  // namespace bsp::transport::shm
+
+namespace bsp::transport::shm {
+
+std::size_t huge_page_interior(const void* address, std::size_t size) {
+  auto [begin, end] = interior(address, size);
+  return end - begin;
+}
+
+int collapse_to_huge_pages(const void* address, std::size_t size) {
+  auto [begin, end] = interior(address, size);
+  if (begin == end) return EINVAL;
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, kMadvCollapse) == 0 ? 0 : errno;
 }
 
 }  // namespace bsp::transport::shm

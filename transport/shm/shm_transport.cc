@@ -24,6 +24,7 @@
 #include "transport/registry.h"
 #include "transport/shm/cross_memory.h"
 #include "transport/shm/host_identity.h"
+#include "transport/shm/huge_page_sources.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_segment.h"
 
@@ -114,6 +115,12 @@ const std::vector<TransportOption>& shm_options() {
                     "from 4 KiB pages slower than staging's two copies), any, or off (always through staging "
                     "memory: two copies, as bsp_put's data always goes)",
                     {"huge", "any", "off"}),
+      one_of_option("shm-collapse", "on",
+                    "with --shm-single-copy=huge: memory on 4 KiB pages offered for a single copy a second "
+                    "time (the same range) is moved onto huge pages first (MADV_COLLAPSE, once per range: "
+                    "milliseconds for 8 MiB), so it and later transfers of it are single copies; off keeps "
+                    "such memory on the two-copy path",
+                    {"on", "off"}),
       number_option("shm-single-copy-from", std::to_string(kSingleCopyFrom),
                     "bytes from which a transfer may be a single copy (see shm-single-copy)", 1, 1L << 31),
   };
@@ -144,6 +151,7 @@ class ShmTransport final : public Transport, private Staging {
       : config_(config), capacity_(ring_capacity(config)), host_(shm::host_key()) {
     TransportOptions options("shm", config.options, shm_options());
     single_copy_ = options.text("shm-single-copy").value_or("huge");
+    sources_ = shm::HugePageSources(options.text("shm-collapse").value_or("on") == "on");
     if (std::optional<std::string> from = options.text("shm-single-copy-from")) {
       single_copy_from_ = std::stoull(*from);  // (checked against its spec before)
     }
@@ -315,9 +323,12 @@ class ShmTransport final : public Transport, private Staging {
       default:
         return "not-probed";
     }
-    if (single_copy_ == "huge" && 2 * shm::huge_page_bytes(data, size) < size) return "4k-pages";
+    if (single_copy_ == "huge") return sources_.prepare(data, size);
     return {};
   }
+
+  std::uint64_t huge_page_collapses() const override { return sources_.collapses(); }
+  std::string collapse_refusal() const override { return sources_.last_refusal(); }
 
   // The address and size come from the peer, about its own memory: checked for wrapping
   // here; what they name is for the kernel to refuse (another process's memory is out of
@@ -493,6 +504,7 @@ class ShmTransport final : public Transport, private Staging {
   bool oversubscribed_ = true;        // more of the job's processes on this host than cores
   std::string single_copy_ = "huge";  // --shm-single-copy
   std::size_t single_copy_from_ = kSingleCopyFrom;
+  shm::HugePageSources sources_{true};  // --shm-collapse
 };
 
 TransportRegistration registration(
