@@ -423,7 +423,9 @@ void Engine::await_readers(std::vector<int>& readers, std::uint64_t mark) {
   in_sync_ = false;
   for (int peer : readers) {
     transport::Staging* staging = channel_->staging(peer);
-    for (unsigned spins = 0; staging && staging->read_mark(peer) < mark; ++spins) {
+    std::optional<MarkWait> wait;  // from the first idle look on: says and bounds a long wait
+    std::uint64_t last = 0;
+    for (unsigned spins = 0; staging && (last = staging->read_mark(peer)) < mark; ++spins) {
       channel_->progress(*this);
       if (spins % 64 == 63) {
         auto now = Clock::now();
@@ -431,6 +433,17 @@ void Engine::await_readers(std::vector<int>& readers, std::uint64_t mark) {
           job_.check_for_abort();
           next_abort_check_ = now + kAbortCheckEvery;
         }
+        if (!wait) {
+          // (mark 2s + 1 or 2s + 2 of superstep s: the hp-puts' wait comes after s ended)
+          const long superstep = static_cast<long>((mark - 1) / 2);
+          wait.emplace(pid_, peer, superstep, "read mark", "reads this memory", mark_wait_limits(), now);
+        }
+        auto awaited = [&] {
+          return fmt::format("it reaches {} once pid {} has read {}; it says {}", mark, peer,
+                             mark % 2 ? "its gets' data in this process's memory" : "this process's hp-put sources",
+                             last);
+        };
+        if (std::string stop = wait->look(now, awaited); !stop.empty()) job_.abort_job(stop);
         sched_yield();  // the reader may be waiting for this core
       }
     }

@@ -41,6 +41,7 @@
 #include "bsplib/dissemination_barrier.h"
 #include "bsplib/message_queue.h"
 #include "bsplib/registration_table.h"
+#include "bsplib/mark_wait.h"
 #include "bsplib/stall_watchdog.h"
 #include "bsplib/superstep_records.h"
 #include "recovery/channel.h"
@@ -331,6 +332,8 @@ class Engine : private recovery::PayloadSink {
   void note_two_copies(std::string_view why);
   void read_direct(const char* call, int src, std::uint64_t token, std::byte* into, std::uint32_t size);
   void await_readers(std::vector<int>& readers, std::uint64_t mark);
+  // How long a wait for a peer's mark stays silent, and how long a still mark is borne.
+  MarkWait::Limits mark_wait_limits() const { return {watchdog_.warn_after(), link_timeout_}; }
   // The memory a put from src (or a get by src) touches, checked against the registration
   // as it is on this process; outside it, the job stops with the call, pids and sizes.
   std::byte* target_area(const char* call, const char* direction, int src, std::uint32_t registration,

@@ -12,7 +12,7 @@
 
 #include "bsplib/bulk_copy.h"
 #include "bsplib/engine.h"
-#include "bsplib/staged_mark_wait.h"
+#include "bsplib/mark_wait.h"
 
 namespace bsp {
 
@@ -385,6 +385,22 @@ void Engine::read_direct(const char* call, int src, std::uint64_t token, std::by
   }
 }
 
+namespace {
+// A staged mark as (superstep, staging offset written through).
+std::string mark_text(std::uint64_t mark) { return fmt::format("({}, {})", mark >> 32, mark & 0xffffffffu); }
+
+// What a wait for a staged mark needs and sees (the superstep, staging offset and size of
+// the transfer, the mark as last read, the bytes copied so far).
+std::string staged_mark_awaited(std::uint32_t superstep, std::uint64_t at, std::uint32_t size, std::uint64_t mark,
+                                std::uint32_t copied) {
+  const std::uint64_t needed = static_cast<std::uint64_t>(superstep) << 32 | (at + size);
+  return fmt::format(
+      "(superstep, staging offset) of a pulled transfer of {} bytes at its staging offset {}: needs {}, the mark "
+      "says {}, {} of the bytes copied",
+      size, at, mark_text(needed), mark_text(mark), copied);
+}
+}  // namespace
+
 // Pulled data into `into`; a deferred piece (kDeferred) only as far as src's staged mark
 // says it has written it this superstep (copy_deferred), waiting for the rest. Nothing is
 // received meanwhile: the caller walks streams that arrivals would move, and src waits
@@ -396,7 +412,7 @@ void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uin
   if (!(token & kDeferred) || size == 0 || !staging) return copy_bytes(into, data, size);  // (staged() checked it)
   const auto superstep = static_cast<std::uint32_t>(superstep_);
   std::uint32_t done = 0;
-  std::optional<StagedMarkWait> wait;  // from the first idle look on: says and bounds a long wait
+  std::optional<MarkWait> wait;  // from the first idle look on: says and bounds a long wait
   for (unsigned idle = 0; done < size;) {
     const std::uint64_t mark = staging->staged_mark(src);
     std::uint64_t ready = size;  // a later superstep's mark: all of this one's is written
@@ -422,10 +438,10 @@ void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uin
         next_abort_check_ = now + kAbortCheckEvery;
       }
       if (!wait) {
-        wait.emplace(pid_, src, superstep_, at, size, StagedMarkWait::Limits{watchdog_.warn_after(), link_timeout_},
-                     now);
+        wait.emplace(pid_, src, superstep_, "staged mark", "stages those bytes", mark_wait_limits(), now);
       }
-      if (std::string stop = wait->look(now, mark, done); !stop.empty()) job_.abort_job(stop);
+      auto awaited = [&] { return staged_mark_awaited(superstep, at, size, mark, done); };
+      if (std::string stop = wait->look(now, awaited); !stop.empty()) job_.abort_job(stop);
       sched_yield();
     }
   }

@@ -962,6 +962,37 @@ void staging_writer_dies() {
   staging_writer_faults([](int) { raise(SIGKILL); });
 }
 
+// A reader stuck inside its bsp_sync before it says it has read another process's
+// memory: pid 1 hp-puts 4 MiB to pid 0, which pid 0 reads straight from pid 1's memory
+// (the tests run it with --shm-single-copy=any), and puts 64 KiB (staged) after it into
+// memory pid 0 has made unwritable; pid 0 faults copying that put, after the hp-put's
+// read and before its read mark says so, and pauses. pid 1, whose hp-put source is its
+// own again only once read, waits for that mark: the job must say so and end.
+void single_copy_reader_stuck() {
+  constexpr std::size_t kBytes = 4u << 20, kPut = 64u << 10;
+  std::vector<char> source(kBytes, 5);
+  void* mapped = mmap(nullptr, kBytes + kPut, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(mapped != MAP_FAILED);
+  auto* area = static_cast<char*>(mapped);
+  std::memset(area, 0, kBytes + kPut);
+  bsp_push_reg(area, static_cast<int>(kBytes + kPut));
+  bsp_sync();
+  if (me() == 0) {
+    std::signal(SIGSEGV, [](int) {
+      static const char said[] = "single_copy_reader_stuck: pid 0 stuck applying a put\n";
+      [[maybe_unused]] auto written = write(STDERR_FILENO, said, sizeof said - 1);
+      for (;;) pause();
+    });
+    CHECK(mprotect(area + kBytes, kPut, PROT_NONE) == 0);
+  }
+  if (me() == 1) {
+    bsp_hpput(0, source.data(), area, 0, static_cast<int>(kBytes));
+    bsp_put(0, source.data(), area, static_cast<int>(kBytes), static_cast<int>(kPut));
+  }
+  bsp_sync();
+  bsp_abort("single_copy_reader_stuck: the sync with a stuck reader returned");
+}
+
 // Supersteps until the job is stopped from outside (a cut link, a killed remote shell,
 // Ctrl-C); gives up after 60 s so a test can never leave it running.
 void sync_until_stopped() {
@@ -1202,6 +1233,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"sync_until_stopped", sync_until_stopped},
       {"staging_writer_stuck", staging_writer_stuck},
       {"staging_writer_dies", staging_writer_dies},
+      {"single_copy_reader_stuck", single_copy_reader_stuck},
       {"put_unregistered", put_unregistered},
       {"put_outside_registration", put_outside_registration},
       {"get_outside_registration", get_outside_registration},

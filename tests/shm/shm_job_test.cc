@@ -133,6 +133,42 @@ TEST(ShmJob, SemanticsHoldPushedAndPulled) {
   }
 }
 
+// A reader stuck inside its bsp_sync after it read an hp-put's source straight from the
+// sender's memory, before its read mark says so: the sender, which may not leave the
+// sync while its source may still be read, says after --stall-warn what it waits for
+// (the reader, the superstep, the read mark needed and seen), and after --link-timeout
+// of a still mark stops the job naming both; nothing is left behind.
+TEST(ShmJob, AStuckSingleCopyReaderIsNamedAndStopsTheJob) {
+  auto job = [](const std::string& name) {
+    return std::vector<std::string>{kBsprun,
+                                    "-n",
+                                    "2",
+                                    "--transport=shm",
+                                    "--shm-single-copy=any",
+                                    "--stall-warn=0.5",
+                                    "--link-timeout=2",
+                                    kCases,
+                                    "--case=" + name};
+  };
+  ProgramResult reference = run_program(job("large_transfers"), 60s);
+  ASSERT_EQ(reference.exit_code, 0) << describe(reference);
+  ProgramResult result = run_program(job("single_copy_reader_stuck"), 60s);
+  ASSERT_NE(result.err.find("pid 0 stuck applying a put"), std::string::npos) << describe(result);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("pid 1 has waited"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("in bsp_sync (superstep 1) for pid 0's read mark: it reaches 4 once pid 0 has read this "
+                            "process's hp-put sources; it says "),
+            std::string::npos)
+      << describe(result);
+  EXPECT_NE(result.err.find("(pid 0 reads this memory inside its bsp_sync"), std::string::npos) << describe(result);
+  EXPECT_NE(result.err.find("stopping the job (--link-timeout=2)"), std::string::npos) << describe(result);
+  // The link timeout (2 s) and the stop: 2 s + a multiple of a clean job.
+  EXPECT_LT(result.seconds, 2.0 + calibrated_bound(10.0, reference)) << describe(result);
+  std::vector<std::string> left = leftovers();
+  EXPECT_TRUE(left.empty()) << left.size() << " left, first: " << left.front();
+}
+
 // Single copies (transport/shm/cross_memory.h): large hp-puts and gets that the receiver
 // reads straight from the sender's memory keep the semantics at p = 2..4, where every
 // large one is (--shm-single-copy=any, from 64 KiB; dense and sparse sync), on huge pages
