@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "nas/common/huge_buffer.h"
+
 namespace nas::is {
 
 class BucketRanking {
@@ -57,7 +59,7 @@ class BucketRanking {
   std::vector<int> shared_all_;
   std::vector<int> bucket_owner_;       // owner pid of each bucket
   std::vector<int> bucket_start_;       // where each bucket starts in send_
-  std::vector<std::uint16_t> send_;     // my keys grouped by bucket, as offsets in it
+  HugeBuffer<std::uint16_t> send_;     // my keys grouped by bucket, as offsets in it (huge pages: hpput)
   std::vector<std::uint16_t> receive_;  // registered receive area, the same
   std::vector<int> rank_table_;
   std::vector<std::int64_t> offset_at_;    // per destination: where my keys land there
