@@ -169,7 +169,7 @@ void direction(Cell& c, const Constants& k, const Box& b) {
 
 }  // namespace
 
-NAS_VECTOR_CLONES void compute_rhs(Cell& c, const Constants& k) {
+NAS_CLONES_AVX512 void compute_rhs(Cell& c, const Constants& k) {
   derived_with_faces(c, k.n);
   const CellExtent& e = c.extent;
   for (int kk = 0; kk < e.size[2]; ++kk)

@@ -33,7 +33,7 @@ inline void pair_sums(double* __restrict z1, double* __restrict z2, double* __re
 
 }  // namespace
 
-NAS_VECTOR_CLONES void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4], LineScratch& scratch) {
+NAS_CLONES_AVX2 void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4], LineScratch& scratch) {
   double* u1 = scratch.a.data();
   double* u2 = scratch.b.data();
   const int n1 = u.m1, n2 = u.m2, n3 = u.m3;
@@ -60,7 +60,7 @@ NAS_VECTOR_CLONES void residual(const Grid3& u, const Grid3& v, const Grid3& r, 
   }
 }
 
-NAS_VECTOR_CLONES void smooth(const Grid3& r, const Grid3& u, const double c[4], LineScratch& scratch) {
+NAS_CLONES_AVX2 void smooth(const Grid3& r, const Grid3& u, const double c[4], LineScratch& scratch) {
   double* r1 = scratch.a.data();
   double* r2 = scratch.b.data();
   const int n1 = r.m1, n2 = r.m2, n3 = r.m3;
@@ -89,7 +89,7 @@ NAS_VECTOR_CLONES void smooth(const Grid3& r, const Grid3& u, const double c[4],
 
 // Coarse interior point j (local index, 1..m-2) sits on fine local index 2j: the fine
 // block is twice the coarse one and both start on a coarse point's left neighbour.
-NAS_VECTOR_CLONES void restrict_to_coarse(const Grid3& r, const Grid3& s, LineScratch& scratch) {
+NAS_CLONES_AVX2 void restrict_to_coarse(const Grid3& r, const Grid3& s, LineScratch& scratch) {
   double* x1 = scratch.a.data();
   double* y1 = scratch.b.data();
   for (int j3 = 1; j3 < s.m3 - 1; ++j3) {
@@ -124,7 +124,7 @@ NAS_VECTOR_CLONES void restrict_to_coarse(const Grid3& r, const Grid3& s, LineSc
 
 // Coarse local index c (ghosts included) maps onto fine local index 2c, and the fine
 // point 2c+1 lies between coarse c and c+1; so coarse 0..m-1 cover fine 0..n-1.
-NAS_VECTOR_CLONES void prolongate_add(const Grid3& z, const Grid3& u, LineScratch& scratch) {
+void prolongate_add(const Grid3& z, const Grid3& u, LineScratch& scratch) {
   double* z1 = scratch.a.data();
   double* z2 = scratch.b.data();
   double* z3 = scratch.c.data();
