@@ -31,7 +31,7 @@ class HugeBuffer {
     auto start = reinterpret_cast<std::uintptr_t>(mapped);
     auto aligned = (start + kHuge - 1) / kHuge * kHuge;
     if (aligned > start) ::munmap(mapped, aligned - start);
-    if (aligned + bytes_ < start + bytes_ + kHuge) ::munmap(reinterpret_cast<void*>(aligned + bytes_), start + kHuge - aligned);
+    ::munmap(reinterpret_cast<void*>(aligned + bytes_), start + kHuge - aligned);  // never empty
     data_ = reinterpret_cast<T*>(aligned);
     ::madvise(data_, bytes_, MADV_HUGEPAGE);  // a hint: without THP the pages stay 4 KiB
   }
