@@ -5,7 +5,10 @@
 //   NAS_CLONES_AVX512 (x86-64-v4): BT's 5x5 block elimination, class W at p = 1,
 //     0.92-0.94 s -> 0.63-0.66 s (AVX2 alone: 0.89);
 //   NAS_CLONES_AVX2: MG's stencils, memory-bound, where AVX-512 took 6-8 % more time than
-//     the baseline and AVX2 13 % less (perf samples in residual, smooth, restriction).
+//     the baseline and AVX2 23 % less (perf samples in residual, smooth, restriction);
+//     SP's line solver and compute_rhs, class W at p = 1 CPU time -15 % (AVX-512: the same
+//     as AVX2 with the whole package built for it). A helper a clone must not call
+//     through (one call per row) is [[gnu::always_inline]], so each clone has its own copy.
 // Packages that use them compile with -ffp-contract=off: otherwise a clone could fuse
 // a * b + c into one rounding and its results would differ from the baseline's in the
 // last bits; without fusing, every clone prints the same norms bit for bit (BT gained as

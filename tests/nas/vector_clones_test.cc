@@ -1,7 +1,7 @@
 // tests/nas/vector_clones_test.cc: the kernels with vector clones (nas/common/vector_clones.h)
 // print, on whatever clone this CPU runs, the same norms bit for bit as the baseline x86-64
-// build (-DNAS_NO_VECTOR_CLONES) printed when they were added: MG and BT class S on one
-// process. It fails if a clone fuses multiply-adds (the packages' -ffp-contract=off) or
+// build (-DNAS_NO_VECTOR_CLONES) printed when they were added: MG, BT and SP class S on
+// one process. It fails if a clone fuses multiply-adds (the packages' -ffp-contract=off) or
 // reorders sums, which NPB's 1e-8 verification alone would let through.
 #include <gtest/gtest.h>
 
@@ -46,6 +46,14 @@ TEST(VectorClones, BtPrintsTheBaselineNormsBitForBit) {
                                              "4.519566678297283E-05", "7.397376517296623E-05", "7.382123863237791E-05",
                                              "8.926963098748834E-04"};
   EXPECT_EQ(run_class_s("bt"), baseline);
+}
+
+TEST(VectorClones, SpPrintsTheBaselineNormsBitForBit) {
+  const std::vector<std::string> baseline = {"2.747031545138957E-02", "1.036074670528644E-02", "1.623574506507623E-02",
+                                             "1.584055722445565E-02", "3.484904060941862E-02", "2.728925855742578E-05",
+                                             "1.036444664083883E-05", "1.615479828713881E-05", "1.575070499448017E-05",
+                                             "3.417766618344996E-05"};
+  EXPECT_EQ(run_class_s("sp"), baseline);
 }
 
 }  // namespace
