@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "nas/common/vector_clones.h"
+
 namespace nas::bt {
 
 namespace {
@@ -167,7 +169,7 @@ void direction(Cell& c, const Constants& k, const Box& b) {
 
 }  // namespace
 
-void compute_rhs(Cell& c, const Constants& k) {
+NAS_CLONES_AVX512 void compute_rhs(Cell& c, const Constants& k) {
   derived_with_faces(c, k.n);
   const CellExtent& e = c.extent;
   for (int kk = 0; kk < e.size[2]; ++kk)

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "nas/bt/block_ops.h"
+#include "nas/common/vector_clones.h"
 
 namespace nas::bt {
 
@@ -20,7 +21,8 @@ LineSolver<A>::LineSolver(const Constants& k, int max_points)
     : k_(k), fj_(25 * (max_points + 2)), nj_(25 * (max_points + 2)) {}
 
 template <int A>
-void LineSolver<A>::jacobians(const double* u, double qs, double square, double tmp1, double* f, double* n) const {
+NAS_CLONES_AVX512 void LineSolver<A>::jacobians(const double* u, double qs, double square, double tmp1, double* f,
+                                                double* n) const {
   const double c1 = k_.c1, c2 = k_.c2, c3c4 = k_.c3c4, c1345 = k_.c1345, con43 = k_.con43;
   const double tmp2 = tmp1 * tmp1, tmp3 = tmp1 * tmp2;
   for (int i = 0; i < 25; ++i) f[i] = n[i] = 0.0;
@@ -108,7 +110,8 @@ std::ptrdiff_t point(const Cell& c, int l, int l1, int l2) {
 }  // namespace
 
 template <int A>
-void LineSolver<A>::forward(Cell& c, int l1, int l2, double* cstore, const double* carry_in, double* carry_out) {
+NAS_CLONES_AVX512 void LineSolver<A>::forward(Cell& c, int l1, int l2, double* cstore, const double* carry_in,
+                                              double* carry_out) {
   const int n = c.extent.size[A], start = c.extent.start[A], last_global = k_.n - 1;
   const std::ptrdiff_t p0 = point<A>(c, 0, l1, l2), step = c.stride[A];
   // Jacobians at the segment's points and one beyond each end (inside the grid).
@@ -164,7 +167,8 @@ void LineSolver<A>::forward(Cell& c, int l1, int l2, double* cstore, const doubl
 }
 
 template <int A>
-void LineSolver<A>::backward(Cell& c, int l1, int l2, const double* cstore, const double* next, double* first_out) {
+NAS_CLONES_AVX512 void LineSolver<A>::backward(Cell& c, int l1, int l2, const double* cstore, const double* next,
+                                               double* first_out) {
   const int n = c.extent.size[A], start = c.extent.start[A], last_global = k_.n - 1;
   const std::ptrdiff_t p0 = point<A>(c, 0, l1, l2), step = c.stride[A];
   double* rhs = c.rhs.data();

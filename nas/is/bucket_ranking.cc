@@ -19,14 +19,15 @@ BucketRanking::BucketRanking(int max_key_log2, int buckets_log2, std::int64_t to
       shared_all_(static_cast<std::size_t>(bsp_nprocs()) * shared_ints),
       bucket_owner_(buckets_),
       bucket_start_(buckets_ + 1),
-      send_(keys_per_process) {
+      send_(keys_per_process),
+      rank_table_(std::size_t(1) << max_key_log2) {
   if (shift_ > 16)
     bsp_abort("is: buckets of 2^%d keys do not fit the 16-bit offsets keys travel as (max key 2^%d, 2^%d buckets)\n",
               shift_, max_key_log2, buckets_log2);
   // Room for this process's share plus half again: a range of whole buckets can exceed
   // TOTAL_KEYS / p by up to one bucket, far less than that for NPB's key distribution.
   std::int64_t capacity = std::min<std::int64_t>(total_keys, keys_per_process + keys_per_process / 2);
-  receive_.resize(capacity);
+  receive_ = HugeBuffer<std::uint16_t>(capacity);
   bsp_push_reg(receive_.data(), static_cast<int>(capacity * sizeof(std::uint16_t)));
   bsp_sync();
 }
@@ -128,8 +129,8 @@ void BucketRanking::rank(const int* keys, int count, const int* shared) {
   // Local ranks over my key range, offset by the keys of lower processes. The receive
   // area holds, sender by sender, each of my buckets' keys of that sender in turn.
   const int range = key_end_ - key_begin_;
-  rank_table_.assign(range, 0);
   int* table = rank_table_.data();
+  std::fill(table, table + range, 0);
   const std::uint16_t* received = receive_.data();
   for (int q = 0; q < p; ++q)
     for (int b = first_bucket; b < end_bucket; ++b) {

@@ -17,7 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "nas/common/huge_buffer.h"
 
 namespace nas::is {
 
@@ -39,7 +42,9 @@ class BucketRanking {
   int key_begin() const { return key_begin_; }
   int key_end() const { return key_end_; }
   // Global ranks for this key range (see the file comment).
-  const std::vector<int>& rank_table() const { return rank_table_; }
+  std::span<const int> rank_table() const {
+    return {rank_table_.data(), static_cast<std::size_t>(key_end_ - key_begin_)};
+  }
   // The keys this process received (all in its key range), rebuilt from their offsets
   // (for verification; not a hot path), and how many.
   std::vector<int> received_keys() const;
@@ -55,11 +60,14 @@ class BucketRanking {
   std::vector<int> exchange_;  // my bucket counts + shared ints
   std::vector<int> gathered_;  // everyone's exchange_, by pid
   std::vector<int> shared_all_;
-  std::vector<int> bucket_owner_;       // owner pid of each bucket
-  std::vector<int> bucket_start_;       // where each bucket starts in send_
-  std::vector<std::uint16_t> send_;     // my keys grouped by bucket, as offsets in it
-  std::vector<std::uint16_t> receive_;  // registered receive area, the same
-  std::vector<int> rank_table_;
+  std::vector<int> bucket_owner_;  // owner pid of each bucket
+  std::vector<int> bucket_start_;  // where each bucket starts in send_
+  // The large arrays are on huge pages: the scatter of keys into 2^buckets_log2 write
+  // streams and the counting into the rank table touch pages all over them (TLB misses
+  // on 4 KiB pages), and send_ is the hp-puts' source (one copy over shm from huge pages).
+  HugeBuffer<std::uint16_t> send_;         // my keys grouped by bucket, as offsets in it
+  HugeBuffer<std::uint16_t> receive_;      // registered receive area, the same
+  HugeBuffer<int> rank_table_;             // room for the whole key range
   std::vector<std::int64_t> offset_at_;    // per destination: where my keys land there
   std::vector<std::uint16_t*> write_at_;   // per bucket: where its next key of mine goes
   int first_bucket_ = 0, end_bucket_ = 0;  // my bucket range after rank()

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,8 @@ int check_test_ranks(const nas::is::BucketRanking& ranking, const IsClass& param
 std::int64_t count_unsorted(const nas::is::BucketRanking& ranking) {
   const int n = ranking.received_count();
   const std::vector<int> keys = ranking.received_keys();
-  std::vector<int> next_slot(ranking.rank_table());  // one past the last slot of each key
+  const std::span<const int> table = ranking.rank_table();
+  std::vector<int> next_slot(table.begin(), table.end());  // one past the last slot of each key
   std::vector<int> sorted(n);
   const std::int64_t below = ranking.keys_below();
   for (int i = 0; i < n; ++i) sorted[--next_slot[keys[i] - ranking.key_begin()] - below] = keys[i];

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "nas/common/vector_clones.h"
+
 namespace nas::mg {
 namespace {
 
@@ -31,7 +33,7 @@ inline void pair_sums(double* __restrict z1, double* __restrict z2, double* __re
 
 }  // namespace
 
-void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4], LineScratch& scratch) {
+NAS_CLONES_AVX2 void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4], LineScratch& scratch) {
   double* u1 = scratch.a.data();
   double* u2 = scratch.b.data();
   const int n1 = u.m1, n2 = u.m2, n3 = u.m3;
@@ -58,7 +60,7 @@ void residual(const Grid3& u, const Grid3& v, const Grid3& r, const double a[4],
   }
 }
 
-void smooth(const Grid3& r, const Grid3& u, const double c[4], LineScratch& scratch) {
+NAS_CLONES_AVX2 void smooth(const Grid3& r, const Grid3& u, const double c[4], LineScratch& scratch) {
   double* r1 = scratch.a.data();
   double* r2 = scratch.b.data();
   const int n1 = r.m1, n2 = r.m2, n3 = r.m3;
@@ -87,7 +89,7 @@ void smooth(const Grid3& r, const Grid3& u, const double c[4], LineScratch& scra
 
 // Coarse interior point j (local index, 1..m-2) sits on fine local index 2j: the fine
 // block is twice the coarse one and both start on a coarse point's left neighbour.
-void restrict_to_coarse(const Grid3& r, const Grid3& s, LineScratch& scratch) {
+NAS_CLONES_AVX2 void restrict_to_coarse(const Grid3& r, const Grid3& s, LineScratch& scratch) {
   double* x1 = scratch.a.data();
   double* y1 = scratch.b.data();
   for (int j3 = 1; j3 < s.m3 - 1; ++j3) {

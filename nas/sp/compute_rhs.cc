@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nas/sp/block_diagonal.h"
+#include "nas/common/vector_clones.h"
 
 namespace nas::sp {
 namespace {
@@ -59,8 +60,8 @@ struct Direction {
 // run along x, all of form F); the first direction starts from the forcing term, the last
 // multiplies by dt and applies txinvr when asked.
 template <int D, Form F, bool kTxinvr>
-void rhs_run(const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff_t pb, std::ptrdiff_t pe, double c1,
-             double c2, double dssp, double dt, double bt) {
+NAS_CLONES_AVX2 void rhs_run(const Planes& a, const Direction& c, std::ptrdiff_t s, std::ptrdiff_t pb,
+                             std::ptrdiff_t pe, double c1, double c2, double dssp, double dt, double bt) {
   const double *u0 = a.u[0], *u1 = a.u[1], *u2 = a.u[2], *u3 = a.u[3], *u4 = a.u[4];
   const double* un = a.u[D + 1];  // the momentum along this direction
   const double* vn = a.vel[D];    // the velocity along this direction
@@ -169,7 +170,7 @@ void derived_fields(const SpConstants& k, CellFields& f) {
 
 }  // namespace
 
-void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
+NAS_CLONES_AVX2 void compute_rhs(const SpConstants& k, CellFields& f, bool apply_txinvr) {
   derived_fields(k, f);
   const Cell& c = f.cell;
   const int n = k.n;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "nas/sp/block_diagonal.h"
+#include "nas/common/vector_clones.h"
 
 namespace nas::sp {
 
@@ -73,7 +74,7 @@ int LineSolver::lines(const CellFields& f, int axis, int n) {
   return count;
 }
 
-void LineSolver::gather(CellFields& f, int axis, const Bundle& b) {
+NAS_CLONES_AVX2 void LineSolver::gather(CellFields& f, int axis, const Bundle& b) {
   const SpConstants& k = k_;
   const int n = k.n, low = f.cell.low[axis], W = max_lanes_;
   const AxisCoefficients ax = axis_coefficients(k, f, axis);
@@ -109,7 +110,7 @@ void LineSolver::gather(CellFields& f, int axis, const Bundle& b) {
   bind_rhs(f, b, /*load=*/true);
 }
 
-void LineSolver::bind_rhs(CellFields& f, const Bundle& b, bool load) {
+NAS_CLONES_AVX2 void LineSolver::bind_rhs(CellFields& f, const Bundle& b, bool load) {
   rhs_in_place_ = b.lane_stride == 1;
   if (rhs_in_place_) {
     for (int m = 0; m < 5; ++m) rhs_base_[m] = f.rhs_of(m) + b.base;
@@ -139,7 +140,7 @@ void LineSolver::store_rhs(CellFields& f, const Bundle& b) {
   }
 }
 
-void LineSolver::fresh_row(int r, int lanes) {
+NAS_CLONES_AVX2 void LineSolver::fresh_row(int r, int lanes) {
   const int W = max_lanes_;
   auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
   const int k = r % 3;
@@ -214,7 +215,7 @@ struct StepOutput {
 // from rows r+1 and r+2 (updated in place in the ring). If kLast, row r+1 is the final
 // row: it is normalised instead and there is no row r+2.
 template <int M, bool kLast>
-void step(const RingRows& rr, const StepOutput& out, int lanes) {
+[[gnu::always_inline]] inline void step(const RingRows& rr, const StepOutput& out, int lanes) {
   double* __restrict c0 = rr.c0;
   double* __restrict d0 = rr.d0;
   const double* __restrict e0 = rr.e0;
@@ -263,7 +264,7 @@ void step(const RingRows& rr, const StepOutput& out, int lanes) {
 
 }  // namespace
 
-void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
+NAS_CLONES_AVX2 void LineSolver::eliminate(int L, int lanes, const double* carry_in) {
   fresh_row(0, lanes);
   fresh_row(1, lanes);
   // The previous cell's last two eliminated rows (P: hi-1, Q: hi) act on rows 0 and 1.
@@ -332,8 +333,9 @@ namespace {
 
 // Back substitution of one system; back_in (or null) holds the next cell's first two rows.
 template <int M>
-void substitute_system(const double* d, const double* e, double* const* R, std::ptrdiff_t rs, int first, int L,
-                       int lanes, int W, const double* back_in) {
+[[gnu::always_inline]] inline void substitute_system(const double* d, const double* e, double* const* R,
+                                                     std::ptrdiff_t rs, int first, int L, int lanes, int W,
+                                                     const double* back_in) {
   auto at = [W](const double* v, int r) { return v + std::size_t(r + 1) * W; };
   auto rrow = [rs](double* v, int r) { return v + r * rs; };
   if (!back_in) {
@@ -369,7 +371,7 @@ void substitute_system(const double* d, const double* e, double* const* R, std::
 
 }  // namespace
 
-void LineSolver::substitute(int rows, int lanes, const double* back_in) {
+NAS_CLONES_AVX2 void LineSolver::substitute(int rows, int lanes, const double* back_in) {
   double* R0[3] = {rhs_base_[0], rhs_base_[1], rhs_base_[2]};
   double* R3[1] = {rhs_base_[3]};
   double* R4[1] = {rhs_base_[4]};
@@ -380,7 +382,7 @@ void LineSolver::substitute(int rows, int lanes, const double* back_in) {
 
 // Hands the first two rows back (if asked), applies the axis's block-diagonal product to
 // the grid-interior rows and stores the solved rhs (after z also u += rhs).
-void LineSolver::finish(CellFields& f, int axis, const Bundle& b, double* back_out) {
+NAS_CLONES_AVX2 void LineSolver::finish(CellFields& f, int axis, const Bundle& b, double* back_out) {
   const int n = k_.n, low = f.cell.low[axis];
   if (back_out)
     for (int l = 0; l < b.lanes; ++l)
