@@ -320,6 +320,10 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
     Outgoing& out = stream_to(peer);
     incoming_[peer].reply_bytes_missing = out.reply_bytes_expected;
     if (plain_end && post_line(peer, out)) continue;
+    if (plain_end && peer == pid_ && own_end_implied(out)) {
+      take_implied_end(pid_, incoming_[pid_]);
+      continue;
+    }
     end.get_requests = out.get_requests;
     records::Writer(out.stream).end(end);
   }
@@ -372,15 +376,44 @@ bool Engine::take_line(int src, Incoming& in) {
   std::byte* room = line_records_.room(transport::Staging::kSuperstepLineBytes);
   long size = path->take_superstep_line(src, static_cast<std::uint64_t>(superstep_), room);
   if (size < 0) return false;
+  moved(src);
+  if (size == 0) {  // an empty superstep's line: its `end` alone
+    take_implied_end(src, in);
+    return true;
+  }
+  heard_from(src);
   line_records_.extend(static_cast<std::size_t>(size));
+  records::Writer(line_records_).end(implied_end());
+  in.stream.insert(in.parsed, line_records_.data(), line_records_.size());
+  return true;
+}
+
+// The `end` a superstep line implies: "superstep s is over", nothing else (a line is
+// posted only for an `end` with no flags, pushes or pops).
+records::End Engine::implied_end() const {
   records::End end;
   end.superstep = static_cast<std::uint32_t>(superstep_);
   end.next_tagsize = static_cast<std::uint32_t>(tagsize_);  // no set_tagsize: the size in force
-  records::Writer(line_records_).end(end);
-  in.stream.insert(in.parsed, line_records_.data(), line_records_.size());
-  moved(src);
+  return end;
+}
+
+// src's implied `end`, with nothing of src's before it to parse (an empty superstep line,
+// or this process's own empty stream): taken as parse() takes an `end` record, without
+// writing and reading one.
+void Engine::take_implied_end(int src, Incoming& in) {
   heard_from(src);
-  return true;
+  in.end = implied_end();
+  in.end_at = in.parsed;
+  in.phase = in.reply_bytes_missing > 0 ? Phase::replies : Phase::complete;
+  ++ended_;
+}
+
+// Whether this process's own `end` can be implied: a plain one, with nothing else in its
+// stream to itself and nothing of its own stream still to parse.
+bool Engine::own_end_implied(const Outgoing& out) const {
+  const Incoming& in = incoming_[pid_];
+  return out.stream.empty() && in.phase == Phase::records && !in.end && in.parsed == in.records_at &&
+         in.parsed == in.stream.size() && in.placing == 0;
 }
 
 bool Engine::poll_lines() {

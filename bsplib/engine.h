@@ -302,6 +302,11 @@ class Engine : private recovery::PayloadSink {
   // before anything of the next (true: taken); every awaited peer's line (true: one came).
   bool post_line(int pid, Outgoing& out);
   bool take_line(int src, Incoming& in);
+  // An `end` that says only "superstep s is over" (a line's, or this process's own plain
+  // one), taken without a record written and parsed (see engine.cc).
+  records::End implied_end() const;
+  void take_implied_end(int src, Incoming& in);
+  bool own_end_implied(const Outgoing& out) const;
   // Whether src's records of this superstep may still come in its line: none parsed yet.
   bool line_due(int src) const;
   bool poll_lines();
