@@ -154,16 +154,19 @@ void Engine::pump() {
   bool moved = send_pending();
   moved |= channel_->progress(*this) > 0;
   if (moved || poll_lines()) return;
-  // The coordinator's news (a system call) at most every kAbortCheckEvery while idle: a
-  // superstep that waits a microsecond for its peers must not pay one each time.
   auto now = Clock::now();
-  if (now >= next_abort_check_) {
-    job_.check_for_abort();
-    next_abort_check_ = now + kAbortCheckEvery;
-  }
+  check_for_abort_every(now);
   collect_awaited();
   watchdog_.waiting(now, superstep_, awaited_);
   channel_->wait(awaited_, kWaitSlice);
+}
+
+// The coordinator's news (a system call) at most every kAbortCheckEvery while idle: a
+// wait of a microsecond for a peer must not pay one each time.
+void Engine::check_for_abort_every(std::chrono::steady_clock::time_point now) {
+  if (now < next_abort_check_) return;
+  job_.check_for_abort();
+  next_abort_check_ = now + kAbortCheckEvery;
 }
 
 namespace {
@@ -412,8 +415,7 @@ void Engine::take_implied_end(int src, Incoming& in) {
 // stream to itself and nothing of its own stream still to parse.
 bool Engine::own_end_implied(const Outgoing& out) const {
   const Incoming& in = incoming_[pid_];
-  return out.stream.empty() && in.phase == Phase::records && !in.end && in.parsed == in.records_at &&
-         in.parsed == in.stream.size() && in.placing == 0;
+  return out.stream.empty() && end_still_due(in) && in.parsed == in.stream.size();
 }
 
 bool Engine::poll_lines() {
@@ -425,10 +427,10 @@ bool Engine::poll_lines() {
   return ended_ != ended;
 }
 
-bool Engine::line_due(int src) const {
-  const Incoming& in = incoming_[src];
-  return line_paths_[src] != nullptr && in.phase == Phase::records && !in.end && in.parsed == in.records_at &&
-         in.placing == 0;
+bool Engine::line_due(int src) const { return line_paths_[src] != nullptr && end_still_due(incoming_[src]); }
+
+bool Engine::end_still_due(const Incoming& in) const {
+  return in.phase == Phase::records && !in.end && in.parsed == in.records_at && in.placing == 0;
 }
 
 // Staging named to peers during this sync is filled now, in staging order, a piece at a
@@ -462,10 +464,7 @@ void Engine::await_readers(std::vector<int>& readers, std::uint64_t mark) {
       channel_->progress(*this);
       if (spins % 64 == 63) {
         auto now = Clock::now();
-        if (now >= next_abort_check_) {
-          job_.check_for_abort();
-          next_abort_check_ = now + kAbortCheckEvery;
-        }
+        check_for_abort_every(now);
         if (!wait) {
           // (mark 2s + 1 or 2s + 2 of superstep s: the hp-puts' wait comes after s ended)
           const long superstep = static_cast<long>((mark - 1) / 2);

@@ -309,6 +309,8 @@ class Engine : private recovery::PayloadSink {
   bool own_end_implied(const Outgoing& out) const;
   // Whether src's records of this superstep may still come in its line: none parsed yet.
   bool line_due(int src) const;
+  // Whether nothing of this superstep's records or `end` has been parsed from in yet.
+  bool end_still_due(const Incoming& in) const;
   bool poll_lines();
   void screen_record(int src, const Incoming& in, bool in_records);
   void check_tag_size(int src, const records::Message& message);
@@ -337,6 +339,8 @@ class Engine : private recovery::PayloadSink {
   void note_two_copies(std::string_view why);
   void read_direct(const char* call, int src, std::uint64_t token, std::byte* into, std::uint32_t size);
   void await_readers(std::vector<int>& readers, std::uint64_t mark);
+  // While idle: asks the coordinator whether the job was stopped, if it is time to again.
+  void check_for_abort_every(std::chrono::steady_clock::time_point now);
   // How long a wait for a peer's mark stays silent, and how long a still mark is borne.
   MarkWait::Limits mark_wait_limits() const { return {watchdog_.warn_after(), link_timeout_}; }
   // The memory a put from src (or a get by src) touches, checked against the registration

@@ -18,9 +18,6 @@ namespace bsp {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-namespace {
-constexpr auto kAbortCheckEvery = 1ms;  // how often a wait for a peer's staged mark asks the coordinator
-}  // namespace
 
 // ---------------------------------------------------------------- BSMP: delivered messages
 
@@ -433,10 +430,7 @@ void Engine::copy_pulled(int src, std::uint64_t token, std::byte* into, std::uin
     // running (it shares this core): let it.
     if (++idle % 512 == 0) {
       auto now = Clock::now();
-      if (now >= next_abort_check_) {
-        job_.check_for_abort();
-        next_abort_check_ = now + kAbortCheckEvery;
-      }
+      check_for_abort_every(now);
       if (!wait) {
         wait.emplace(pid_, src, superstep_, "staged mark", "stages those bytes", mark_wait_limits(), now);
       }

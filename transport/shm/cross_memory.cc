@@ -117,10 +117,6 @@ std::size_t huge_page_bytes(const void* address, std::size_t size) {
   return std::min<std::size_t>(huge, size);
 }
 
-}  // namespace bsp::transport::shm
-
-namespace bsp::transport::shm {
-
 std::size_t huge_page_interior(const void* address, std::size_t size) {
   auto [begin, end] = interior(address, size);
   return end - begin;
