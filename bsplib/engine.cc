@@ -157,6 +157,10 @@ void Engine::pump() {
   auto now = Clock::now();
   check_for_abort_every(now);
   collect_awaited();
+  if (!watchdog_started_) {  // a wait is timed from the sync's first idle moment
+    watchdog_.superstep_started(now);
+    watchdog_started_ = true;
+  }
   watchdog_.waiting(now, superstep_, awaited_);
   channel_->wait(awaited_, kWaitSlice);
 }
@@ -213,8 +217,8 @@ void Engine::check_collective_calls() {
 }
 
 void Engine::superstep(bool final) {
-  auto started = Clock::now();
-  watchdog_.superstep_started(started);
+  sync_started_ = sync_clock_.now();
+  watchdog_started_ = false;  // told at the first idle moment, which reads the clock anyway
   in_sync_ = true;
   // Unbuffered puts: large ones are read from their source by the destination itself
   // (single copy, where it shares memory and the kernel allows) or sent from it during the
@@ -304,7 +308,8 @@ void Engine::superstep(bool final) {
   channel_->progress(*this);  // push out anything the transport still queues
   // Single copies out of this process's hp-put sources: they stay as they are until read.
   if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
-  communication_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
+  const std::uint64_t ended = sync_clock_.now();
+  if (ended > sync_started_) communication_ticks_ += ended - sync_started_;
 }
 
 // The dense protocol: an `end` to every process (DESIGN.md §3).

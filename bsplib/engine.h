@@ -43,6 +43,7 @@
 #include "bsplib/registration_table.h"
 #include "bsplib/mark_wait.h"
 #include "bsplib/stall_watchdog.h"
+#include "bsplib/sync_clock.h"
 #include "bsplib/superstep_records.h"
 #include "recovery/channel.h"
 
@@ -162,7 +163,7 @@ class Engine : private recovery::PayloadSink {
   // the other processes to finish.
   void keep_alive(std::chrono::milliseconds how_long);
 
-  double communication_seconds() const { return communication_seconds_; }
+  double communication_seconds() const { return sync_clock_.seconds(communication_ticks_); }
   // For --stats: how many large transfers over shared memory were single copies, how many
   // went through staging memory (two copies) and why.
   std::string single_copy_report() const;
@@ -479,7 +480,12 @@ class Engine : private recovery::PayloadSink {
   std::chrono::steady_clock::time_point next_abort_check_;
   std::chrono::milliseconds link_timeout_{30000};
   long superstep_ = 0;
-  double communication_seconds_ = 0;
+  // Each sync is timed by two stamps (communication_seconds()); the watchdog learns when
+  // the sync began only if it has to wait.
+  SyncClock sync_clock_;
+  std::uint64_t sync_started_ = 0;
+  std::uint64_t communication_ticks_ = 0;
+  bool watchdog_started_ = false;
 };
 
 }  // namespace bsp

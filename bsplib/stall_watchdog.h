@@ -40,7 +40,7 @@ class StallWatchdog {
       moved_.push_back(pid);
     }
   }
-  // A sync begins at now.
+  // A sync begins to wait at now (the engine tells it at the sync's first idle moment).
   void superstep_started(Clock::time_point now) {
     started_ = now;
     next_report_ = now + warn_after_;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -808,6 +809,29 @@ void enquiry() {
   CHECK(me() >= 0 && me() < p());
 }
 
+// bsp::stats::communication_seconds() counts the time inside bsp_sync and nothing else:
+// across one sync it grows by that sync's length (bracketed by bsp_time), across user
+// code not at all, and it never exceeds bsp_time(). The last process sleeps 50 ms in a
+// superstep, so the others' sync of it is long enough that a mis-scaled clock shows.
+void communication_time() {
+  bsp_sync();
+  const double before_computing = bsp::stats::communication_seconds();
+  if (me() == p() - 1) usleep(50'000);
+  // (equal but for the rounding of turning clock ticks into seconds at each call)
+  CHECK(std::abs(bsp::stats::communication_seconds() - before_computing) <= 1e-6 + 1e-4 * before_computing);
+  const double counted_before = bsp::stats::communication_seconds();
+  const double entered = bsp_time();
+  bsp_sync();
+  const double left = bsp_time();
+  const double counted = bsp::stats::communication_seconds() - counted_before;
+  const double slack = 0.02 * (left - entered) + 50e-6;
+  if (counted < (left - entered) - slack || counted > (left - entered) + slack) {
+    bsp_abort("communication_time on pid %d: the sync took %.6f s by bsp_time, communication_seconds grew %.6f s\n",
+              me(), left - entered, counted);
+  }
+  CHECK(bsp::stats::communication_seconds() <= bsp_time() + 50e-6);
+}
+
 // bsprun's standard input reaches pid 0, which shares what it read.
 void stdin_to_pid0() {
   long value = -1;
@@ -1224,6 +1248,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"strided_put_outside_registration", strided_put_outside_registration},
       {"zero_length", zero_length},
       {"enquiry", enquiry},
+      {"communication_time", communication_time},
       {"stdin_to_pid0", stdin_to_pid0},
       {"many_to_one", many_to_one},
       {"abort_with_message", abort_with_message},
