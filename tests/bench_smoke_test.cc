@@ -1,5 +1,6 @@
 // tests/bench_smoke_test.cc: every benchmark in bench/ (and the programs experiments/
-// feeds its model with) runs briefly (tiny counts) over tcp and prints its result, and
+// feeds its model with, and put_handoff) runs briefly (tiny counts; over tcp where it is a
+// BSP program) and prints its result, and
 // every program in bench/ answers --help with its usage, so a broken benchmark is caught
 // by the test suite. The numbers are not checked: benchmarks measure, tests only see that they work.
 #include <gtest/gtest.h>
@@ -76,6 +77,10 @@ INSTANTIATE_TEST_SUITE_P(
                "--patterns=rounds,ring,alltoall"},
               {"rusage_cpu_us_per_message", "rounds,spin,3,", "rounds,yield,2,", "rounds,block,3,", "ring,spin,3,",
                "alltoall,block,3,"}},
+        Smoke{"put_handoff",  // ("put_handoff: ... skipped" where fewer than two CPUs are allowed)
+              {"experiments/put_handoff", "--size=65536", "--rounds=3"},
+              {"handoff"}},
+        Smoke{"put_handoff_help", {"experiments/put_handoff", "--help"}, {"usage:", "put_handoff"}},
         Smoke{"layer_pingpong_transport",
               {"bench/layer_pingpong", "--transport=tcp", "--layer=transport", "--repetitions=50"},
               {"layer=transport transport=tcp size=4 round_trip_us median="}},
