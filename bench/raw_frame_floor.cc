@@ -247,7 +247,8 @@ int main(int argc, char** argv) {
   const std::string deliver = flags.text("deliver", "none");
   if ((wait != "poll" && wait != "spin") || (source_flag != "one" && source_flag != "buffer") ||
       (deliver != "none" && deliver != "copy")) {
-    fmt::print(stderr, "raw_frame_floor: --wait={} --source={} --deliver={}: want poll or spin, one or buffer, none or copy\n",
+    fmt::print(stderr,
+               "raw_frame_floor: --wait={} --source={} --deliver={}: want poll or spin, one or buffer, none or copy\n",
                wait, source_flag, deliver);
     return 2;
   }
@@ -428,9 +429,8 @@ int main(int argc, char** argv) {
         "raw frames on {}{}: {} bytes each (+14){}, rx={}{}{}: best {:.2f} GB/s, median {:.2f} GB/s delivered, "
         "median {:.1f}% lost\n",
         iface, netns.empty() ? "" : fmt::format(" from {}0 to {}1", netns, netns), mtu,
-        spread ? " from a buffer of the run's size" : "", ring ? "ring" : "recv", copy_out ? ", payloads copied out" : "",
-        bypass ? ", qdisc bypass" : "", best,
-        median, lost * 100);
+        spread ? " from a buffer of the run's size" : "", ring ? "ring" : "recv",
+        copy_out ? ", payloads copied out" : "", bypass ? ", qdisc bypass" : "", best, median, lost * 100);
   }
   return 0;
 }
