@@ -13,10 +13,13 @@
 // `--source=buffer` sends each frame from its own slice of a run-sized buffer (header
 // gathered in front, as nic sends a pool frame) instead of one frame hot in cache;
 // `--wait=spin` has the receiver yield instead of sleeping in poll while its ring is empty.
+// The bare receiver reads only each frame's 8-byte run tag and never its payload;
+// `--deliver=copy` has it copy every payload to its place in a destination of the run's
+// size, the least a receiver that delivers the bytes must do (nic's also checks the MAC).
 // Every wait is bounded and names what it waits for; the receiver dies with the sender.
 // Run (root): bazel-bin/bench/raw_frame_floor [--iface=lo] [--mtu=65535|1500]
 //      [--total=268435456] [--repetitions=5] [--batch=32] [--rx=ring|recv] [--csv=1]
-//      [--netns=PREFIX] [--source=one|buffer] [--wait=poll|spin]
+//      [--netns=PREFIX] [--source=one|buffer] [--wait=poll|spin] [--deliver=none|copy]
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -224,6 +227,9 @@ int main(int argc, char** argv) {
                         "  --wait=poll|spin    the receiver, when its ring is empty, sleeps in poll (default)\n"
                         "                      or yields, as nic waits within a superstep: no frame then\n"
                         "                      costs the sender's CPU a wake-up of the receiver\n"
+                        "  --deliver=none|copy the receiver reads each frame's tag only (default), or also\n"
+                        "                      copies its payload to its place in a destination of the\n"
+                        "                      run's size, as a receiver delivering the bytes must\n"
                         "  --netns=PREFIX      receiver on host PREFIX1's --iface (default eth0), sender on\n"
                         "                      PREFIX0's: two emulated hosts of tools/cluster.sh\n"
                         "  --csv=1             one CSV row: iface,mtu,rx,best_GBps,median_GBps,lost_share\n")) {
@@ -238,10 +244,15 @@ int main(int argc, char** argv) {
   const bool ring = flags.text("rx", "ring") == "ring";
   const bool bypass = flags.text("bypass", "0") != "0";
   const std::string wait = flags.text("wait", "poll"), source_flag = flags.text("source", "one");
-  if ((wait != "poll" && wait != "spin") || (source_flag != "one" && source_flag != "buffer")) {
-    fmt::print(stderr, "raw_frame_floor: --wait={} --source={}: want poll or spin, one or buffer\n", wait, source_flag);
+  const std::string deliver = flags.text("deliver", "none");
+  if ((wait != "poll" && wait != "spin") || (source_flag != "one" && source_flag != "buffer") ||
+      (deliver != "none" && deliver != "copy")) {
+    fmt::print(stderr,
+               "raw_frame_floor: --wait={} --source={} --deliver={}: want poll or spin, one or buffer, none or copy\n",
+               wait, source_flag, deliver);
     return 2;
   }
+  const bool copy_out = deliver == "copy";
   const bool spin = wait == "spin";
   const bool spread = source_flag == "buffer";
   const bool csv = flags.text("csv", "0") != "0";
@@ -271,6 +282,11 @@ int main(int argc, char** argv) {
     const Link receiving = netns.empty() ? sending : find_link(iface, "receiver");
     int fd = open_bound(receiving.index, type);
     Receiver receiver(fd, ring, frame);
+    // --deliver=copy: each payload after the run tag goes to the next slice, in arrival
+    // order (one path: frames arrive in the order sent).
+    constexpr std::size_t kTagged = kEthernetHeader + 8;
+    const std::size_t slice = frame - kTagged;
+    std::vector<std::byte> destination(copy_out ? frames * slice : 0);
     // Ready, and the MAC the frames are to carry to reach this end across the switch.
     if (::write(ready[1], receiving.mac, 6) != 6) die("write");
     for (int repetition = 0; repetition < repetitions; ++repetition) {
@@ -286,6 +302,9 @@ int main(int argc, char** argv) {
           std::uint64_t tag = 0;
           if (size >= kEthernetHeader + 8) std::memcpy(&tag, data + kEthernetHeader, 8);
           if (tag != static_cast<std::uint64_t>(repetition) + 1) return;
+          if (copy_out && size == frame && got < frames) {
+            std::memcpy(destination.data() + got * slice, data + kTagged, slice);
+          }
           ++got;
           bytes += size - kEthernetHeader;
           last = now_ns();
@@ -311,6 +330,8 @@ int main(int argc, char** argv) {
         pollfd readable{fd, POLLIN, 0};
         if (::poll(&readable, 1, told ? kIdleMs : 1000) == 0 && told) break;
       }
+      // The copies are the work measured: keep the compiler from dropping them as unread.
+      if (copy_out) asm volatile("" : : "r"(destination.data()) : "memory");
       double seconds = static_cast<double>(last - run.start_ns) / 1e9;
       double rate = got == 0 || seconds <= 0 ? 0 : static_cast<double>(bytes) / seconds / 1e9;
       double lost = run.frames == 0 ? 0 : 1.0 - static_cast<double>(got) / static_cast<double>(run.frames);
@@ -405,11 +426,11 @@ int main(int argc, char** argv) {
     fmt::print("{},{},{},{:.3f},{:.3f},{:.3f}\n", iface, mtu, ring ? "ring" : "recv", best, median, lost);
   } else {
     fmt::print(
-        "raw frames on {}{}: {} bytes each (+14){}, rx={}{}: best {:.2f} GB/s, median {:.2f} GB/s delivered, "
+        "raw frames on {}{}: {} bytes each (+14){}, rx={}{}{}: best {:.2f} GB/s, median {:.2f} GB/s delivered, "
         "median {:.1f}% lost\n",
         iface, netns.empty() ? "" : fmt::format(" from {}0 to {}1", netns, netns), mtu,
-        spread ? " from a buffer of the run's size" : "", ring ? "ring" : "recv", bypass ? ", qdisc bypass" : "", best,
-        median, lost * 100);
+        spread ? " from a buffer of the run's size" : "", ring ? "ring" : "recv",
+        copy_out ? ", payloads copied out" : "", bypass ? ", qdisc bypass" : "", best, median, lost * 100);
   }
   return 0;
 }

@@ -48,11 +48,18 @@ for source in one buffer; do
     grep -q "best 0\.00 GB/s" "$out" && fail "$source/$wait: nothing arrived"
   done
 done
+# The receiver copying every payload out, as a delivering receiver must: all arrive.
+run 0 120 --netns="$prefix" --mtu=1500 --total=4194304 --repetitions=2 --source=buffer --wait=spin --deliver=copy
+expect "$out" "rx=ring, payloads copied out: best [0-9]*\.[0-9]* GB/s" "--deliver=copy between hosts"
+expect "$out" "median 0\.0% lost" "--deliver=copy: every frame delivered"
+grep -q "best 0\.00 GB/s" "$out" && fail "--deliver=copy: nothing arrived"
 run 0 120 --netns="$prefix" --mtu=1500 --total=1048576 --repetitions=1 --csv=1
 expect "$out" "^eth0,1500,ring," "CSV row between hosts"
 
 run 2 60 --netns="$prefix" --wait=spinning --total=1048576 --repetitions=1
 expect "$out" "want poll or spin, one or buffer" "an unknown --wait"
+run 2 60 --netns="$prefix" --deliver=touch --total=1048576 --repetitions=1
+expect "$out" "--deliver=touch: want poll or spin, one or buffer, none or copy" "an unknown --deliver"
 run 1 60 --netns="no${prefix}" --total=1048576 --repetitions=1
 expect "$out" "entering network namespace /var/run/netns/no${prefix}0" "a missing namespace"
 run 1 60 --netns="$prefix" --iface=nosuch0 --total=1048576 --repetitions=1

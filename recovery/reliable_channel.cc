@@ -1,7 +1,8 @@
 // recovery/reliable_channel.cc: ProtocolCore over a transport. progress() transmits what
 // is queued, drains the transport in batches through the core, then sends what the round
-// owes (acks, NACKs, resends). wait() serves the timers, spins briefly, then blocks in
-// poll() on the transport's descriptor no longer than the next timer.
+// owes (acks, NACKs, resends). wait() serves the timers, spins briefly (asking the
+// transport's ready() where it reads memory, else poll(2)), then blocks in poll() on the
+// transport's descriptor no longer than the next timer.
 #include "recovery/reliable_channel.h"
 
 #include <poll.h>
@@ -27,6 +28,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
       : transport_(std::move(transport)),
         spin_us_(config.spin_us),
         also_wait_fd_(config.also_wait_fd),
+        ready_in_memory_(transport_->capabilities().ready_in_memory),
         core_(CoreConfig{config.pid, config.nprocs, config.job_id,
                          config.buffers ? config.buffers : transport_->capabilities().pool_frames,
                          transport_->capabilities().mtu, config.ack_policy, config.secret},
@@ -59,7 +61,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     return delivered_;
   }
 
-  bool probe() override { return core_.output_pending() || readable(transport_->wait_fd()); }
+  bool probe() override { return core_.output_pending() || frames_ready(); }
 
   void wait(std::span<const int> awaited, std::chrono::microseconds timeout) override {
     core_.service_waiting(awaited);
@@ -73,7 +75,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(due - now);
     if (left.count() <= 0) return;
     spin_then_block(
-        transport_->wait_fd(), spin_us_, left, [this] { return readable(transport_->wait_fd()); }, also_wait_fd_);
+        transport_->wait_fd(), spin_us_, left, [this] { return frames_ready(); }, also_wait_fd_);
   }
 
   int wait_fd() const override { return transport_->wait_fd(); }
@@ -82,6 +84,9 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
   const transport::Transport& transport() const override { return *transport_; }
 
  private:
+  // Whether the transport has frames: its ready() where that reads memory, else poll(2).
+  bool frames_ready() { return ready_in_memory_ ? transport_->ready() : readable(transport_->wait_fd()); }
+
   void on_frame(int peer, std::span<const std::byte> frame) override {
     if (sink_ != nullptr) delivered_ += core_.on_frame(peer, frame, *sink_);
   }
@@ -158,6 +163,7 @@ class ReliableChannel final : public Channel, private transport::FrameSink, priv
   std::unique_ptr<transport::Transport> transport_;
   int spin_us_;
   int also_wait_fd_;
+  bool ready_in_memory_;
   ProtocolCore core_;
   PayloadSink* sink_ = nullptr;
   std::size_t delivered_ = 0;

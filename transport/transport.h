@@ -71,6 +71,9 @@ struct Capabilities {
   // true: ready() reads memory (no system call) and the peers have cores of their own:
   // worth polling in a tight loop before yielding the core.
   bool poll_without_yielding = false;
+  // true: ready() reads memory (no system call), so the reliable layer's waiting loop
+  // asks it between yields instead of poll(2) on wait_fd() (nic's receive ring).
+  bool ready_in_memory = false;
   // Frames the transport suggests for the reliable layer's shared pool when the user
   // set none (0: the layer's own default). nic's 64 KiB frames on lo would otherwise get
   // the layer's floor of 1024 frames, 64 MiB; a quarter of that measured as fast.

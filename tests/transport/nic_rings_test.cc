@@ -4,14 +4,22 @@
 // ends); ring geometry (slots within blocks, blocks a power of two); and, live on lo
 // (root, outside the sandbox; skipped otherwise), 64 KiB frames through every receive and
 // send mode arriving whole (recvmsg's with their payloads placed where the sink asks),
-// and frames of hostile lengths (longer than the MTU) dropped and counted by every
-// receive mode.
+// frames of hostile lengths (longer than the MTU) dropped and counted by every receive
+// mode, and the V2 ring telling a waiting process of a frame without a system call.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstddef>
 
 #include <bit>
 #include <chrono>
@@ -443,6 +451,83 @@ TEST(NicLiveTest, FramesOnLoCarryTheDestinationsEtherType) {
   EXPECT_GE(frames, 96);  // seen going out and coming in
   EXPECT_NE(data_ether_type(true, 0), data_ether_type(true, 1));
   EXPECT_EQ(data_ether_type(false, 1), kEtherType);
+}
+
+// Makes poll(2) and ppoll(2) fail with ENOSYS in this process from now on (seccomp).
+bool forbid_poll() {
+  sock_filter program[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_poll, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ppoll, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+  };
+  sock_fprog filter{static_cast<unsigned short>(sizeof program / sizeof program[0]), program};
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) == 0;
+}
+
+// While a superstep waits, the reliable layer asks ready() between yields. With the V2
+// ring it reads the next slot's status in memory: a poll(2) there took the socket's
+// receive-queue lock, which the kernel takes to fill the ring in the sending CPU's
+// softirq. Checked in a child where poll(2) fails: ready() is false before the frame
+// and true once it is in the ring, and receive() then hands it over. The transports
+// whose ready() does ask poll(2) (v3 blocks, recvmsg) say so.
+TEST(NicLiveTest, V2RingTellsAFrameArrivedWithoutASystemCall) {
+  if (!may_open_packet_sockets()) GTEST_SKIP() << "needs CAP_NET_RAW (root) for packet sockets";
+  using namespace std::chrono_literals;
+  const std::uint32_t job = static_cast<std::uint32_t>(::getpid()) * 2654435761u ^ 0x72656479u;
+  auto make = [&](int pid, const char* rx) {
+    TransportConfig config;
+    config.pid = pid;
+    config.nprocs = 2;
+    config.job_id = job;
+    config.options = {{"iface", "lo"}, {"nic_rx", rx}, {"nic_tx", "send"}};
+    config.receive_filter = {{4, 4, job}, {10, 2, static_cast<std::uint32_t>(pid)}};
+    return make_nic_transport(config);
+  };
+  EXPECT_FALSE(make(1, "v3")->capabilities().ready_in_memory);
+  EXPECT_FALSE(make(1, "recv")->capabilities().ready_in_memory);
+  std::vector<std::unique_ptr<Transport>> ends;
+  ends.push_back(make(0, "v2"));
+  ends.push_back(make(1, "v2"));
+  EXPECT_TRUE(ends[1]->capabilities().ready_in_memory);
+  std::vector<std::string> addresses{ends[0]->local_address(), ends[1]->local_address()};
+  std::thread other([&] { ends[1]->connect(addresses); });
+  ends[0]->connect(addresses);
+  other.join();
+  Collect drained;
+  ends[1]->receive(drained, 1024);  // whatever the set-up left
+  const std::vector<std::byte> frame = test_frame(job, 1, 1000, 7);
+  ::fflush(nullptr);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0) << std::strerror(errno);
+  if (child == 0) {
+    // 1: no seccomp; 2: ready() before any frame; 3: no frame within 10 s; 4: receive().
+    if (!forbid_poll()) std::_Exit(1);
+    if (ends[1]->ready()) std::_Exit(2);
+    if (ends[0]->send(1, frame) != SendStatus::sent) std::_Exit(5);
+    ends[0]->flush();
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!ends[1]->ready()) {
+      if (std::chrono::steady_clock::now() > deadline) std::_Exit(3);
+      std::this_thread::yield();
+    }
+    struct One : FrameSink {
+      std::vector<std::byte> got;
+      void on_frame(int, std::span<const std::byte> f) override { got.assign(f.begin(), f.end()); }
+      void on_peer_lost(int, std::string_view) override {}
+    } one;
+    if (ends[1]->receive(one, 1) != 1 || one.got != frame) std::_Exit(4);
+    std::_Exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "child ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: seccomp refused, 2: ready() before any frame, 3: no frame seen in 10 s "
+                                       "(ready() asked poll?), 4: receive() did not hand the frame over, 5: send";
 }
 
 }  // namespace

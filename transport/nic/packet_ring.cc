@@ -75,6 +75,8 @@ std::span<const std::byte> PacketRings::peek_received() {
   return {reinterpret_cast<const std::byte*>(header) + header->tp_mac, header->tp_snaplen};
 }
 
+bool PacketRings::has_received() const { return (load_status(rx_slot(rx_next_)) & TP_STATUS_USER) != 0; }
+
 void PacketRings::release_received() {
   store_status(rx_slot(rx_next_), TP_STATUS_KERNEL);
   rx_next_ = (rx_next_ + 1) % rx_count_;

@@ -30,6 +30,9 @@ class PacketRings {
   // ---- receive ----
   // The next frame the kernel has handed over (empty when none). Valid until release().
   std::span<const std::byte> peek_received();
+  // Whether the kernel has handed a frame over: one load of the next slot's status, no
+  // system call (the waiting loop asks this between yields).
+  bool has_received() const;
   // Whether the frame peek_received() returned arrived whole (not cut short by the slot).
   bool received_whole() const { return received_whole_; }
   void release_received();
