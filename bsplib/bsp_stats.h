@@ -31,6 +31,9 @@ struct Packets {
 
 // Seconds this process spent inside BSPlib calls since bsp_begin (bsp_sync above all):
 // the "communication time" of paper 001's Table 2. Computation = bsp_time() - this.
+// Where the kernel keeps time by the CPU's time-stamp counter, each sync is counted in its
+// ticks and turned into seconds at each call (bsplib/sync_clock.h), so two calls with no
+// sync between them may differ by a rounding (parts per million).
 double communication_seconds();
 
 // This process's packet counters since bsp_begin.
