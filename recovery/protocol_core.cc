@@ -201,7 +201,9 @@ void ProtocolCore::transmit() {
 // Writes the fresh protocol fields (piggy-backed ack, ack request, credit) into a queued
 // frame and puts it on the batch.
 void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
-  Time now = clock_.now();
+  // One clock read per batch: the frames of a batch leave within one system call.
+  if (batch_.empty()) batch_time_ = clock_.now();
+  const Time now = batch_time_;
   SendLink& link = send_[static_cast<std::size_t>(peer)];
   std::span<std::byte> bytes = pool_.bytes(frame.buffer).first(frame.size);
   Header header = read_header(bytes);

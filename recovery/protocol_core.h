@@ -194,6 +194,7 @@ class ProtocolCore {
 
   std::vector<transport::OutFrame> batch_;
   std::vector<Staged> staged_;
+  Time batch_time_{};  // when the first frame of batch_ was staged
   std::vector<ControlFrame> control_;
   std::size_t control_count_ = 0;
   std::vector<transport::OutFrame> control_batch_;
