@@ -18,6 +18,10 @@ namespace bsp {
 // never `rep movsb`.
 void copy_by_vectors(void* to, const void* from, std::size_t size);
 
+// Exchanges the bytes of two ranges that do not overlap, 64 bytes per step (an early
+// write's new bytes for the destination's old ones, engine_early_writes.cc).
+void swap_bytes(void* a, void* b, std::size_t size);
+
 // True when memcpy would take its slow path for these addresses (see the top).
 inline bool slow_for_memcpy(const void* to, const void* from, std::size_t size) {
   constexpr std::size_t kFromSize = 8192;  // below this glibc does not use `rep movsb`

@@ -254,6 +254,7 @@ void Engine::superstep(bool final) {
   if (read_direct_gets_) read_through_->publish_read_mark(marks + 1);
   if (!get_readers_.empty()) await_readers(get_readers_, marks + 1);
   apply_puts();
+  early_writes_.clear();
   if (read_through_) read_through_->publish_read_mark(marks + 2);
   read_direct_gets_ = false;
   read_through_ = nullptr;
@@ -335,12 +336,17 @@ std::vector<std::vector<std::uint64_t>> Engine::dense_exchange(bool final) {
     end.get_requests = out.get_requests;
     records::Writer(out.stream).end(end);
   }
+  // From here this process reads its memory for the superstep only to serve gets (after
+  // the exchange) and for hp-put data still being sent (own_memory_still_read).
+  early_writes_open_ = true;
   for (int src = 0; src < nprocs_; ++src) parse(src);  // early arrivals
   deliver_local();
   // 2. The exchange, until every process's `end` is here; all made the same calls.
   while (ended_ < nprocs_) pump();
   check_collective_calls();
-  // 3. Gets read memory before anything of this superstep is written.
+  settle_early_writes();
+  // 3. Gets read memory before anything of this superstep is written (but what early
+  // writes put where no get reads).
   serve_gets();
   deliver_local();
   // 4. Replies to this process's gets, and everything it owes others, out.

@@ -9,8 +9,10 @@
 //      so processes do not all hit the same peer at once (scheduling), many records per
 //      payload (packing);
 //   2. receives until every peer's `end` has arrived (that is the barrier: one payload
-//      each way per pair when nothing else is sent), and checks that every process made
-//      the same collective calls (bsp_sync or bsp_end, tag size, registrations);
+//      each way per pair when nothing else is sent; large puts are written while they
+//      arrive, undone if the superstep needs the bytes they replaced: early writes), and
+//      checks that every process made the same collective calls (bsp_sync or bsp_end, tag
+//      size, registrations);
 //   3. serves the get requests it received, reading its memory before any get reply or
 //      put of the superstep is written anywhere;
 //   4. waits for the replies to its own gets, then writes them, then applies the puts
@@ -167,6 +169,8 @@ class Engine : private recovery::PayloadSink {
   // For --stats: how many large transfers over shared memory were single copies, how many
   // went through staging memory (two copies) and why.
   std::string single_copy_report() const;
+  // For --stats: large puts written while they arrived, and supersteps that undid them.
+  std::string early_write_report() const;
   long supersteps() const { return superstep_; }
   const recovery::Channel& channel() const { return *channel_; }
 
@@ -355,6 +359,30 @@ class Engine : private recovery::PayloadSink {
     return static_cast<std::byte*>(const_cast<void*>(area->address)) + offset;
   }
   const std::vector<int>& sources();
+  // Early writes (engine_early_writes.cc): a large put's data written into its
+  // destination as it arrives, once this process is inside bsp_sync, the destination's old
+  // bytes swapped into the stream in its place, so no pass over those bytes is left for
+  // after the last `end`. Before any get is served, whatever needed the old bytes (a get
+  // reading them, this process's own get writing into them, a put that must land before
+  // them) undoes every early write (swapped back, last first), and the superstep runs as
+  // if there had been none.
+  struct EarlyWrite {
+    int src;
+    std::size_t record;   // the put record's position in src's stream
+    std::size_t data_at;  // its data's
+    std::byte* into;
+    std::uint32_t size, done;  // bytes of the put, and how many are written
+  };
+  // Writes what has arrived of the put record at src's parse position, if it may.
+  void write_early(int src, const Incoming& in);
+  // After every `end`, before gets are served: the early writes stand, or all are undone.
+  void settle_early_writes();
+  bool early_writes_conflict();
+  // Whether this process's memory may still be read for this superstep's hp-put data.
+  bool own_memory_still_read() const;
+  // The early write of src's record at pos, if it stands (walked in stream order: next
+  // is the caller's cursor into early_writes_).
+  bool written_early(int src, std::size_t pos, std::size_t& next) const;
   void serve_gets();
   void apply_puts();
   void deliver_local();
@@ -433,6 +461,9 @@ class Engine : private recovery::PayloadSink {
   // unparsed ones (the next superstep's records) then.
   std::vector<int> receiving_;
   std::vector<PendingGet> pending_gets_;
+  std::vector<EarlyWrite> early_writes_;             // in the order they began
+  bool early_writes_open_ = false;                   // this sync's exchange, no own memory still read
+  std::uint64_t early_puts_ = 0, early_undone_ = 0;  // for --stats
   std::vector<HpPut> hpputs_;
   // Single copies this superstep: the peers told to read this process's memory for their
   // gets (before its puts land) and for hp-puts (before it leaves the sync), and whether

@@ -115,12 +115,18 @@ void Engine::parse(int src) {
   if (line_due(src)) take_line(src, in);
   while (in.phase != Phase::complete) {
     std::size_t size = next_record(src, in, in.phase == Phase::records);
-    if (size == 0) return;
+    if (size == 0) {
+      if (early_writes_open_ && in.phase == Phase::records) write_early(src, in);  // what has come of it
+      return;
+    }
     const std::byte* at = in.stream.data() + in.parsed;
     auto kind = static_cast<records::Kind>(at[0]);
     if (in.phase == Phase::records) {
       switch (kind) {
         case records::Kind::put:
+          take_record(src, kind, at, in);
+          if (early_writes_open_) write_early(src, in);
+          break;
         case records::Kind::put_strided:
         case records::Kind::put_pulled:
         case records::Kind::get_request:
@@ -317,13 +323,16 @@ void Engine::apply_puts() {
   for (int src : sources()) {
     const Incoming& in = incoming_[src];
     const std::byte* stream = in.stream.data();
+    std::size_t early = 0;  // cursor into early_writes_
     for (std::size_t pos = in.records_at; pos < in.end_at;) {
       const std::byte* at = stream + pos;
       auto kind = static_cast<records::Kind>(at[0]);
       bool bad = false;
       std::size_t size = records::record_size({stream, in.end_at}, pos, bad);
       if (size == 0) break;  // cannot happen: parse() saw every record here complete
-      if (kind == records::Kind::put || kind == records::Kind::put_pulled) {
+      if (kind == records::Kind::put && !early_writes_.empty() && written_early(src, pos, early)) {
+        // landed while it arrived
+      } else if (kind == records::Kind::put || kind == records::Kind::put_pulled) {
         records::Put put = records::read_put(at, pos);
         std::byte* into = target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
         if (kind == records::Kind::put) {

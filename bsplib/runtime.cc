@@ -397,6 +397,7 @@ std::string Runtime::statistics_report() const {
   std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} slice_us={}{}", engine_->supersteps(),
                                    engine_->communication_seconds(), spin_us_, slice_us_, path_report_);
   report += engine_->single_copy_report();  // which path large shm transfers took, and why
+  report += engine_->early_write_report();
   engine_->channel().stats().for_each(
       [&report](std::string_view key, std::uint64_t value) { report += fmt::format(" {}={}", key, value); });
   // What tcp's set-up refused (connections that did not prove the job's secret).
