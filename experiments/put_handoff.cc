@@ -10,7 +10,11 @@
 //   nt        handoff with non-temporal stores for the sender's copy;
 //   one_core  both copies on the sender (it writes the destination itself);
 //   split     the sender's copy, then both cores copy half of the capture each (the
-//             sender writing part of the destination while the receiver applies).
+//             sender writing part of the destination while the receiver applies);
+//   pipelined the sender copies in 128 KiB pieces, publishing each, and the receiver
+//             copies each piece into the destination as soon as it is published;
+//   saved     pipelined, the receiver first saving the destination's old bytes of each
+//             piece (as an early write must, to be undone).
 // Run: bazel-bin/experiments/put_handoff [--size=8388608] [--rounds=200] [--huge]
 #include <immintrin.h>
 #include <pthread.h>
@@ -64,7 +68,8 @@ bool pin(int core) {
   return ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) == 0;
 }
 
-enum class Scheme { handoff, nt, one_core, split };
+enum class Scheme { handoff, nt, one_core, split, pipelined, saved };
+constexpr std::size_t kPiece = 128u << 10;
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,9 +99,11 @@ int main(int argc, char** argv) {
   // The floor copies into its own destination (as bsp_bandwidth's memcpy into pid 0's window):
   // the receiver's lines stay the receiver's.
   unsigned char *source = buffer(size, huge), *capture = buffer(size, huge), *destination = buffer(size, huge),
-                *floor_destination = buffer(size, huge);
+                *floor_destination = buffer(size, huge), *saved = buffer(size, huge);
+  std::atomic<std::size_t> published{0};  // pipelined: bytes of this round's capture written
   std::printf("scheme,median_us,floor_median_us,floor_over_scheme\n");
-  for (Scheme scheme : {Scheme::handoff, Scheme::nt, Scheme::one_core, Scheme::split}) {
+  for (Scheme scheme :
+       {Scheme::handoff, Scheme::nt, Scheme::one_core, Scheme::split, Scheme::pipelined, Scheme::saved}) {
     std::atomic<long> turn{0};  // 2r + 1: the receiver's part of round r may start; 2r + 2: it is done
     std::vector<double> times, floors;
     std::thread receiver([&] {
@@ -104,7 +111,16 @@ int main(int argc, char** argv) {
       for (long r = 0; r < rounds; ++r) {
         while (turn.load(std::memory_order_acquire) != 2 * r + 1) {
         }
-        if (scheme == Scheme::split) {
+        if (scheme == Scheme::pipelined || scheme == Scheme::saved) {
+          for (std::size_t done = 0; done < size;) {
+            std::size_t ready = published.load(std::memory_order_acquire);
+            if (ready < size && ready < done + 4 * kPiece) continue;  // stay pieces behind the writer
+            if (ready == done) continue;
+            if (scheme == Scheme::saved) std::memcpy(saved + done, destination + done, ready - done);
+            std::memcpy(destination + done, capture + done, ready - done);
+            done = ready;
+          }
+        } else if (scheme == Scheme::split) {
           std::memcpy(destination + size / 2, capture + size / 2, size - size / 2);
         } else if (scheme != Scheme::one_core) {
           std::memcpy(destination, capture, size);
@@ -120,13 +136,22 @@ int main(int argc, char** argv) {
     for (long r = 0; r < rounds; ++r) {
       source[static_cast<std::size_t>(r) % size] = static_cast<unsigned char>(r);
       Clock::time_point start = Clock::now();
-      if (scheme == Scheme::nt) {
+      if (scheme == Scheme::pipelined || scheme == Scheme::saved) {
+        published.store(0, std::memory_order_release);
+        turn.store(2 * r + 1, std::memory_order_release);
+        for (std::size_t done = 0; done < size;) {
+          std::size_t piece = std::min(kPiece, size - done);
+          std::memcpy(capture + done, source + done, piece);
+          done += piece;
+          published.store(done, std::memory_order_release);
+        }
+      } else if (scheme == Scheme::nt) {
         copy_non_temporal(capture, source, size);
       } else {
         std::memcpy(capture, source, size);
       }
       if (scheme == Scheme::one_core) std::memcpy(destination, capture, size);
-      turn.store(2 * r + 1, std::memory_order_release);
+      if (scheme != Scheme::pipelined && scheme != Scheme::saved) turn.store(2 * r + 1, std::memory_order_release);
       if (scheme == Scheme::split) std::memcpy(destination, capture, size / 2);
       while (turn.load(std::memory_order_acquire) != 2 * r + 2) {
       }
@@ -135,7 +160,7 @@ int main(int argc, char** argv) {
     receiver.join();
     std::sort(times.begin(), times.end());
     std::sort(floors.begin(), floors.end());
-    const char* names[] = {"handoff", "nt", "one_core", "split"};
+    const char* names[] = {"handoff", "nt", "one_core", "split", "pipelined", "saved"};
     const double median = times[times.size() / 2], floor = floors[floors.size() / 2];
     std::printf("%s,%.1f,%.1f,%.2f\n", names[static_cast<int>(scheme)], median, floor, floor / median);
   }
