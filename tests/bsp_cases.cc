@@ -929,7 +929,8 @@ void all_to_all_bulk() {
 namespace hazards {
 
 constexpr std::size_t kWords = std::size_t{1} << 17;  // 1 MiB of 64-bit words
-constexpr std::size_t kInbox = 4096;                  // words of the hp-put's landing place
+constexpr std::size_t kGet = 4096;                    // words of most gets
+constexpr std::size_t kInbox = kWords / 2;            // words of the hp-put's landing place
 constexpr int kSteps = 3;
 constexpr int kReceiver = 0;
 constexpr int kInitial = 0xff;  // the buffer number of the words an area starts with
@@ -1010,14 +1011,14 @@ void busy_while(std::chrono::microseconds span) {
 void gets_read_before_puts(State& s) {
   const int sender = 1 % p(), third = p() >= 3 ? 2 : sender;
   const std::size_t end = kWords - 64;
-  Words by_sender(kInbox), middle(kInbox), tail(64), own(2048);
+  Words by_sender(kGet), middle(kGet), tail(64), own(2048);
   if (me() == sender) {
     put_words(s, 0, 0, end);
-    get_words(kReceiver, s.area, end / 2, by_sender.data(), kInbox);
+    get_words(kReceiver, s.area, end / 2, by_sender.data(), kGet);
   }
   if (me() == third) {
     get_words(kReceiver, s.area, end - 8, tail.data(), 64);
-    get_words(kReceiver, s.area, end / 3, middle.data(), kInbox);
+    get_words(kReceiver, s.area, end / 3, middle.data(), kGet);
   }
   if (me() == kReceiver) {
     get_words(kReceiver, s.area, 1000, own.data(), own.size());
@@ -1025,27 +1026,27 @@ void gets_read_before_puts(State& s) {
   }
   bsp_sync();
   model_put(s, sender, 0, 0, end);
-  if (me() == sender) check(s, "the sender's get after its put", by_sender.data(), &s.before[end / 2], kInbox);
+  if (me() == sender) check(s, "the sender's get after its put", by_sender.data(), &s.before[end / 2], kGet);
   if (me() == third) {
     check(s, "a get over the put's last 8 words", tail.data(), &s.before[end - 8], 64);
-    check(s, "a get in the middle of the put", middle.data(), &s.before[end / 3], kInbox);
+    check(s, "a get in the middle of the put", middle.data(), &s.before[end / 3], kGet);
   }
   if (me() == kReceiver) check(s, "pid 0's get from itself", own.data(), &s.before[1000], own.size());
 }
 
-// 2. Pid 0 gets 4096 words into its own area at 0 while a large put covers it from word
+// 2. Pid 0 gets 4096 words (kGet) into its own area at 0 while a large put covers it from word
 // 1024 on: the get's reply is written first, so the put's words win where both write.
 void get_reply_then_put(State& s) {
   const int getter_source = p() >= 3 ? 2 : 1 % p(), sender = 1 % p();
   const std::size_t from = 5000, start = 1024;
-  Words expected(kInbox);
+  Words expected(kGet);
   if (getter_source == kReceiver) {
-    std::copy_n(&s.before[from], kInbox, expected.begin());
+    std::copy_n(&s.before[from], kGet, expected.begin());
   } else {
-    fill(expected.data(), kInbox, s.scenario, getter_source, s.step, 7);
+    fill(expected.data(), kGet, s.scenario, getter_source, s.step, 7);
   }
   if (me() == getter_source && me() != kReceiver) std::copy(expected.begin(), expected.end(), &s.area[from]);
-  if (me() == kReceiver) get_words(getter_source, s.area, from, s.area.data(), kInbox);
+  if (me() == kReceiver) get_words(getter_source, s.area, from, s.area.data(), kGet);
   if (me() == sender) put_words(s, 0, start, kWords - start);
   bsp_sync();
   std::copy(expected.begin(), expected.end(), s.model.begin());
@@ -1093,12 +1094,15 @@ void call_order(State& s) {
   model_put(s, sender, 3, 3 * quarter + quarter / 2, 64);
 }
 
-// 5. Pid 0 hp-puts from its area (where a large put lands this superstep) to another
+// 5. Pid 0 hp-puts half its area (where a large put lands this superstep) to another
 // process: the old words go, as hp-put sources are read at the sync before anything
-// lands. The large data comes as an hp-put (half) and a put (the other half).
+// lands, however long sending them takes. So that pid 0 may still be sending them when
+// the large data it receives, an hp-put (half its area) and a put (the other half), is
+// all there: in superstep 0 the landing process is busy a while before its sync (with 3
+// or more processes), in superstep 1 pid 0 is (its sender's data waits for it).
 void hpput_reads_old(State& s) {
   const int landing = 1 % p(), sender = p() >= 3 ? 2 : 1 % p();
-  const std::size_t from = kWords / 2 - 1000, half = kWords / 2;
+  const std::size_t from = kWords / 4, half = kWords / 2;
   if (me() == kReceiver) bsp_hpput(landing, &s.area[from], s.inbox.data(), 0, static_cast<int>(kInbox * 8));
   if (me() == sender) {
     s.hp_source.resize(half);
@@ -1106,6 +1110,8 @@ void hpput_reads_old(State& s) {
     bsp_hpput(kReceiver, s.hp_source.data(), s.area.data(), 0, static_cast<int>(half * 8));
     put_words(s, 1, half, half);
   }
+  if (s.step == 0 && me() == landing && landing != sender) busy_while(std::chrono::microseconds(3000));
+  if (s.step == 1 && me() == kReceiver) busy_while(std::chrono::microseconds(3000));
   bsp_sync();
   model_put(s, sender, 0, 0, half);
   model_put(s, sender, 1, half, half);
