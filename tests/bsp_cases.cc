@@ -1037,16 +1037,16 @@ void gets_read_before_puts(State& s) {
 // 2. Pid 0 gets 4096 words (kGet) into its own area at 0 while a large put covers it from word
 // 1024 on: the get's reply is written first, so the put's words win where both write.
 void get_reply_then_put(State& s) {
-  const int getter_source = p() >= 3 ? 2 : 1 % p(), sender = 1 % p();
+  const int holder = p() >= 3 ? 2 : 1 % p(), sender = 1 % p();
   const std::size_t from = 5000, start = 1024;
   Words expected(kGet);
-  if (getter_source == kReceiver) {
+  if (holder == kReceiver) {
     std::copy_n(&s.before[from], kGet, expected.begin());
   } else {
-    fill(expected.data(), kGet, s.scenario, getter_source, s.step, 7);
+    fill(expected.data(), kGet, s.scenario, holder, s.step, 7);
   }
-  if (me() == getter_source && me() != kReceiver) std::copy(expected.begin(), expected.end(), &s.area[from]);
-  if (me() == kReceiver) get_words(getter_source, s.area, from, s.area.data(), kGet);
+  if (me() == holder && me() != kReceiver) std::copy(expected.begin(), expected.end(), &s.area[from]);
+  if (me() == kReceiver) get_words(holder, s.area, from, s.area.data(), kGet);
   if (me() == sender) put_words(s, 0, start, kWords - start);
   bsp_sync();
   std::copy(expected.begin(), expected.end(), s.model.begin());
@@ -1156,7 +1156,8 @@ void registrations_and_messages(State& s) {
   for (int k = 0; k < messages; ++k) {
     int status = -1;
     bsp_get_tag(&status, nullptr);
-    Words got(static_cast<std::size_t>(std::max(status, 8)) / 8);
+    if (status < 8 || status % 8 != 0) bsp_abort("large_put_hazards: pid 0 has a message of %d bytes", status);
+    Words got(static_cast<std::size_t>(status) / 8);
     bsp_move(got.data(), status);
     const int pid = int(got[0] >> 48 & 0xff), buffer = int(got[0] >> 32 & 0xff);
     if (pid >= p() || (buffer != 5 && buffer != 6)) {
