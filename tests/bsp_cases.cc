@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -917,6 +918,292 @@ void all_to_all_bulk() {
   bsp_sync();
 }
 
+// ---- large puts that land while their receiver waits in bsp_sync ----
+// A put of 1 MiB or more takes many frames on tcp, udp and nic, so its data arrives while
+// the receiver (pid 0, which calls bsp_sync at once) already waits in the sync, and an
+// engine may write it early. Whatever it does, the result must be the standard's: gets
+// read the memory as it was before the superstep's puts, get replies are written before
+// puts, puts land source by source in pid order and within a source in call order, an
+// hp-put's source is read before anything lands, and nothing lands before the sync. Every
+// scenario runs 3 supersteps on the same areas with new data, and every word is checked.
+namespace hazards {
+
+constexpr std::size_t kWords = std::size_t{1} << 17;  // 1 MiB of 64-bit words
+constexpr std::size_t kGet = 4096;                    // words of most gets
+constexpr std::size_t kInbox = kWords / 2;            // words of the hp-put's landing place
+constexpr int kSteps = 3;
+constexpr int kReceiver = 0;
+constexpr int kInitial = 0xff;  // the buffer number of the words an area starts with
+
+using Words = std::vector<std::uint64_t>;
+
+// Every word names where it was made: scenario, pid, superstep, which of that pid's
+// buffers, and its index there; so a stale or misplaced word says what it is.
+std::uint64_t word(int scenario, int pid, int step, int buffer, std::size_t index) {
+  return std::uint64_t(scenario & 0xff) << 56 | std::uint64_t(pid & 0xff) << 48 | std::uint64_t(step & 0xff) << 40 |
+         std::uint64_t(buffer & 0xff) << 32 | (index & 0xffffffffu);
+}
+
+std::string origin(std::uint64_t w) {
+  char text[128];
+  std::snprintf(text, sizeof text, "scenario %d, pid %d, superstep %d, buffer %d, word %u", int(w >> 56),
+                int(w >> 48 & 0xff), int(w >> 40 & 0xff), int(w >> 32 & 0xff), unsigned(w & 0xffffffffu));
+  return text;
+}
+
+void fill(std::uint64_t* into, std::size_t words, int scenario, int pid, int step, int buffer) {
+  for (std::size_t j = 0; j < words; ++j) into[j] = word(scenario, pid, step, buffer, j);
+}
+
+const char* const kScenarioNames[] = {"",           "gets_read_before_puts", "get_reply_then_put",        "pid_order",
+                                      "call_order", "hpput_reads_old",       "registrations_and_messages"};
+
+// One scenario's state on every process. Each keeps `model`, what pid 0's area must hold,
+// so getters can check what they read (`before`: the model as the superstep began).
+struct State {
+  int scenario = 0;
+  int step = 0;
+  Words area = Words(kWords);
+  Words inbox = Words(kInbox);
+  Words model = Words(kWords);
+  Words before;
+  Words source;     // a put's source: scribbled over once the put returns
+  Words hp_source;  // an hp-put's source: left alone up to the sync
+};
+
+// Stops the job at the first of `words` words that differs from `want`, naming both.
+void check(const State& s, const char* what, const std::uint64_t* got, const std::uint64_t* want, std::size_t words) {
+  if (std::memcmp(got, want, words * sizeof(std::uint64_t)) == 0) return;
+  std::size_t j = 0;
+  while (got[j] == want[j]) ++j;
+  bsp_abort("large_put_hazards, scenario %s, superstep %d: on pid %d, %s: word %zu of %zu is (%s), want (%s)",
+            kScenarioNames[s.scenario], s.step, me(), what, j, words, origin(got[j]).c_str(), origin(want[j]).c_str());
+}
+
+// What pid src's put of buffer `buffer` writes into pid 0's area at word `at`.
+void model_put(State& s, int src, int buffer, std::size_t at, std::size_t words) {
+  fill(s.model.data() + at, words, s.scenario, src, s.step, buffer);
+}
+
+// Puts `words` words of this process's buffer `buffer` into pid 0's area at word `at`,
+// then scribbles over the source: bsp_put copied it at the call.
+void put_words(State& s, int buffer, std::size_t at, std::size_t words) {
+  s.source.resize(words);
+  fill(s.source.data(), words, s.scenario, me(), s.step, buffer);
+  bsp_put(kReceiver, s.source.data(), s.area.data(), static_cast<int>(at * 8), static_cast<int>(words * 8));
+  std::fill(s.source.begin(), s.source.end(), ~std::uint64_t{0});
+}
+
+void get_words(int pid, const Words& area, std::size_t at, std::uint64_t* into, std::size_t words) {
+  bsp_get(pid, area.data(), static_cast<int>(at * 8), into, static_cast<int>(words * 8));
+}
+
+// Keeps this process busy a little while, so that its puts leave after a higher pid's.
+void busy_while(std::chrono::microseconds span) {
+  const auto until = std::chrono::steady_clock::now() + span;
+  volatile std::uint64_t sum = 0;
+  while (std::chrono::steady_clock::now() < until) sum = sum + 1;
+}
+
+// 1. Gets read pid 0's area as it was before the superstep's puts: the large put's sender
+// after its put (in call order), a third process (the end of its get overlaps the put's
+// last 8 words only), pid 0 from itself. Pid 0 sees nothing land before the sync.
+void gets_read_before_puts(State& s) {
+  const int sender = 1 % p(), third = p() >= 3 ? 2 : sender;
+  const std::size_t end = kWords - 64;
+  Words by_sender(kGet), middle(kGet), tail(64), own(2048);
+  if (me() == sender) {
+    put_words(s, 0, 0, end);
+    get_words(kReceiver, s.area, end / 2, by_sender.data(), kGet);
+  }
+  if (me() == third) {
+    get_words(kReceiver, s.area, end - 8, tail.data(), 64);
+    get_words(kReceiver, s.area, end / 3, middle.data(), kGet);
+  }
+  if (me() == kReceiver) {
+    get_words(kReceiver, s.area, 1000, own.data(), own.size());
+    if (s.step == 1) check(s, "pid 0's area before its bsp_sync", s.area.data(), s.before.data(), kWords);
+  }
+  bsp_sync();
+  model_put(s, sender, 0, 0, end);
+  if (me() == sender) check(s, "the sender's get after its put", by_sender.data(), &s.before[end / 2], kGet);
+  if (me() == third) {
+    check(s, "a get over the put's last 8 words", tail.data(), &s.before[end - 8], 64);
+    check(s, "a get in the middle of the put", middle.data(), &s.before[end / 3], kGet);
+  }
+  if (me() == kReceiver) check(s, "pid 0's get from itself", own.data(), &s.before[1000], own.size());
+}
+
+// 2. Pid 0 gets 4096 words (kGet) into its own area at 0 while a large put covers it from word
+// 1024 on: the get's reply is written first, so the put's words win where both write.
+void get_reply_then_put(State& s) {
+  const int holder = p() >= 3 ? 2 : 1 % p(), sender = 1 % p();
+  const std::size_t from = 5000, start = 1024;
+  Words expected(kGet);
+  if (holder == kReceiver) {
+    std::copy_n(&s.before[from], kGet, expected.begin());
+  } else {
+    fill(expected.data(), kGet, s.scenario, holder, s.step, 7);
+  }
+  if (me() == holder && me() != kReceiver) std::copy(expected.begin(), expected.end(), &s.area[from]);
+  if (me() == kReceiver) get_words(holder, s.area, from, s.area.data(), kGet);
+  if (me() == sender) put_words(s, 0, start, kWords - start);
+  bsp_sync();
+  std::copy(expected.begin(), expected.end(), s.model.begin());
+  model_put(s, sender, 0, start, kWords - start);
+}
+
+// 3. Two senders put large overlapping ranges, the lower pid later (after a busy while):
+// the higher pid's words win where they overlap; a small put from the higher pid into
+// the lower's range wins, a small put from the lower pid into the higher's range loses.
+void pid_order(State& s) {
+  if (p() < 2) return;
+  const int lower = p() >= 3 ? 1 : 0, higher = lower + 1;
+  const std::size_t quarter = kWords / 4;
+  if (me() == higher) {
+    put_words(s, 0, quarter, 3 * quarter);
+    put_words(s, 1, quarter / 2, 64);
+  }
+  if (me() == lower) {
+    busy_while(std::chrono::microseconds(2000));
+    put_words(s, 0, 0, 3 * quarter);
+    put_words(s, 1, 3 * quarter + quarter / 2, 64);
+  }
+  bsp_sync();
+  model_put(s, lower, 0, 0, 3 * quarter);
+  model_put(s, lower, 1, 3 * quarter + quarter / 2, 64);
+  model_put(s, higher, 0, quarter, 3 * quarter);
+  model_put(s, higher, 1, quarter / 2, 64);
+}
+
+// 4. One sender: a small put into the middle, then a large put over it (large wins), a
+// second large put overlapping the first (the second wins), a small put into it (small wins).
+void call_order(State& s) {
+  const int sender = 1 % p();
+  const std::size_t quarter = kWords / 4;
+  if (me() == sender) {
+    put_words(s, 1, 2 * quarter, 64);
+    put_words(s, 0, 0, 3 * quarter);
+    put_words(s, 2, quarter, 3 * quarter);
+    put_words(s, 3, 3 * quarter + quarter / 2, 64);
+  }
+  bsp_sync();
+  model_put(s, sender, 1, 2 * quarter, 64);
+  model_put(s, sender, 0, 0, 3 * quarter);
+  model_put(s, sender, 2, quarter, 3 * quarter);
+  model_put(s, sender, 3, 3 * quarter + quarter / 2, 64);
+}
+
+// 5. Pid 0 hp-puts half its area (where a large put lands this superstep) to another
+// process: the old words go, as hp-put sources are read at the sync before anything
+// lands, however long sending them takes. So that pid 0 may still be sending them when
+// the large data it receives, an hp-put (half its area) and a put (the other half), is
+// all there: in superstep 0 the landing process is busy a while before its sync (with 3
+// or more processes), in superstep 1 pid 0 is (its sender's data waits for it).
+void hpput_reads_old(State& s) {
+  const int landing = 1 % p(), sender = p() >= 3 ? 2 : 1 % p();
+  const std::size_t from = kWords / 4, half = kWords / 2;
+  if (me() == kReceiver) bsp_hpput(landing, &s.area[from], s.inbox.data(), 0, static_cast<int>(kInbox * 8));
+  if (me() == sender) {
+    s.hp_source.resize(half);
+    fill(s.hp_source.data(), half, s.scenario, me(), s.step, 0);
+    bsp_hpput(kReceiver, s.hp_source.data(), s.area.data(), 0, static_cast<int>(half * 8));
+    put_words(s, 1, half, half);
+  }
+  if (s.step == 0 && me() == landing && landing != sender) busy_while(std::chrono::microseconds(3000));
+  if (s.step == 1 && me() == kReceiver) busy_while(std::chrono::microseconds(3000));
+  bsp_sync();
+  model_put(s, sender, 0, 0, half);
+  model_put(s, sender, 1, half, half);
+  if (me() == landing) check(s, "the inbox pid 0's hp-put filled", s.inbox.data(), &s.before[from], kInbox);
+}
+
+// 6. Large puts in supersteps that also pop and push a registration (a large put goes
+// into the registration popped in that superstep) and carry messages, one of them large.
+Words spare;  // pid 0's: a whole area; the others': a few words
+void registrations_and_messages(State& s) {
+  const int sender = 1 % p(), spare_sender = p() - 1;
+  if (s.step == 0) spare.assign(me() == kReceiver ? kWords : 16, 0);
+  if (s.step > 0) bsp_pop_reg(spare.data());  // in effect at the sync: this superstep's put may use it
+  if (s.step < kSteps - 1) bsp_push_reg(spare.data(), static_cast<int>(spare.size() * 8));
+  Words small(8);
+  fill(small.data(), small.size(), s.scenario, me(), s.step, 5);
+  bsp_send(kReceiver, nullptr, small.data(), static_cast<int>(small.size() * 8));
+  if (me() == spare_sender && s.step > 0) {
+    Words data(kWords);
+    fill(data.data(), kWords, s.scenario, me(), s.step, 4);
+    bsp_put(kReceiver, data.data(), spare.data(), 0, static_cast<int>(kWords * 8));
+  }
+  if (me() == sender) {
+    put_words(s, 0, 0, kWords);
+    Words large(16384);
+    fill(large.data(), large.size(), s.scenario, me(), s.step, 6);
+    bsp_send(kReceiver, nullptr, large.data(), static_cast<int>(large.size() * 8));
+  }
+  bsp_sync();
+  model_put(s, sender, 0, 0, kWords);
+  if (me() != kReceiver) return;
+  if (s.step > 0) {
+    Words want(kWords);
+    fill(want.data(), kWords, s.scenario, spare_sender, s.step, 4);
+    check(s, "the area whose registration was popped", spare.data(), want.data(), kWords);
+  }
+  int messages = 0, bytes = 0;
+  bsp_qsize(&messages, &bytes);
+  if (messages != p() + 1) bsp_abort("large_put_hazards: pid 0 has %d messages, want %d", messages, p() + 1);
+  std::vector<int> smalls(p(), 0);
+  int larges = 0;
+  for (int k = 0; k < messages; ++k) {
+    int status = -1;
+    bsp_get_tag(&status, nullptr);
+    if (status < 8 || status % 8 != 0) bsp_abort("large_put_hazards: pid 0 has a message of %d bytes", status);
+    Words got(static_cast<std::size_t>(status) / 8);
+    bsp_move(got.data(), status);
+    const int pid = int(got[0] >> 48 & 0xff), buffer = int(got[0] >> 32 & 0xff);
+    if (pid >= p() || (buffer != 5 && buffer != 6)) {
+      bsp_abort("large_put_hazards: a message of %d bytes starts with (%s)", status, origin(got[0]).c_str());
+    }
+    Words want(got.size());
+    fill(want.data(), want.size(), s.scenario, pid, s.step, buffer);
+    check(s, "a message", got.data(), want.data(), got.size());
+    if (buffer == 5 && status == 64) ++smalls[pid];
+    if (buffer == 6 && status == 16384 * 8) ++larges;
+  }
+  for (int pid = 0; pid < p(); ++pid) {
+    if (smalls[pid] != 1) bsp_abort("large_put_hazards: %d small messages from pid %d, want 1", smalls[pid], pid);
+  }
+  if (larges != 1) bsp_abort("large_put_hazards: %d large messages, want 1", larges);
+}
+
+void run(int scenario, void (*superstep)(State&)) {
+  State s;
+  s.scenario = scenario;
+  fill(s.area.data(), kWords, scenario, me(), kInitial, kInitial);
+  fill(s.model.data(), kWords, scenario, kReceiver, kInitial, kInitial);
+  bsp_push_reg(s.area.data(), static_cast<int>(kWords * 8));
+  bsp_push_reg(s.inbox.data(), static_cast<int>(kInbox * 8));
+  bsp_sync();
+  for (s.step = 0; s.step < kSteps; ++s.step) {
+    s.before = s.model;
+    superstep(s);
+    if (me() == kReceiver) check(s, "pid 0's area after the sync", s.area.data(), s.model.data(), kWords);
+  }
+  bsp_pop_reg(s.inbox.data());
+  bsp_pop_reg(s.area.data());
+  bsp_sync();
+}
+
+}  // namespace hazards
+
+void large_put_hazards() {
+  hazards::run(1, hazards::gets_read_before_puts);
+  hazards::run(2, hazards::get_reply_then_put);
+  hazards::run(3, hazards::pid_order);
+  hazards::run(4, hazards::call_order);
+  hazards::run(5, hazards::hpput_reads_old);
+  hazards::run(6, hazards::registrations_and_messages);
+}
+
 // ---- cases that must fail, with a clear message ----
 void abort_with_message() {
   bsp_sync();
@@ -1251,6 +1538,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"communication_time", communication_time},
       {"stdin_to_pid0", stdin_to_pid0},
       {"many_to_one", many_to_one},
+      {"large_put_hazards", large_put_hazards},
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
       {"killed_mid_superstep", killed_mid_superstep},

@@ -20,11 +20,12 @@ inline const std::vector<std::string> kHoldingCases = {
 // kHoldingCases and the cases only semantics_test runs so far (under bsprun, on every
 // transport and process count): combined and strided puts, racing puts and gets, large
 // gathered transfers, supersteps in shm's cache lines mixed with framed ones, the time
-// communication_seconds() counts.
+// communication_seconds() counts, the ordering rules for large puts that arrive while
+// their receiver waits in bsp_sync.
 inline const std::vector<std::string> kAllHoldingCases = [] {
   std::vector<std::string> all = kHoldingCases;
   for (const char* name : {"combined_puts", "strided_puts", "racing_puts_and_gets", "large_gathered",
-                           "lines_and_frames", "communication_time"}) {
+                           "lines_and_frames", "communication_time", "large_put_hazards"}) {
     all.push_back(name);
   }
   return all;
