@@ -60,6 +60,11 @@ void Engine::write_early(int src, const Incoming& in) {
       return;
     }
     std::byte* into = target_area("bsp_put", "into", src, put.registration, put.offset, put.size);
+    // Nor into bytes another source writes early: their pieces interleave as they arrive,
+    // and undoing them whole, one after the other, would not retrace that.
+    for (const EarlyWrite& other : early_writes_) {
+      if (other.src != src && overlap(other.into, other.size, into, put.size)) return;
+    }
     early_writes_.push_back(EarlyWrite{src, in.parsed, put.data_at, into, put.size, 0});
     write = &early_writes_.back();
     ++early_puts_;
@@ -89,14 +94,6 @@ bool Engine::early_writes_conflict() {
     return std::any_of(early_writes_.begin(), early_writes_.end(),
                        [&](const EarlyWrite& write) { return overlap(write.into, write.done, area, size); });
   };
-  // Two sources' early writes into the same bytes went in arrival order, not pid order.
-  for (std::size_t i = 0; i < early_writes_.size(); ++i) {
-    for (std::size_t j = i + 1; j < early_writes_.size(); ++j) {
-      const EarlyWrite& a = early_writes_[i];
-      const EarlyWrite& b = early_writes_[j];
-      if (a.src != b.src && overlap(a.into, a.done, b.into, b.done)) return true;
-    }
-  }
   for (const PendingGet& get : pending_gets_) {  // replies are written before puts
     if (touches_early(get.dst, get.size)) return true;
   }
