@@ -64,12 +64,12 @@ TEST_P(LossySemanticsTest, Holds) {
   EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
 }
 
-const std::vector<std::string> kCasesUnderLoss = {"put_all_to_all",    "get_before_put",  "overlapping_puts",
-                                                  "put_copies_source", "hp_variants",     "registration_order_and_pop",
-                                                  "tagsize_states",    "bsmp_all_to_all", "many_supersteps",
-                                                  "empty_supersteps",  "large_transfers", "many_small_puts",
-                                                  "zero_length",       "enquiry",         "many_to_one",
-                                                  "large_gathered"};
+const std::vector<std::string> kCasesUnderLoss = {"put_all_to_all",    "get_before_put",   "overlapping_puts",
+                                                  "put_copies_source", "hp_variants",      "registration_order_and_pop",
+                                                  "tagsize_states",    "bsmp_all_to_all",  "many_supersteps",
+                                                  "empty_supersteps",  "large_transfers",  "many_small_puts",
+                                                  "zero_length",       "enquiry",          "many_to_one",
+                                                  "large_gathered",    "large_put_hazards"};
 
 std::string loss_param_name(const std::string& transport, const Loss& loss, const std::string& policy) {
   return transport + "_" + loss.name + "_" + policy;
