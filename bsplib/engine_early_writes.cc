@@ -127,7 +127,8 @@ bool Engine::early_writes_conflict() {
         extent = run.extent();
       }
       for (const EarlyWrite& write : early_writes_) {
-        if (overlap(write.into, write.done, area, extent) && (src < write.src || (src == write.src && pos < write.record))) {
+        if (overlap(write.into, write.done, area, extent) &&
+            (src < write.src || (src == write.src && pos < write.record))) {
           return true;
         }
       }
