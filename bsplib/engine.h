@@ -374,7 +374,7 @@ class Engine : private recovery::PayloadSink {
     std::uint32_t size, done;  // bytes of the put, and how many are written
   };
   // Writes what has arrived of the put record at src's parse position, if it may.
-  void write_early(int src, const Incoming& in);
+  void write_early(int src, Incoming& in);
   // After every `end`, before gets are served: the early writes stand, or all are undone.
   void settle_early_writes();
   bool early_writes_conflict();
@@ -462,7 +462,7 @@ class Engine : private recovery::PayloadSink {
   std::vector<int> receiving_;
   std::vector<PendingGet> pending_gets_;
   std::vector<EarlyWrite> early_writes_;             // in the order they began
-  bool early_writes_open_ = false;                   // this sync's exchange, no own memory still read
+  bool early_writes_open_ = false;                   // in this sync's exchange (dense protocol)
   std::uint64_t early_puts_ = 0, early_undone_ = 0;  // for --stats
   std::vector<HpPut> hpputs_;
   // Single copies this superstep: the peers told to read this process's memory for their

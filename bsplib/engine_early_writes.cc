@@ -39,7 +39,7 @@ bool Engine::own_memory_still_read() const {
   return false;
 }
 
-void Engine::write_early(int src, const Incoming& in) {
+void Engine::write_early(int src, Incoming& in) {
   const std::size_t available = in.stream.size() - in.parsed;
   const std::byte* at = in.stream.data() + in.parsed;
   if (available < records::kPutHeader || static_cast<records::Kind>(at[0]) != records::Kind::put) return;
@@ -71,8 +71,7 @@ void Engine::write_early(int src, const Incoming& in) {
   }
   const std::size_t arrived = std::min<std::size_t>(put.size, in.stream.size() - put.data_at);
   if (arrived <= write->done) return;
-  swap_bytes(write->into + write->done, incoming_[src].stream.data() + put.data_at + write->done,
-             arrived - write->done);
+  swap_bytes(write->into + write->done, in.stream.data() + put.data_at + write->done, arrived - write->done);
   write->done = static_cast<std::uint32_t>(arrived);
 }
 
