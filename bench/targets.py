@@ -195,6 +195,14 @@ def put_8mib(run, name, command_head):
     return rows.get("put")
 
 
+def raw_floor(run, log, figure, *flags):
+    """The bare raw-frame stream as a put is measured: 20 runs of 8 MiB from a buffer of
+    that size, the receiver yielding while it waits; flags say the MTU, hosts, receiver."""
+    text = run.output(log, [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
+                            "--total=%d" % EIGHT_MIB, "--source=buffer", "--wait=spin", *flags])
+    run.keep(figure, csv_cell(text, 4))
+
+
 def wire_round(run, root):
     udp_floor = run.output("udp-floor-65000", [run.tool("bench/udp_stream_floor"), "--csv=1",
                                                "--repetitions=3", "--size=65000"])
@@ -207,16 +215,10 @@ def wire_round(run, root):
     # floor (3 x 256 MiB, one frame hot in cache, the receiver asleep in poll) spread from
     # 8.4 to 11.4 GB/s in one minute, losing up to 17% of its frames to a full ring: the
     # nic-on-lo ratio's spread (0.35 to 0.75) was the floor's, not the put's.
-    raw_floor = run.output("raw-floor-65535", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
-                                               "--mtu=65535", "--total=%d" % EIGHT_MIB, "--source=buffer",
-                                               "--wait=spin"])
-    run.keep("floor raw 65535", csv_cell(raw_floor, 4))
+    raw_floor(run, "raw-floor-65535", "floor raw 65535", "--mtu=65535")
     # The same with the receiver copying every payload out, as a delivering receiver must
     # (shown beside the bare floor; the target stays against the bare one).
-    raw_copy = run.output("raw-floor-65535-copy", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
-                                                   "--mtu=65535", "--total=%d" % EIGHT_MIB, "--source=buffer",
-                                                   "--wait=spin", "--deliver=copy"])
-    run.keep("floor raw 65535 copy", csv_cell(raw_copy, 4))
+    raw_floor(run, "raw-floor-65535-copy", "floor raw 65535 copy", "--mtu=65535", "--deliver=copy")
     run.keep("ours nic put", put_8mib(run, "nic-8mib", run.bsprun(2, "nic")))
 
 
@@ -227,21 +229,12 @@ def cluster_round(run):
     # As the put it is held against: 8 MiB runs (median of 20) from a buffer of that size,
     # the receiver yielding while it waits (as nic within a superstep; asleep in poll,
     # every frame would cost the sending CPU a wake-up: 0.32 against 0.56 GB/s here).
-    raw = run.output("raw-floor-hosts", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
-                                         "--mtu=1500", "--netns=tg", "--total=%d" % EIGHT_MIB, "--source=buffer",
-                                         "--wait=spin"])
-    run.keep("floor raw 1500 hosts", csv_cell(raw, 4))
-    raw_copy = run.output("raw-floor-hosts-copy", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
-                                                   "--mtu=1500", "--netns=tg", "--total=%d" % EIGHT_MIB,
-                                                   "--source=buffer", "--wait=spin", "--deliver=copy"])
-    run.keep("floor raw 1500 hosts copy", csv_cell(raw_copy, 4))
+    raw_floor(run, "raw-floor-hosts", "floor raw 1500 hosts", "--mtu=1500", "--netns=tg")
+    raw_floor(run, "raw-floor-hosts-copy", "floor raw 1500 hosts copy", "--mtu=1500", "--netns=tg", "--deliver=copy")
     # The bare stream read by recvmsg instead of a ring: faster between the hosts (the
     # receiver's copy leaves the sending CPU's softirq), so nic's --nic-rx=recv is held
     # against it too, beside the ring against the ring.
-    raw_recv = run.output("raw-floor-hosts-recv", [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
-                                                   "--mtu=1500", "--netns=tg", "--total=%d" % EIGHT_MIB,
-                                                   "--source=buffer", "--wait=spin", "--rx=recv"])
-    run.keep("floor raw 1500 hosts recv", csv_cell(raw_recv, 4))
+    raw_floor(run, "raw-floor-hosts-recv", "floor raw 1500 hosts recv", "--mtu=1500", "--netns=tg", "--rx=recv")
     for transport in ("udp", "nic"):
         head = [run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=" + transport]
         run.keep("ours %s put hosts" % transport, put_8mib(run, transport + "-8mib-hosts", head))

@@ -366,6 +366,9 @@ class Engine : private recovery::PayloadSink {
   // reading them, this process's own get writing into them, a put that must land before
   // them) undoes every early write (swapped back, last first), and the superstep runs as
   // if there had been none.
+  // Below this a put's bytes cost little after the last `end`; above it they are spread
+  // over many payloads, each written while it is still in cache.
+  static constexpr std::uint32_t kEarlyWriteFrom = 64 * 1024;
   struct EarlyWrite {
     int src;
     std::size_t record;   // the put record's position in src's stream

@@ -16,9 +16,6 @@
 namespace bsp {
 namespace {
 
-// Below this a put's bytes cost little after the last `end`; above it they are spread
-// over many payloads, each written while it is still in cache.
-constexpr std::uint32_t kEarlyWriteFrom = 64 * 1024;
 // The conflict check compares every early write with every get and put of the superstep.
 constexpr std::size_t kMostEarlyWrites = 64;
 

@@ -125,7 +125,7 @@ void Engine::parse(int src) {
       switch (kind) {
         case records::Kind::put:
           take_record(src, kind, at, in);
-          if (early_writes_open_) write_early(src, in);
+          if (early_writes_open_ && size >= records::kPutHeader + kEarlyWriteFrom) write_early(src, in);
           break;
         case records::Kind::put_strided:
         case records::Kind::put_pulled:
