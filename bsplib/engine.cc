@@ -309,6 +309,10 @@ void Engine::superstep(bool final) {
   channel_->progress(*this);  // push out anything the transport still queues
   // Single copies out of this process's hp-put sources: they stay as they are until read.
   if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
+  if (!moved_readers_.empty()) {  // bsp_put sources kept for their readers: read now
+    await_readers(moved_readers_, marks + 2);
+    moved_through_->moved_read();
+  }
   const std::uint64_t ended = sync_clock_.now();
   if (ended > sync_started_) communication_ticks_ += ended - sync_started_;
 }
@@ -509,6 +513,7 @@ std::string Engine::single_copy_report() const {
     transport::Staging* staging = peer == pid_ ? nullptr : channel_->staging(peer);
     if (!staging) continue;
     if (std::uint64_t collapses = staging->huge_page_collapses()) report += fmt::format(" shm_collapses={}", collapses);
+    report += staging->moved_report();
     if (std::string refusal = staging->collapse_refusal(); !refusal.empty()) {
       std::replace(refusal.begin(), refusal.end(), ' ', '_');
       report += fmt::format(" shm_not_collapsed:{}", refusal);

@@ -341,6 +341,7 @@ class Engine : private recovery::PayloadSink {
   // reader's read mark says it is done (await_readers).
   static constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
   bool direct_to(int pid, const void* data, std::uint32_t size);
+  bool put_in_place(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
   void note_two_copies(std::string_view why);
   void read_direct(const char* call, int src, std::uint64_t token, std::byte* into, std::uint32_t size);
   void await_readers(std::vector<int>& readers, std::uint64_t mark);
@@ -472,6 +473,9 @@ class Engine : private recovery::PayloadSink {
   // gets (before its puts land) and for hp-puts (before it leaves the sync), and whether
   // this process read others' memory itself.
   std::vector<int> get_readers_, hpput_readers_;
+  // Peers reading this superstep's bsp_put sources where the path keeps them (put_in_place).
+  std::vector<int> moved_readers_;
+  transport::Staging* moved_through_ = nullptr;
   bool read_direct_gets_ = false;
   transport::Staging* read_through_ = nullptr;  // the path this process read others' memory through
   // Staging named during this sync and filled after the exchange (copy_deferred).

@@ -48,15 +48,40 @@ void Engine::put_general(int pid, const void* src, void* dst, long offset, long 
   if (nbytes == 0) return;
   if (buffered) {
     // Buffered: the source is copied now (into staging memory for a large one) and the
-    // destination copies it again: a single copy would need the source unchanged until then.
-    if (static_cast<std::uint64_t>(nbytes) >= pull_threshold_ && pid != pid_ && channel_->staging(pid)) [[unlikely]]
-      note_two_copies("bsp_put");
+    // destination copies it again, unless the path can keep it as it is for the
+    // destination to read (a single copy).
+    if (static_cast<std::uint64_t>(nbytes) >= pull_threshold_ && pid != pid_ && channel_->staging(pid)) [[unlikely]] {
+      if (put_in_place(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes)))
+        return;
+    }
     write_put(pid, registration, static_cast<std::uint32_t>(offset), src, static_cast<std::uint32_t>(nbytes));
     aim_run(pid, dst, registration, static_cast<std::uint32_t>(nbytes));
   } else {
     hpputs_.push_back(
         HpPut{pid, src, registration, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(nbytes)});
   }
+}
+
+// A large bsp_put to a peer sharing memory, read by it where the path keeps the source
+// as it is now (transport::Staging::move_put_source); false: staged or sent (counted).
+bool Engine::put_in_place(int pid, std::uint32_t registration, std::uint32_t offset, const void* src,
+                          std::uint32_t size) {
+  transport::Staging* staging = channel_->staging(pid);
+  std::string_view why;
+  const std::byte* kept = staging->move_put_source(pid, src, size, why);
+  if (!kept) {
+    note_two_copies(why);
+    return false;
+  }
+  Outgoing& out = records_to(pid);
+  records::Writer(out.stream).put_pulled(registration, offset, size, kDirect | reinterpret_cast<std::uintptr_t>(kept));
+  out.last_put_end = SIZE_MAX;  // its data is not in the stream: nothing extends it
+  run_ = RunCursor{};
+  if (std::find(moved_readers_.begin(), moved_readers_.end(), pid) == moved_readers_.end())
+    moved_readers_.push_back(pid);
+  moved_through_ = staging;
+  ++single_copies_;
+  return true;
 }
 
 // A put's data: staged for the receiver to pull when large and the path allows, else in

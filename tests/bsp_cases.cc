@@ -2,6 +2,7 @@
 // chosen with --case=NAME; run under bsprun by tests/semantics_test.cc on every transport
 // and several process counts. A failed check stops the job through bsp_abort with the
 // file and line, so the driver sees a non-zero exit and the message.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -1204,6 +1205,98 @@ void large_put_hazards() {
   hazards::run(6, hazards::registrations_and_messages);
 }
 
+// bsp_put's source is the caller's again right after the call: it may be read, written,
+// passed to a system call, freed or reallocated before the sync, and the put still
+// carries it as it was (shm moves large sources aside instead of copying them:
+// transport/shm/moved_sources.h, whose bytes a source put again unchanged reuses). Each
+// process puts 2 MiB (plus 12 bytes: both ends inside a page) to the next every
+// superstep, and does one thing with the source after the call; model() is what was put.
+namespace moved_sources {
+constexpr std::size_t kWords = (2u << 20) / 4 + 3;
+constexpr std::size_t kSecond = kWords + 16;  // where a second put lands in the window
+std::uint32_t value(int version, int pid, std::size_t i) {
+  return (static_cast<std::uint32_t>(version) << 25) ^ (static_cast<std::uint32_t>(pid) << 22) ^
+         static_cast<std::uint32_t>(i);
+}
+// The source as put at `step` by pid: refilled before steps 0, 5 (55 after that put) and 8;
+// an end word changed before steps 3 and 4 (the partial pages, not moved).
+std::uint32_t model(int step, int pid, std::size_t i) {
+  if ((step == 3 || step == 4) && i == 0) return 0xAAAA0000u | static_cast<std::uint32_t>(pid);
+  if (step == 4 && i == kWords - 1) return 0xBBBB0000u | static_cast<std::uint32_t>(pid);
+  return value(step < 5 ? 0 : step == 5 ? 5 : step < 8 ? 55 : 8, pid, i);
+}
+void expect(const std::vector<std::uint32_t>& window, std::size_t at, int step, int pid, std::size_t first,
+            std::size_t count) {
+  for (std::size_t j = 0; j < count; ++j) {
+    if (window[at + j] != model(step, pid, first + j)) {
+      bsp_abort("put_sources_reused, step %d: on pid %d, word %zu from pid %d is %#x, want %#x", step, me(), first + j,
+                pid, window[at + j], model(step, pid, first + j));
+    }
+  }
+}
+}  // namespace moved_sources
+
+void put_sources_reused() {
+  using namespace moved_sources;
+  const int to = (me() + 1) % p(), from = (me() + p() - 1) % p();
+  std::vector<std::uint32_t> window(kSecond + kWords);
+  bsp_push_reg(window.data(), static_cast<long>(window.size() * 4));
+  bsp_sync();
+  auto* source = new std::vector<std::uint32_t>(kWords);
+  auto refill = [&](int version) {
+    for (std::size_t i = 0; i < kWords; ++i) (*source)[i] = value(version, me(), i);
+  };
+  for (int step = 0; step < 10; ++step) {
+    if (step == 0 || step == 8) refill(step);
+    if (step == 5) refill(5);
+    if (step == 3) (*source)[0] = model(3, me(), 0);
+    if (step == 4) (*source)[kWords - 1] = model(4, me(), kWords - 1);
+    bsp_put(to, source->data(), window.data(), 0, static_cast<long>(kWords * 4));
+    switch (step) {
+      case 2:  // read at once
+        for (std::size_t i = 0; i < kWords; ++i) CHECK((*source)[i] == model(2, me(), i));
+        break;
+      case 5:  // written at once
+        refill(55);
+        break;
+      case 6: {  // read by the kernel, and a part put again into the same superstep's traffic
+        int file = memfd_create("put_sources_reused", MFD_CLOEXEC);
+        CHECK(file >= 0);
+        CHECK(write(file, source->data(), kWords * 4) == static_cast<ssize_t>(kWords * 4));
+        std::vector<std::uint32_t> written(kWords);
+        CHECK(pread(file, written.data(), kWords * 4, 0) == static_cast<ssize_t>(kWords * 4));
+        for (std::size_t i = 0; i < kWords; ++i) CHECK(written[i] == model(6, me(), i));
+        close(file);
+        bsp_put(to, source->data() + 1000, window.data(), static_cast<long>(kSecond * 4),
+                static_cast<long>((kWords - 2000) * 4));
+        break;
+      }
+      case 7: {  // freed, and made again
+        delete source;
+        source = new std::vector<std::uint32_t>(kWords);
+        refill(55);
+        break;
+      }
+      case 8:  // reallocated (moved to a larger block) and shrunk back
+        source->resize(2 * kWords, 0);
+        source->resize(kWords);
+        break;
+      case 9:  // put again to the previous pid
+        bsp_put(from, source->data(), window.data(), static_cast<long>(kSecond * 4), static_cast<long>(kWords * 4));
+        break;
+      default:
+        break;
+    }
+    bsp_sync();
+    expect(window, 0, step, from, 0, kWords);
+    if (step == 6) expect(window, kSecond, 6, from, 1000, kWords - 2000);
+    if (step == 9) expect(window, kSecond, 9, to, 0, kWords);
+  }
+  delete source;
+  bsp_pop_reg(window.data());
+  bsp_sync();
+}
+
 // ---- cases that must fail, with a clear message ----
 void abort_with_message() {
   bsp_sync();
@@ -1539,6 +1632,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"stdin_to_pid0", stdin_to_pid0},
       {"many_to_one", many_to_one},
       {"large_put_hazards", large_put_hazards},
+      {"put_sources_reused", put_sources_reused},
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
       {"killed_mid_superstep", killed_mid_superstep},

@@ -54,6 +54,18 @@ class Staging {
   // behind it (the two copies overlap instead of following each other).
   virtual void publish_staged_mark(std::uint64_t /*mark*/) {}
   virtual std::uint64_t staged_mark(int /*peer*/) const { return 0; }
+  // A bsp_put's single copy: where `peer` can read `size` bytes at `data` as they are now
+  // (whatever the caller does with them next) until moved_read(), or nullptr with the
+  // reason for --stats (stage the put then). shm moves the source's pages aside.
+  virtual const std::byte* move_put_source(int /*peer*/, const void* /*data*/, std::size_t /*size*/,
+                                           std::string_view& why) {
+    why = "bsp_put";
+    return nullptr;
+  }
+  // Every peer told to read what move_put_source returned has read it (read mark).
+  virtual void moved_read() {}
+  // --stats keys of move_put_source's work (" key=value ...", "" when none).
+  virtual std::string moved_report() const { return {}; }
   // Ranges single_copy_to moved onto huge pages (for --stats), and why the kernel last
   // refused to ("" when it never did).
   virtual std::uint64_t huge_page_collapses() const { return 0; }

@@ -25,6 +25,7 @@
 #include "transport/shm/cross_memory.h"
 #include "transport/shm/host_identity.h"
 #include "transport/shm/huge_page_sources.h"
+#include "transport/shm/moved_sources.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_segment.h"
 
@@ -42,6 +43,8 @@ constexpr std::size_t kStagingAlignment = 64;
 // Single copy: from this size up, a peer reads a transfer straight from the sender's
 // memory when the kernel lets it (docs/figures.md: process_vm_readv against two memcpys).
 constexpr long kSingleCopyFrom = 64 << 10;
+// A bsp_put from this size up moves its source aside instead of staging it (moved_sources.h).
+constexpr long kPutMoveFrom = 1 << 20;
 
 // The staging memfd's last bytes: what its owner tells its peers about single copies.
 // Written by the owner only; the peers map it read-only.
@@ -113,7 +116,7 @@ const std::vector<TransportOption>& shm_options() {
                     "large bsp_hpput and bsp_get data read by the receiver straight from the sender's memory "
                     "(process_vm_readv, one copy): huge (where that memory lies on huge pages: the kernel copies "
                     "from 4 KiB pages slower than staging's two copies), any, or off (always through staging "
-                    "memory: two copies, as bsp_put's data always goes)",
+                    "memory: two copies; bsp_put's data too, see shm-put-move-from)",
                     {"huge", "any", "off"}),
       one_of_option("shm-collapse", "on",
                     "with --shm-single-copy=huge: memory on 4 KiB pages offered for a single copy a second "
@@ -123,6 +126,12 @@ const std::vector<TransportOption>& shm_options() {
                     {"on", "off"}),
       number_option("shm-single-copy-from", std::to_string(kSingleCopyFrom),
                     "bytes from which a transfer may be a single copy (see shm-single-copy)", 1, 1L << 31),
+      number_option("shm-put-move-from", std::to_string(kPutMoveFrom),
+                    "bytes from which a bsp_put is a single copy too (with --shm-single-copy on): its source's "
+                    "pages are moved aside for the receiver to read, and given back at the caller's first touch "
+                    "(needs a userfaultfd that handles the kernel's accesses: root, CAP_SYS_PTRACE or "
+                    "vm.unprivileged_userfaultfd=1; else staged)",
+                    1, 1L << 31),
   };
   return options;
 }
@@ -155,6 +164,7 @@ class ShmTransport final : public Transport, private Staging {
     if (std::optional<std::string> from = options.text("shm-single-copy-from")) {
       single_copy_from_ = std::stoull(*from);  // (checked against its spec before)
     }
+    if (std::optional<std::string> from = options.text("shm-put-move-from")) put_move_from_ = std::stoull(*from);
     inbox_ = shm::InboxMapping::create(shape_of(config_.pid, capacity_), config_.secret);
     staging_ = shm::StagingMapping::create(kStagingBytes + control_bytes(config_.nprocs));
     if (single_copy_ != "off") shm::let_siblings_read();
@@ -313,19 +323,22 @@ class ShmTransport final : public Transport, private Staging {
   std::string_view single_copy_to(int peer, const void* data, std::size_t size) override {
     if (single_copy_ == "off") return "off";
     if (size < single_copy_from_) return "small";
-    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return "no-path";
-    const Peer& link = peers_[static_cast<std::size_t>(peer)];
-    switch (__atomic_load_n(can_read(link.control, config_.pid), __ATOMIC_ACQUIRE)) {
-      case 1:
-        break;
-      case 2:
-        return "refused";  // (the peer's --stats says why)
-      default:
-        return "not-probed";
-    }
+    if (std::string_view why = readable_by(peer); !why.empty()) return why;
+    moved_.give_back(data, size);  // (a bsp_put's source of an earlier superstep, kept aside)
     if (single_copy_ == "huge") return sources_.prepare(data, size);
     return {};
   }
+
+  const std::byte* move_put_source(int peer, const void* data, std::size_t size, std::string_view& why) override {
+    why = single_copy_ == "off" || size < put_move_from_ ? "bsp_put" : readable_by(peer);
+    if (!why.empty()) return nullptr;
+    if (const std::byte* aside = moved_.find(data, size, why); aside || !why.empty()) return aside;
+    if (single_copy_ == "huge" && !(why = sources_.prepare(data, size)).empty()) return nullptr;
+    return moved_.move(data, size, single_copy_ == "huge", why);
+  }
+
+  void moved_read() override { moved_.readers_done(); }
+  std::string moved_report() const override { return moved_.report(); }
 
   std::uint64_t huge_page_collapses() const override { return sources_.collapses(); }
   std::string collapse_refusal() const override { return sources_.last_refusal(); }
@@ -436,6 +449,19 @@ class ShmTransport final : public Transport, private Staging {
     std::string why;
   };
 
+  // "" when peer may read this process's memory (it probed it at connect), else why not.
+  std::string_view readable_by(int peer) const {
+    if (peer < 0 || peer >= config_.nprocs || !peers_[static_cast<std::size_t>(peer)].connected) return "no-path";
+    switch (__atomic_load_n(can_read(peers_[static_cast<std::size_t>(peer)].control, config_.pid), __ATOMIC_ACQUIRE)) {
+      case 1:
+        return {};
+      case 2:
+        return "refused";  // (the peer's --stats says why)
+      default:
+        return "not-probed";
+    }
+  }
+
   StagingControl* control() const {
     return reinterpret_cast<StagingControl*>(staging_.data() + staging_.size() - control_bytes(config_.nprocs));
   }
@@ -504,7 +530,9 @@ class ShmTransport final : public Transport, private Staging {
   bool oversubscribed_ = true;        // more of the job's processes on this host than cores
   std::string single_copy_ = "huge";  // --shm-single-copy
   std::size_t single_copy_from_ = kSingleCopyFrom;
+  std::size_t put_move_from_ = kPutMoveFrom;
   shm::HugePageSources sources_{true};  // --shm-collapse
+  shm::MovedSources moved_;             // bsp_put sources moved aside (last: given back first)
 };
 
 TransportRegistration registration(

@@ -22,6 +22,8 @@
 // its staging memory's last page when it has read what it was told, which the sender
 // waits for before that memory may change. Refused (another user, yama), off, or on 4 KiB
 // pages (copied by the kernel at a quarter of memcpy's speed here): staging, as above.
+// A large bsp_put's source is moved aside instead of copied, and read there by the
+// receiver (Staging::move_put_source, moved_sources.h).
 //
 // Address: "shm:<host key>:<OS pid>:<inbox fd>:<wake fd>:<ring capacity>:<staging fd>:
 // <staging bytes>:<staging address, hex>". connect()
@@ -29,8 +31,8 @@
 // another host, saying to use a hybrid transport.
 //
 // Options: "shm_ring" (--shm-ring: bytes of each ring, a power of two; default 16 MiB / (p - 1)
-// within 64 KiB .. 4 MiB); "shm_single_copy" (huge, any, off) and "shm_single_copy_from"
-// (bytes).
+// within 64 KiB .. 4 MiB); "shm_single_copy" (huge, any, off), "shm_single_copy_from" and
+// "shm_put_move_from" (bytes).
 #pragma once
 
 #include <memory>
