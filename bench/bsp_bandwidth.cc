@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
                         "  --floor              also a row per size (via=memcpy): pid 0 copies SIZE bytes from its\n"
                         "                       source buffer into its window (the same buffers), COUNT times per\n"
                         "                       measurement: the floor for shared-memory transports\n"
-                        "  --huge               the buffers on transparent huge pages (madvise MADV_HUGEPAGE)\n")) {
+                        "  --huge               the buffers on transparent huge pages (madvise MADV_HUGEPAGE)\n"
+                        "  --rewrite            pid 0 writes its source (memset) before each message, as a program\n"
+                        "                       fills what it sends; the memset's time is in every row\n")) {
     return 0;
   }
   bench::Flags flags(argc, argv);
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
   };
   const bool floor = present("--floor");
   const bool huge = present("--huge");
+  const bool rewrite = present("--rewrite");
   enum class Via { put, hpput, get, memcpy };
   const std::vector<long> sizes = flags.numbers(
       "sizes", bench::with_size(bench::powers_of_two(4, flags.number("max-size", 65536)), 1400));
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
         if (pid == (how == Via::get ? 1 : 0)) {
           for (long k = 0; k < count; ++k) {
             const int offset = static_cast<int>((k % slots) * size);
+            if (rewrite) std::memset(source.data(), static_cast<int>(rep + k) & 0xff, static_cast<std::size_t>(size));
             if (how == Via::put) bsp_put(1, source.data(), window.data(), offset, static_cast<int>(size));
             if (how == Via::hpput) bsp_hpput(1, source.data(), window.data(), offset, static_cast<int>(size));
             if (how == Via::get) bsp_get(0, window.data(), offset, source.data(), static_cast<int>(size));

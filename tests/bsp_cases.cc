@@ -18,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -1210,27 +1211,33 @@ void large_put_hazards() {
 // carries it as it was (shm moves large sources aside instead of copying them:
 // transport/shm/moved_sources.h, whose bytes a source put again unchanged reuses). Each
 // process puts 2 MiB (plus 12 bytes: both ends inside a page) to the next every
-// superstep, and does one thing with the source after the call; model() is what was put.
+// superstep; model() is what was put. Steps 0-4 put one source again and again, changing
+// only a word in a partial end page; steps 5-8 put a new source each and touch it right
+// after the call; step 9 puts the last one to two processes.
 namespace moved_sources {
 constexpr std::size_t kWords = (2u << 20) / 4 + 3;
 constexpr std::size_t kSecond = kWords + 16;  // where a second put lands in the window
+using Source = std::vector<std::uint32_t>;
 std::uint32_t value(int version, int pid, std::size_t i) {
   return (static_cast<std::uint32_t>(version) << 25) ^ (static_cast<std::uint32_t>(pid) << 22) ^
          static_cast<std::uint32_t>(i);
 }
-// The source as put at `step` by pid: refilled before steps 0, 5 (55 after that put) and 8;
-// an end word changed before steps 3 and 4 (the partial pages, not moved).
 std::uint32_t model(int step, int pid, std::size_t i) {
-  if ((step == 3 || step == 4) && i == 0) return 0xAAAA0000u | static_cast<std::uint32_t>(pid);
-  if (step == 4 && i == kWords - 1) return 0xBBBB0000u | static_cast<std::uint32_t>(pid);
+  if (step >= 2 && step <= 4 && i == 0) return 0xAAAA0000u | static_cast<std::uint32_t>(pid);
+  if (step >= 3 && step <= 4 && i == kWords - 1) return 0xBBBB0000u | static_cast<std::uint32_t>(pid);
   return value(step < 5 ? 0 : step == 5 ? 5 : step < 8 ? 55 : 8, pid, i);
 }
-void expect(const std::vector<std::uint32_t>& window, std::size_t at, int step, int pid, std::size_t first,
-            std::size_t count) {
+Source* filled(int version) {
+  auto* source = new Source(kWords);
+  for (std::size_t i = 0; i < kWords; ++i) (*source)[i] = value(version, me(), i);
+  return source;
+}
+void expect(const Source& words, std::size_t at, int step, int pid, std::size_t first, std::size_t count,
+            const char* what) {
   for (std::size_t j = 0; j < count; ++j) {
-    if (window[at + j] != model(step, pid, first + j)) {
-      bsp_abort("put_sources_reused, step %d: on pid %d, word %zu from pid %d is %#x, want %#x", step, me(), first + j,
-                pid, window[at + j], model(step, pid, first + j));
+    if (words[at + j] != model(step, pid, first + j)) {
+      bsp_abort("put_sources_reused, step %d: on pid %d, %s word %zu from pid %d is %#x, want %#x", step, me(), what,
+                first + j, pid, words[at + j], model(step, pid, first + j));
     }
   }
 }
@@ -1239,60 +1246,56 @@ void expect(const std::vector<std::uint32_t>& window, std::size_t at, int step, 
 void put_sources_reused() {
   using namespace moved_sources;
   const int to = (me() + 1) % p(), from = (me() + p() - 1) % p();
-  std::vector<std::uint32_t> window(kSecond + kWords);
+  Source window(kSecond + kWords);
   bsp_push_reg(window.data(), static_cast<long>(window.size() * 4));
   bsp_sync();
-  auto* source = new std::vector<std::uint32_t>(kWords);
-  auto refill = [&](int version) {
-    for (std::size_t i = 0; i < kWords; ++i) (*source)[i] = value(version, me(), i);
+  std::vector<std::unique_ptr<Source>> sources;  // each step's, alive to the end (but step 7's)
+  sources.emplace_back(filled(0));
+  auto put = [&](const Source& source, int pid, std::size_t at, std::size_t first, std::size_t count) {
+    bsp_put(pid, source.data() + first, window.data(), static_cast<long>(at * 4), static_cast<long>(count * 4));
   };
   for (int step = 0; step < 10; ++step) {
-    if (step == 0 || step == 8) refill(step);
-    if (step == 5) refill(5);
-    if (step == 3) (*source)[0] = model(3, me(), 0);
-    if (step == 4) (*source)[kWords - 1] = model(4, me(), kWords - 1);
-    bsp_put(to, source->data(), window.data(), 0, static_cast<long>(kWords * 4));
+    Source& first = *sources.front();
+    if (step == 2) first[0] = model(2, me(), 0);
+    if (step == 3) first[kWords - 1] = model(3, me(), kWords - 1);
+    if (step == 5) expect(first, 0, 4, me(), 0, kWords, "its own (kept aside, read)");
+    if (step >= 5 && step <= 8) sources.emplace_back(filled(step == 5 ? 5 : step == 8 ? 8 : 55));
+    Source& source = *sources.back();
+    put(source, to, 0, 0, kWords);
     switch (step) {
-      case 2:  // read at once
-        for (std::size_t i = 0; i < kWords; ++i) CHECK((*source)[i] == model(2, me(), i));
-        break;
       case 5:  // written at once
-        refill(55);
+        for (std::size_t i = 0; i < kWords; ++i) source[i] = value(55, me(), i);
         break;
-      case 6: {  // read by the kernel, and a part put again into the same superstep's traffic
+      case 6: {  // read by the kernel, and a part put again
         int file = memfd_create("put_sources_reused", MFD_CLOEXEC);
         CHECK(file >= 0);
-        CHECK(write(file, source->data(), kWords * 4) == static_cast<ssize_t>(kWords * 4));
-        std::vector<std::uint32_t> written(kWords);
+        CHECK(write(file, source.data(), kWords * 4) == static_cast<ssize_t>(kWords * 4));
+        Source written(kWords);
         CHECK(pread(file, written.data(), kWords * 4, 0) == static_cast<ssize_t>(kWords * 4));
-        for (std::size_t i = 0; i < kWords; ++i) CHECK(written[i] == model(6, me(), i));
         close(file);
-        bsp_put(to, source->data() + 1000, window.data(), static_cast<long>(kSecond * 4),
-                static_cast<long>((kWords - 2000) * 4));
+        expect(written, 0, 6, me(), 0, kWords, "its own (written to a file)");
+        put(source, to, kSecond, 1000, kWords - 2000);
         break;
       }
-      case 7: {  // freed, and made again
-        delete source;
-        source = new std::vector<std::uint32_t>(kWords);
-        refill(55);
+      case 7:  // read at once, then freed
+        expect(source, 0, 7, me(), 0, kWords, "its own (read)");
+        sources.pop_back();
         break;
-      }
       case 8:  // reallocated (moved to a larger block) and shrunk back
-        source->resize(2 * kWords, 0);
-        source->resize(kWords);
+        source.resize(2 * kWords, 0);
+        source.resize(kWords);
         break;
-      case 9:  // put again to the previous pid
-        bsp_put(from, source->data(), window.data(), static_cast<long>(kSecond * 4), static_cast<long>(kWords * 4));
+      case 9:  // put again, to the previous pid
+        put(source, from, kSecond, 0, kWords);
         break;
       default:
         break;
     }
     bsp_sync();
-    expect(window, 0, step, from, 0, kWords);
-    if (step == 6) expect(window, kSecond, 6, from, 1000, kWords - 2000);
-    if (step == 9) expect(window, kSecond, 9, to, 0, kWords);
+    expect(window, 0, step, from, 0, kWords, "the window's");
+    if (step == 6) expect(window, kSecond, 6, from, 1000, kWords - 2000, "the window's second");
+    if (step == 9) expect(window, kSecond, 9, to, 0, kWords, "the window's second");
   }
-  delete source;
   bsp_pop_reg(window.data());
   bsp_sync();
 }

@@ -246,16 +246,14 @@ TEST(ShmJob, PutSourcesMovedAsideKeepTheSemantics) {
         if (result.err.find("shm_put_not_moved:") != std::string::npos) continue;
         moved_any = true;
         if (std::string(name) != "put_sources_reused") continue;
-        // Ten supersteps of one put per process, two with a second: moved where the
-        // source is new or was given back, found again otherwise; touched while read
-        // (steps 2, 5, 6 and 8: copied back), or later (moved back). Step 7's put covers
-        // more than step 6's second put left aside, so it is staged.
-        EXPECT_GT(count(result.err, "shm_put_moved"), 0) << label << "\n" << describe(result);
-        EXPECT_GT(count(result.err, "shm_put_reused"), 0) << label << "\n" << describe(result);
-        EXPECT_EQ(count(result.err, "shm_put_copied_back"), 4 * procs) << label << "\n" << describe(result);
-        EXPECT_GT(count(result.err, "shm_put_moved_back"), 0) << label << "\n" << describe(result);
-        EXPECT_EQ(count(result.err, "shm_two_copies"), procs) << label << "\n" << describe(result);
-        EXPECT_EQ(count(result.err, "shm_two_copies_overlaps_moved"), procs) << label << "\n" << describe(result);
+        // Per process: moved at steps 0, 5, 6 (twice) and 7, found again at steps 1-4;
+        // given back by moving when read after its superstep (step 5), by copying when
+        // touched right after the call (steps 5-7). Steps 8 and 9 depend on where the
+        // allocator puts their source (a block touched while aside is staged next time).
+        EXPECT_GE(count(result.err, "shm_put_moved"), 5 * procs) << label << "\n" << describe(result);
+        EXPECT_GE(count(result.err, "shm_put_reused"), 4 * procs) << label << "\n" << describe(result);
+        EXPECT_GE(count(result.err, "shm_put_moved_back"), procs) << label << "\n" << describe(result);
+        EXPECT_GE(count(result.err, "shm_put_copied_back"), 3 * procs) << label << "\n" << describe(result);
       }
     }
   }

@@ -47,6 +47,7 @@ constexpr std::uintptr_t kPage = 4096, kHugePage = 2u << 20;
 // mapping of ours), and the fewest whole pages worth the system calls of a move.
 constexpr std::size_t kMostRanges = 16;
 constexpr std::uintptr_t kLeastInner = 64u << 10;
+constexpr int kStagedWhenRewritten = 16;
 
 std::mutex owner_mutex;
 MovedSources* fork_owner = nullptr;  // the process's one instance that has started
@@ -196,8 +197,7 @@ const std::byte* MovedSources::find(const void* data, std::size_t size, std::str
     // pages are the caller's, so what this put takes of them is taken again, or, while a
     // peer may read them, must not have changed.
     auto* at = reinterpret_cast<std::byte*>(range.aside + (begin - range.pages));
-    const std::uintptr_t pieces[2][2] = {{begin, std::min(end, range.inner)},
-                                         {std::max(begin, range.inner_end), end}};
+    const std::uintptr_t pieces[2][2] = {{begin, std::min(end, range.inner)}, {std::max(begin, range.inner_end), end}};
     for (const auto& piece : pieces) {
       if (piece[1] <= piece[0]) continue;
       auto* into = reinterpret_cast<void*>(range.aside + (piece[0] - range.pages));
@@ -228,12 +228,21 @@ const std::byte* MovedSources::move(const void* data, std::size_t size, bool on_
     why = "small";
     return nullptr;
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Rewritten& known : rewritten_) {
+      if (known.source == begin && known.size == size && known.staged_left > 0) {
+        --known.staged_left;
+        why = "rewritten";
+        return nullptr;
+      }
+    }
+  }
   ProcmapQuery query{};
   query.size = sizeof query;
   query.query_addr = inner;
   if (::ioctl(maps_.get(), kProcmapQuery, &query) != 0 || query.vma_start > inner || query.vma_end < inner_end ||
-      (query.vma_flags & kVmaShared) != 0 || query.inode != 0 || query.dev_major != 0 ||
-      query.vma_page_size != kPage) {
+      (query.vma_flags & kVmaShared) != 0 || query.inode != 0 || query.dev_major != 0 || query.vma_page_size != kPage) {
     why = "not-private-anonymous";
     return nullptr;
   }
@@ -298,7 +307,7 @@ const std::byte* MovedSources::move(const void* data, std::size_t size, bool on_
   // must find zeros there, not wait for this thread. Nor does a child of fork() inherit it.
   unregister(uffd_.get(), aside + (inner - pages), aside + (inner_end - pages));
   ::madvise(reinterpret_cast<void*>(aside), span, MADV_DONTFORK);
-  ranges_.push_back(Range{pages, pages_end, inner, inner_end, aside, true, false});
+  ranges_.push_back(Range{begin, size, pages, pages_end, inner, inner_end, aside, true, false});
   ++moved_;
   return reinterpret_cast<const std::byte*>(aside + (begin - pages));
 }
@@ -358,6 +367,8 @@ void MovedSources::handle(const void* raw) {
       const auto address = static_cast<std::uintptr_t>(message.arg.pagefault.address);
       for (Range& range : ranges_) {
         if (range.given_back || address < range.inner || address >= range.inner_end) continue;
+        rewritten_[next_rewritten_] = Rewritten{range.source, range.source_size, kStagedWhenRewritten};
+        next_rewritten_ = (next_rewritten_ + 1) % rewritten_.size();
         give_back(range, range.inner, range.inner_end, 0);
         forget_given_back();
         return;

@@ -58,6 +58,8 @@ class MovedSources {
 
  private:
   struct Range {
+    std::uintptr_t source = 0;  // the put that moved it: its bytes
+    std::size_t source_size = 0;
     std::uintptr_t pages = 0, end = 0;        // the caller's pages: the source rounded out
     std::uintptr_t inner = 0, inner_end = 0;  // the whole pages inside, moved aside
     std::uintptr_t aside = 0;                 // where `pages` lies in our mapping
@@ -65,15 +67,15 @@ class MovedSources {
     bool given_back = false;                  // aside only for that reader now
   };
 
-  bool start();                                            // the userfaultfd and its thread, once
-  void serve();                                            // the thread: faults and events, one at a time
-  void handle(const void* message);                        // (under mutex_)
+  bool start();                      // the userfaultfd and its thread, once
+  void serve();                      // the thread: faults and events, one at a time
+  void handle(const void* message);  // (under mutex_)
   void give_back(Range& range, std::uintptr_t from, std::uintptr_t to, std::intptr_t shift);  // (under mutex_)
-  void give_back_all();                                    // (under mutex_)
-  void fill(std::uintptr_t dst, std::uintptr_t src, std::size_t len, bool move);  // (under mutex_)
-  void take_events();                                      // (under mutex_)
-  void handle_taken();                                     // (under mutex_)
-  void forget_given_back();                                // (under mutex_)
+  void give_back_all();                                                                       // (under mutex_)
+  void fill(std::uintptr_t dst, std::uintptr_t src, std::size_t len, bool move);              // (under mutex_)
+  void take_events();                                                                         // (under mutex_)
+  void handle_taken();                                                                        // (under mutex_)
+  void forget_given_back();                                                                   // (under mutex_)
   static void before_fork();
 
   bool started_ = false;
@@ -82,6 +84,16 @@ class MovedSources {
   std::thread thread_;
   mutable std::mutex mutex_;
   std::vector<Range> ranges_;
+  // Sources the program touched while aside (a buffer it refills before each put, say):
+  // moving them costs more system calls than the copy it saves, so their next puts are
+  // staged (reason "rewritten"); moving is tried again after kStagedWhenRewritten of them.
+  struct Rewritten {
+    std::uintptr_t source = 0;
+    std::size_t size = 0;
+    int staged_left = 0;
+  };
+  std::array<Rewritten, 16> rewritten_{};
+  std::size_t next_rewritten_ = 0;
   std::pair<std::uintptr_t, std::uintptr_t> moving_{0, 0};  // whole pages being moved aside now
   std::vector<std::array<std::byte, 32>> taken_;            // events read while giving back
   std::uint64_t moved_ = 0, reused_ = 0, moved_back_ = 0, copied_back_ = 0;
