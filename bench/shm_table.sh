@@ -38,8 +38,9 @@ bandwidth() {  # transport [via] [bsprun options] -> best / median GB/s of one 8
 }
 # 8 MiB put, hp-put and get against a memcpy between the same two buffers in the same run
 # (bsp_bandwidth --floor): on ordinary pages (a user's malloc'd buffers), and on transparent
-# huge pages, where hp-puts and gets are single copies (the receiver reads the sender's
-# memory; transport/shm/cross_memory.h).
+# huge pages, where puts, hp-puts and gets are single copies (the receiver reads the
+# sender's memory; transport/shm/cross_memory.h, moved_sources.h; ordinary pages sent
+# again are moved onto huge pages first).
 same_buffers() {  # [--huge] [bsprun options] -> "put | hpput | get | memcpy" as best / median GB/s
   $bsprun -n 2 --transport=shm ${2:-} $bin/bench/bsp_bandwidth --sizes=8388608 --bytes=8388608 --repetitions=20 \
       --via=all --floor ${1:-} 2>&1 |
@@ -50,10 +51,10 @@ bulk_rows() {
   small=$(same_buffers)
   huge=$(same_buffers --huge)
   two=$(same_buffers --huge --shm-single-copy=off)
-  echo "| 4 KiB pages: p=2 one 8 MiB bsp_put (two copies) | $(echo "$small" | cut -d'|' -f1) | | memcpy of the same buffers $(echo "$small" | cut -d'|' -f4) |"
+  echo "| 4 KiB pages: p=2 one 8 MiB bsp_put (moved aside once the source is on huge pages: one copy) | $(echo "$small" | cut -d'|' -f1) | | memcpy of the same buffers $(echo "$small" | cut -d'|' -f4) |"
   echo "| 4 KiB pages: p=2 one 8 MiB bsp_hpput (two copies, overlapping) | $(echo "$small" | cut -d'|' -f2) | | |"
   echo "| 4 KiB pages: p=2 one 8 MiB bsp_get (two copies, overlapping) | $(echo "$small" | cut -d'|' -f3) | | |"
-  echo "| huge pages: p=2 one 8 MiB bsp_put (two copies) | $(echo "$huge" | cut -d'|' -f1) | | memcpy of the same buffers $(echo "$huge" | cut -d'|' -f4) |"
+  echo "| huge pages: p=2 one 8 MiB bsp_put, single copy (moved aside; --shm-single-copy=off: two) | $(echo "$huge" | cut -d'|' -f1) ($(echo "$two" | cut -d'|' -f1)) | | memcpy of the same buffers $(echo "$huge" | cut -d'|' -f4) |"
   echo "| huge pages: p=2 one 8 MiB bsp_hpput, single copy (--shm-single-copy=off: two) | $(echo "$huge" | cut -d'|' -f2) ($(echo "$two" | cut -d'|' -f2)) | | |"
   echo "| huge pages: p=2 one 8 MiB bsp_get, single copy (--shm-single-copy=off: two) | $(echo "$huge" | cut -d'|' -f3) ($(echo "$two" | cut -d'|' -f3)) | | |"
 }

@@ -137,11 +137,19 @@ bool MovedSources::start() {
   if (started_) return unavailable_.empty();
   started_ = true;
   // Without UFFD_USER_MODE_ONLY: a system call touching a moved range (write(2) from it)
-  // waits for the pages like a load does, instead of failing with EFAULT.
+  // waits for the pages like a load does, instead of failing with EFAULT. The system
+  // call gives such a userfaultfd to privileged processes; /dev/userfaultfd to whoever
+  // its permissions let in (a site may grant a group).
   int fd = static_cast<int>(::syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
   if (fd < 0) {
-    unavailable_ = fmt::format("userfaultfd: {}", std::strerror(errno));
-    return false;
+    const int refused = errno;
+    FileDescriptor device(::open("/dev/userfaultfd", O_RDWR | O_CLOEXEC));
+    fd = device ? ::ioctl(device.get(), USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK) : -1;
+    if (fd < 0) {
+      unavailable_ = fmt::format("userfaultfd: {} (and /dev/userfaultfd: {})", std::strerror(refused),
+                                 std::strerror(errno));
+      return false;
+    }
   }
   uffd_.reset(fd);
   uffdio_api api{};

@@ -11,8 +11,9 @@
 // aside across supersteps, and a put of the same bytes again costs only the end pages'
 // refresh. A range the program unmaps, moves (realloc) or discards (MADV_DONTNEED) is
 // followed through the userfaultfd's events; fork() first gives every range back.
-// It needs a userfaultfd that also handles the kernel's own accesses (root, CAP_SYS_PTRACE
-// or vm.unprivileged_userfaultfd = 1), UFFDIO_MOVE (Linux 6.8) and PROCMAP_QUERY (6.11),
+// It needs a userfaultfd that also handles the kernel's own accesses (root, CAP_SYS_PTRACE,
+// vm.unprivileged_userfaultfd = 1, or access to /dev/userfaultfd), UFFDIO_MOVE (Linux 6.8)
+// and PROCMAP_QUERY (6.11),
 // and takes only private anonymous memory; otherwise the put is staged as before.
 #pragma once
 

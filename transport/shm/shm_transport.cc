@@ -129,8 +129,8 @@ const std::vector<TransportOption>& shm_options() {
       number_option("shm-put-move-from", std::to_string(kPutMoveFrom),
                     "bytes from which a bsp_put is a single copy too (with --shm-single-copy on): its source's "
                     "pages are moved aside for the receiver to read, and given back at the caller's first touch "
-                    "(needs a userfaultfd that handles the kernel's accesses: root, CAP_SYS_PTRACE or "
-                    "vm.unprivileged_userfaultfd=1; else staged)",
+                    "(needs a userfaultfd that handles the kernel's accesses: root, CAP_SYS_PTRACE, "
+                    "vm.unprivileged_userfaultfd=1 or access to /dev/userfaultfd; else staged)",
                     1, 1L << 31),
   };
   return options;
