@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1300,6 +1301,160 @@ void put_sources_reused() {
   bsp_sync();
 }
 
+// put_sources_reused's rules at random: each process keeps four sources of its own (fresh
+// mappings) and a shadow of what they hold; every superstep it puts two random ranges of
+// them (64 KiB to 2 MiB, any alignment, often the same bytes as before) to the next
+// process, then does one random thing to a random source before the sync: nothing,
+// write a range, read a range, write a range to a file, discard pages (MADV_DONTNEED),
+// unmap it for a new mapping, move it elsewhere (mremap, or realloc's copy where that is
+// refused), or fork a child that reads it. The receiver checks each put against the
+// sender's hash of its shadow, sent with it; the sender checks what it reads.
+namespace shuffled {
+constexpr std::size_t kSource = 3u << 20, kLargest = 2u << 20, kLeast = 64u << 10;
+std::uint64_t next(std::uint64_t& state) {  // splitmix64
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+std::uint64_t hash(const unsigned char* bytes, std::size_t size) {  // FNV-1a
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < size; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  return h;
+}
+unsigned char* fresh_mapping() {
+  void* at = mmap(nullptr, kSource, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(at != MAP_FAILED);
+  return static_cast<unsigned char*>(at);
+}
+struct Put {
+  std::uint64_t size = 0, hash = 0;
+};
+}  // namespace shuffled
+
+void put_sources_shuffled() {
+  using namespace shuffled;
+  const int to = (me() + 1) % p(), from = (me() + p() - 1) % p();
+  std::vector<unsigned char> window(2 * kLargest);
+  Put told[2];
+  bsp_push_reg(window.data(), static_cast<long>(window.size()));
+  bsp_push_reg(told, sizeof told);
+  bsp_sync();
+  std::uint64_t rng = 0x1234567ull + static_cast<std::uint64_t>(me()) * 7919;
+  std::vector<unsigned char*> sources(4);
+  std::vector<std::vector<unsigned char>> shadows(4, std::vector<unsigned char>(kSource));
+  auto scribble = [&](int b, std::size_t at, std::size_t size) {  // the source and its shadow alike
+    for (std::size_t i = 0; i < size; ++i) {
+      const auto byte = static_cast<unsigned char>(next(rng));
+      sources[b][at + i] = byte;
+      shadows[b][at + i] = byte;
+    }
+  };
+  for (int b = 0; b < 4; ++b) {
+    sources[b] = fresh_mapping();
+    scribble(b, 0, kSource);
+  }
+  auto agrees = [&](int b, std::size_t at, std::size_t size, const char* what) {
+    if (std::memcmp(sources[b] + at, shadows[b].data() + at, size) != 0) {
+      bsp_abort("put_sources_shuffled: on pid %d, source %d bytes %zu..%zu differ after %s", me(), b, at, at + size,
+                what);
+    }
+  };
+  std::uint64_t last_at[2] = {0, 0}, last_size[2] = {0, 0};
+  int last_b[2] = {0, 0};
+  for (int step = 0; step < 60; ++step) {
+    Put puts[2];
+    for (int k = 0; k < 2; ++k) {
+      // Half the time the same bytes as this slot's last put (found aside, or touched).
+      if (step == 0 || next(rng) % 2 == 0) {
+        last_b[k] = static_cast<int>(next(rng) % 4);
+        last_size[k] = kLeast + next(rng) % (kLargest - kLeast + 1);
+        last_at[k] = next(rng) % (kSource - last_size[k] + 1);
+      }
+      const int b = last_b[k];
+      puts[k] = {last_size[k], hash(shadows[b].data() + last_at[k], last_size[k])};
+      bsp_put(to, sources[b] + last_at[k], window.data(), static_cast<long>(k * kLargest),
+              static_cast<long>(last_size[k]));
+    }
+    bsp_put(to, puts, told, 0, sizeof puts);
+    const int b = static_cast<int>(next(rng) % 4);
+    const std::size_t at = next(rng) % kSource, size = std::min<std::size_t>(kSource - at, 1 + next(rng) % kLargest);
+    const std::size_t page_at = (at + 4095) & ~std::size_t{4095};
+    switch (next(rng) % 8) {
+      case 1:
+        scribble(b, at, size);
+        break;
+      case 2:
+        agrees(b, at, size, "a read");
+        break;
+      case 3: {
+        int file = memfd_create("put_sources_shuffled", MFD_CLOEXEC);
+        CHECK(file >= 0);
+        CHECK(write(file, sources[b] + at, size) == static_cast<ssize_t>(size));
+        std::vector<unsigned char> written(size);
+        CHECK(pread(file, written.data(), size, 0) == static_cast<ssize_t>(size));
+        close(file);
+        CHECK(std::memcmp(written.data(), shadows[b].data() + at, size) == 0);
+        break;
+      }
+      case 4:
+        if (page_at + 4096 <= kSource) {
+          const std::size_t pages = std::min<std::size_t>((kSource - page_at) / 4096, 1 + size / 4096);
+          CHECK(madvise(sources[b] + page_at, pages * 4096, MADV_DONTNEED) == 0);
+          std::fill_n(shadows[b].data() + page_at, pages * 4096, 0);
+          agrees(b, page_at, pages * 4096, "MADV_DONTNEED");
+        }
+        break;
+      case 5:
+        CHECK(munmap(sources[b], kSource) == 0);
+        sources[b] = fresh_mapping();
+        std::fill(shadows[b].begin(), shadows[b].end(), 0);
+        scribble(b, at, size);
+        break;
+      case 6: {
+        // Moved elsewhere; a mapping split around pages aside refuses mremap (EFAULT),
+        // so then as realloc does: a new mapping, a copy, the old one unmapped.
+        void* grown = mremap(sources[b], kSource, 2 * kSource, MREMAP_MAYMOVE);
+        if (grown != MAP_FAILED) {
+          void* shrunk = mremap(grown, 2 * kSource, kSource, 0);
+          CHECK(shrunk == grown);
+          sources[b] = static_cast<unsigned char*>(grown);
+        } else {
+          unsigned char* copy = fresh_mapping();
+          std::memcpy(copy, sources[b], kSource);
+          CHECK(munmap(sources[b], kSource) == 0);
+          sources[b] = copy;
+        }
+        agrees(b, 0, kSource, "a move");
+        break;
+      }
+      case 7: {
+        pid_t child = fork();
+        CHECK(child >= 0);
+        if (child == 0) _exit(std::memcmp(sources[b] + at, shadows[b].data() + at, size) == 0 ? 0 : 1);
+        int status = 0;
+        CHECK(waitpid(child, &status, 0) == child);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        break;
+      }
+      default:
+        break;
+    }
+    bsp_sync();
+    for (int k = 0; k < 2; ++k) {
+      if (told[k].size > kLargest || hash(window.data() + k * kLargest, told[k].size) != told[k].hash) {
+        bsp_abort("put_sources_shuffled, step %d: on pid %d, put %d from pid %d (%llu bytes) is not what was put", step,
+                  me(), k, from, static_cast<unsigned long long>(told[k].size));
+      }
+    }
+  }
+  for (int b = 0; b < 4; ++b) agrees(b, 0, kSource, "the last superstep");
+  for (unsigned char* source : sources) munmap(source, kSource);
+  bsp_pop_reg(told);
+  bsp_pop_reg(window.data());
+  bsp_sync();
+}
+
 // ---- cases that must fail, with a clear message ----
 void abort_with_message() {
   bsp_sync();
@@ -1636,6 +1791,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"many_to_one", many_to_one},
       {"large_put_hazards", large_put_hazards},
       {"put_sources_reused", put_sources_reused},
+      {"put_sources_shuffled", put_sources_shuffled},
       {"abort_with_message", abort_with_message},
       {"killed_process", killed_process},
       {"killed_mid_superstep", killed_mid_superstep},

@@ -249,9 +249,15 @@ const std::byte* MovedSources::move(const void* data, std::size_t size, bool on_
   ProcmapQuery query{};
   query.size = sizeof query;
   query.query_addr = inner;
-  if (::ioctl(maps_.get(), kProcmapQuery, &query) != 0 || query.vma_start > inner || query.vma_end < inner_end ||
-      (query.vma_flags & kVmaShared) != 0 || query.inode != 0 || query.dev_major != 0 || query.vma_page_size != kPage) {
+  if (::ioctl(maps_.get(), kProcmapQuery, &query) != 0 || (query.vma_flags & kVmaShared) != 0 || query.inode != 0 ||
+      query.dev_major != 0 || query.vma_page_size != kPage) {
     why = "not-private-anonymous";
+    return nullptr;
+  }
+  // mremap moves one mapping's pages. (A range given back stays a mapping of its own: its
+  // pages no longer share their neighbours' reverse map, so the kernel keeps them apart.)
+  if (query.vma_start > inner || query.vma_end < inner_end) {
+    why = "spans-mappings";
     return nullptr;
   }
   std::unique_lock<std::mutex> lock(mutex_);
