@@ -13,8 +13,8 @@
 // followed through the userfaultfd's events; fork() first gives every range back.
 // It needs a userfaultfd that also handles the kernel's own accesses (root, CAP_SYS_PTRACE,
 // vm.unprivileged_userfaultfd = 1, or access to /dev/userfaultfd), UFFDIO_MOVE (Linux 6.8)
-// and PROCMAP_QUERY (6.11),
-// and takes only private anonymous memory; otherwise the put is staged as before.
+// and PROCMAP_QUERY (6.11), and takes only private anonymous memory; otherwise the put is
+// staged (two copies).
 #pragma once
 
 #include <array>
