@@ -228,16 +228,11 @@ void Engine::superstep(bool final) {
       write_put(hp.pid, hp.registration, hp.offset, hp.src, hp.size);
       continue;
     }
-    Outgoing& out = records_to(hp.pid);
     if (direct_to(hp.pid, hp.src, hp.size)) {  // the destination reads the source itself
-      records::Writer(out.stream)
-          .put_pulled(hp.registration, hp.offset, hp.size, kDirect | reinterpret_cast<std::uintptr_t>(hp.src));
-      out.last_put_end = SIZE_MAX;
-      if (std::find(hpput_readers_.begin(), hpput_readers_.end(), hp.pid) == hpput_readers_.end()) {
-        hpput_readers_.push_back(hp.pid);
-      }
+      post_direct_put(hp.pid, hp.registration, hp.offset, hp.size, hp.src, hpput_readers_);
       continue;
     }
+    Outgoing& out = records_to(hp.pid);
     if (write_staged_put(hp.pid, out, hp.registration, hp.offset, hp.src, hp.size, true)) continue;
     records::Writer(out.stream).put_header(hp.registration, hp.offset, hp.size);
     out.gathered.push_back({out.stream.size(), static_cast<const std::byte*>(hp.src), hp.size});
@@ -310,8 +305,9 @@ void Engine::superstep(bool final) {
   // Single copies out of this process's hp-put sources: they stay as they are until read.
   if (!hpput_readers_.empty()) await_readers(hpput_readers_, marks + 2);
   if (!moved_readers_.empty()) {  // bsp_put sources kept for their readers: read now
+    transport::Staging* kept_by = channel_->staging(moved_readers_.front());
     await_readers(moved_readers_, marks + 2);
-    moved_through_->moved_read();
+    kept_by->moved_read();
   }
   const std::uint64_t ended = sync_clock_.now();
   if (ended > sync_started_) communication_ticks_ += ended - sync_started_;

@@ -342,6 +342,9 @@ class Engine : private recovery::PayloadSink {
   static constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
   bool direct_to(int pid, const void* data, std::uint32_t size);
   bool put_in_place(int pid, std::uint32_t registration, std::uint32_t offset, const void* src, std::uint32_t size);
+  void post_direct_put(int pid, std::uint32_t registration, std::uint32_t offset, std::uint32_t size, const void* at,
+                       std::vector<int>& readers);
+  static void add_reader(std::vector<int>& readers, int pid);
   void note_two_copies(std::string_view why);
   void read_direct(const char* call, int src, std::uint64_t token, std::byte* into, std::uint32_t size);
   void await_readers(std::vector<int>& readers, std::uint64_t mark);
@@ -475,7 +478,6 @@ class Engine : private recovery::PayloadSink {
   std::vector<int> get_readers_, hpput_readers_;
   // Peers reading this superstep's bsp_put sources where the path keeps them (put_in_place).
   std::vector<int> moved_readers_;
-  transport::Staging* moved_through_ = nullptr;
   bool read_direct_gets_ = false;
   transport::Staging* read_through_ = nullptr;  // the path this process read others' memory through
   // Staging named during this sync and filled after the exchange (copy_deferred).

@@ -73,15 +73,25 @@ bool Engine::put_in_place(int pid, std::uint32_t registration, std::uint32_t off
     note_two_copies(why);
     return false;
   }
-  Outgoing& out = records_to(pid);
-  records::Writer(out.stream).put_pulled(registration, offset, size, kDirect | reinterpret_cast<std::uintptr_t>(kept));
-  out.last_put_end = SIZE_MAX;  // its data is not in the stream: nothing extends it
+  post_direct_put(pid, registration, offset, size, kept, moved_readers_);
   run_ = RunCursor{};
-  if (std::find(moved_readers_.begin(), moved_readers_.end(), pid) == moved_readers_.end())
-    moved_readers_.push_back(pid);
-  moved_through_ = staging;
   ++single_copies_;
   return true;
+}
+
+// A put whose data `pid` reads itself at `at` in this process's memory (a pulled token
+// with kDirect set); `readers` are the peers this process waits for before that memory
+// may change.
+void Engine::post_direct_put(int pid, std::uint32_t registration, std::uint32_t offset, std::uint32_t size,
+                             const void* at, std::vector<int>& readers) {
+  Outgoing& out = records_to(pid);
+  records::Writer(out.stream).put_pulled(registration, offset, size, kDirect | reinterpret_cast<std::uintptr_t>(at));
+  out.last_put_end = SIZE_MAX;  // its data is not in the stream: nothing extends it
+  add_reader(readers, pid);
+}
+
+void Engine::add_reader(std::vector<int>& readers, int pid) {
+  if (std::find(readers.begin(), readers.end(), pid) == readers.end()) readers.push_back(pid);
 }
 
 // A put's data: staged for the receiver to pull when large and the path allows, else in
@@ -135,9 +145,7 @@ std::byte* Engine::stage_for(int pid, std::size_t size, std::uint64_t& token) {
     staged_superstep_ = superstep_;
     staged_readers_.clear();
   }
-  if (std::find(staged_readers_.begin(), staged_readers_.end(), pid) == staged_readers_.end()) {
-    staged_readers_.push_back(pid);
-  }
+  add_reader(staged_readers_, pid);
   return staged;
 }
 

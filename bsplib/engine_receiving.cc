@@ -292,7 +292,7 @@ void Engine::serve_gets() {
       if (direct_to(src, from, request.size)) {  // the requester reads it here itself (before our puts land)
         records::Writer(stream_to(src).stream)
             .get_reply_pulled(request.request_id, 0, request.size, kDirect | reinterpret_cast<std::uintptr_t>(from));
-        if (std::find(get_readers_.begin(), get_readers_.end(), src) == get_readers_.end()) get_readers_.push_back(src);
+        add_reader(get_readers_, src);
         continue;
       }
       std::uint64_t token = 0;

@@ -12,6 +12,7 @@ namespace {
 using bsp::testing::describe;
 using bsp::testing::ProgramResult;
 using bsp::testing::run_program;
+using bsp::testing::stats_total;
 using namespace std::chrono_literals;
 
 const std::string kBsprun = "bsplib/bsprun";
@@ -24,11 +25,6 @@ const std::string kCases = "tests/bsp_cases";
 // moved back, copied back. Where the kernel refuses this process the userfaultfd it
 // needs, the puts are staged (said in --stats) and only the semantics are checked.
 TEST(MovedPuts, KeepTheSemantics) {
-  auto count = [](const std::string& err, const std::string& key) {
-    std::size_t at = err.find("total   supersteps=");
-    at = at == std::string::npos ? at : err.find(" " + key + "=", at);
-    return at == std::string::npos ? -1L : std::stol(err.substr(at + key.size() + 2));
-  };
   bool moved_any = false;
   for (const char* sync : {"--sync=dense", "--sync=sparse"}) {
     for (int procs : {2, 3, 4}) {
@@ -49,10 +45,10 @@ TEST(MovedPuts, KeepTheSemantics) {
         // given back by moving when read after its superstep (step 5), by copying when
         // touched right after the call (steps 5-7). Steps 8 and 9 depend on where the
         // allocator puts their source (a block touched while aside is staged next time).
-        EXPECT_GE(count(result.err, "shm_put_moved"), 5 * procs) << label << "\n" << describe(result);
-        EXPECT_GE(count(result.err, "shm_put_reused"), 4 * procs) << label << "\n" << describe(result);
-        EXPECT_GE(count(result.err, "shm_put_moved_back"), procs) << label << "\n" << describe(result);
-        EXPECT_GE(count(result.err, "shm_put_copied_back"), 3 * procs) << label << "\n" << describe(result);
+        EXPECT_GE(stats_total(result, "shm_put_moved"), 5 * procs) << label << "\n" << describe(result);
+        EXPECT_GE(stats_total(result, "shm_put_reused"), 4 * procs) << label << "\n" << describe(result);
+        EXPECT_GE(stats_total(result, "shm_put_moved_back"), procs) << label << "\n" << describe(result);
+        EXPECT_GE(stats_total(result, "shm_put_copied_back"), 3 * procs) << label << "\n" << describe(result);
       }
     }
   }

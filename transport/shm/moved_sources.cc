@@ -58,9 +58,6 @@ void unregister(int uffd, std::uintptr_t begin, std::uintptr_t end) {
   ::ioctl(uffd, UFFDIO_UNREGISTER, &range);  // (a range unmapped since: nothing to do)
 }
 
-std::uintptr_t overlap_begin(std::uintptr_t a, std::uintptr_t b) { return std::max(a, b); }
-std::uintptr_t overlap_end(std::uintptr_t a, std::uintptr_t b) { return std::min(a, b); }
-
 }  // namespace
 
 // Fills [dst, dst + len) of a registered range of the caller's from [src, src + len) of
@@ -109,9 +106,9 @@ void MovedSources::take_events() {
 
 void MovedSources::handle_taken() {
   while (!taken_.empty()) {
-    std::array<std::byte, sizeof(uffd_msg)> next = taken_.front();
-    taken_.erase(taken_.begin());
-    handle(next.data());
+    std::vector<std::array<std::byte, sizeof(uffd_msg)>> now;
+    now.swap(taken_);  // (handling may take more)
+    for (const auto& message : now) handle(message.data());
   }
 }
 
@@ -192,6 +189,7 @@ bool MovedSources::start() {
 }
 
 const std::byte* MovedSources::find(const void* data, std::size_t size, std::string_view& why) {
+  if (!started_) return nullptr;  // (nothing moved yet: no lock to take)
   const auto begin = reinterpret_cast<std::uintptr_t>(data), end = begin + size;
   const std::uintptr_t pages = begin & ~(kPage - 1), pages_end = (end + kPage - 1) & ~(kPage - 1);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -327,6 +325,7 @@ const std::byte* MovedSources::move(const void* data, std::size_t size, bool on_
 }
 
 void MovedSources::give_back(const void* data, std::size_t size) {
+  if (!started_) return;
   const auto begin = reinterpret_cast<std::uintptr_t>(data), end = begin + size;
   std::lock_guard<std::mutex> lock(mutex_);
   for (Range& range : ranges_) {
@@ -412,7 +411,7 @@ void MovedSources::handle(const void* raw) {
           range.pages += shift, range.end += shift, range.inner += shift, range.inner_end += shift;
           continue;
         }
-        const std::uintptr_t cut = overlap_begin(range.inner, from), cut_end = overlap_end(range.inner_end, from + len);
+        const std::uintptr_t cut = std::max(range.inner, from), cut_end = std::min(range.inner_end, from + len);
         give_back(range, range.inner, cut, 0);
         give_back(range, cut, cut_end, static_cast<std::intptr_t>(to - from));
         give_back(range, cut_end, range.inner_end, 0);
@@ -428,9 +427,9 @@ void MovedSources::handle(const void* raw) {
       const auto gone_end = static_cast<std::uintptr_t>(message.arg.remove.end);
       for (Range& range : ranges_) {
         if (range.given_back || range.inner_end <= gone || gone_end <= range.inner) continue;
-        give_back(range, range.inner, overlap_begin(range.inner, gone), 0);
-        give_back(range, overlap_end(range.inner_end, gone_end), range.inner_end, 0);
-        unregister(uffd_.get(), overlap_begin(range.inner, gone), overlap_end(range.inner_end, gone_end));
+        give_back(range, range.inner, std::max(range.inner, gone), 0);
+        give_back(range, std::min(range.inner_end, gone_end), range.inner_end, 0);
+        unregister(uffd_.get(), std::max(range.inner, gone), std::min(range.inner_end, gone_end));
       }
       forget_given_back();
       return;
