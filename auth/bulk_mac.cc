@@ -1,27 +1,20 @@
-// auth/bulk_mac.cc: 32-lane SipHash-2-4 for long payloads (see bulk_mac.h). The lanes are
-// four GCC vectors of 8 64-bit words, hashed round by round in turn so that their chains
-// overlap: an AVX-512 register each where the processor has it, two AVX2 registers or
-// four SSE2 ones each elsewhere (target_clones picks at load time).
+// auth/bulk_mac.cc: the payload MAC of bulk_mac.h: plain SipHash-2-4 on short inputs, NH
+// chunks joined by SipHash-2-4 on long ones (the NH kernels are auth/nh.cc; the join's
+// SipHash is inlined here, fed each chunk's sums as they come).
 #include "auth/bulk_mac.h"
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <string_view>
 
-// The lanes cross only inlined helpers, so no ABI is involved. They go in by reference
-// because GCC prints a note for a 64-byte vector passed by value that this pragma does not
-// silence; the pragma covers the warning for returning one (finish).
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "auth/nh.h"
 
 namespace bsp::auth {
 namespace {
-
-// A group of 8 lanes: one 64-byte piece of a 256-byte block.
-using Lanes = std::uint64_t __attribute__((vector_size(64)));
-constexpr std::size_t kGroups = kLanes / 8;
-constexpr std::size_t kBlock = kGroups * sizeof(Lanes);
 
 constexpr std::uint64_t kInit0 = 0x736f6d6570736575ull, kInit1 = 0x646f72616e646f6dull, kInit2 = 0x6c7967656e657261ull,
                         kInit3 = 0x7465646279746573ull;
@@ -32,112 +25,42 @@ std::uint64_t load64(const void* at) {
   return value;
 }
 
-template <typename T>
-[[gnu::always_inline]] inline T rotl(const T& x, int b) {
-  return (x << b) | (x >> (64 - b));
-}
-
-template <typename T>
-[[gnu::always_inline]] inline void sip_round(T& v0, T& v1, T& v2, T& v3) {
+[[gnu::always_inline]] inline void sip_round(std::uint64_t& v0, std::uint64_t& v1, std::uint64_t& v2,
+                                             std::uint64_t& v3) {
   v0 += v1;
-  v1 = rotl(v1, 13);
+  v1 = std::rotl(v1, 13);
   v1 ^= v0;
-  v0 = rotl(v0, 32);
+  v0 = std::rotl(v0, 32);
   v2 += v3;
-  v3 = rotl(v3, 16);
+  v3 = std::rotl(v3, 16);
   v3 ^= v2;
   v0 += v3;
-  v3 = rotl(v3, 21);
+  v3 = std::rotl(v3, 21);
   v3 ^= v0;
   v2 += v1;
-  v1 = rotl(v1, 17);
+  v1 = std::rotl(v1, 17);
   v1 ^= v2;
-  v2 = rotl(v2, 32);
+  v2 = std::rotl(v2, 32);
 }
 
-// SipHash-2-4's state, for one lane (T = std::uint64_t) or eight side by side (T = Lanes).
-template <typename T>
+// SipHash-2-4's state over 8-byte words.
 struct SipState {
-  T v0, v1, v2, v3;
-  SipState() = default;
-  [[gnu::always_inline]] SipState(const T& k0, const T& k1) { init(k0, k1); }
-  [[gnu::always_inline]] void init(const T& k0, const T& k1) {
-    v0 = k0 ^ kInit0;
-    v1 = k1 ^ kInit1;
-    v2 = k0 ^ kInit2;
-    v3 = k1 ^ kInit3;
-  }
-  [[gnu::always_inline]] void absorb(const T& m) {
+  std::uint64_t v0, v1, v2, v3;
+  SipState(std::uint64_t k0, std::uint64_t k1) : v0(k0 ^ kInit0), v1(k1 ^ kInit1), v2(k0 ^ kInit2), v3(k1 ^ kInit3) {}
+  [[gnu::always_inline]] void absorb(std::uint64_t m) {
     v3 ^= m;
     sip_round(v0, v1, v2, v3);
     sip_round(v0, v1, v2, v3);
     v0 ^= m;
   }
   // The tag after `words` whole 8-byte words: the length byte, no tail.
-  [[gnu::always_inline]] T finish(std::size_t words) {
-    const std::uint64_t last = static_cast<std::uint64_t>(words * 8) << 56;
-    absorb(T{} + last);
+  std::uint64_t finish(std::size_t words) {
+    absorb(static_cast<std::uint64_t>(words * 8) << 56);
     v2 ^= 0xff;
     for (int i = 0; i < 4; ++i) sip_round(v0, v1, v2, v3);
     return v0 ^ v1 ^ v2 ^ v3;
   }
 };
-
-// One 256-byte block into the groups: words 8g .. 8g + 7 to group g's lanes, hashed round
-// by round in turn across the groups so that their dependency chains overlap.
-[[gnu::always_inline]] inline void absorb_block(SipState<Lanes>* groups, const std::byte* block, Lanes& folded) {
-  Lanes m[kGroups];
-#pragma GCC unroll 4
-  for (std::size_t g = 0; g < kGroups; ++g) {
-    std::memcpy(&m[g], block + g * sizeof(Lanes), sizeof(Lanes));
-    folded ^= m[g];
-    groups[g].v3 ^= m[g];
-  }
-#pragma GCC unroll 4
-  for (std::size_t g = 0; g < kGroups; ++g) sip_round(groups[g].v0, groups[g].v1, groups[g].v2, groups[g].v3);
-#pragma GCC unroll 4
-  for (std::size_t g = 0; g < kGroups; ++g) sip_round(groups[g].v0, groups[g].v1, groups[g].v2, groups[g].v3);
-#pragma GCC unroll 4
-  for (std::size_t g = 0; g < kGroups; ++g) groups[g].v0 ^= m[g];
-}
-
-// The 32 lanes over size bytes at data (the last block padded with zeros) and their
-// finalisation; joined receives the lane tags XORed group by group (word l: the tags of
-// lanes l, l + 8, l + 16, l + 24), fold the XOR of the 64-byte pieces. With copy_to, the
-// bytes are also stored there as they are hashed (bulk_mac_copy: the copy rides on the
-// hashing).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void lane_tags(const BulkKey& key, const std::byte* data,
-                                                                            std::size_t size, std::uint64_t* joined,
-                                                                            std::byte* copy_to, Fold& fold) {
-  SipState<Lanes> groups[kGroups];
-  for (std::size_t g = 0; g < kGroups; ++g) {
-    Lanes k0, k1;
-    for (std::size_t l = 0; l < 8; ++l) {
-      k0[l] = load64(key.lanes[8 * g + l].data());
-      k1[l] = load64(key.lanes[8 * g + l].data() + 8);
-    }
-    groups[g].init(k0, k1);
-  }
-  Lanes folded{};
-  const std::size_t blocks = size / kBlock;
-  for (std::size_t i = 0; i < blocks; ++i) {
-    if (copy_to != nullptr) std::memcpy(copy_to + i * kBlock, data + i * kBlock, kBlock);
-    absorb_block(groups, data + i * kBlock, folded);
-  }
-  const std::size_t tail = size - blocks * kBlock;
-  std::size_t words = blocks;
-  if (tail > 0) {
-    alignas(64) std::byte last[kBlock] = {};
-    std::memcpy(last, data + blocks * kBlock, tail);
-    if (copy_to != nullptr) std::memcpy(copy_to + blocks * kBlock, last, tail);
-    absorb_block(groups, last, folded);
-    ++words;
-  }
-  Lanes tag = groups[0].finish(words);
-  for (std::size_t g = 1; g < kGroups; ++g) tag ^= groups[g].finish(words);
-  std::memcpy(joined, &tag, sizeof tag);
-  std::memcpy(fold.data(), &folded, sizeof folded);
-}
 
 // XORs bytes into fold from its first byte on, 64 bytes to a turn.
 void fold_into(Fold& fold, std::span<const std::byte> bytes) {
@@ -157,7 +80,17 @@ std::uint64_t siphash(const Key& key, const void* data, std::size_t size) {
 BulkKey bulk_key(const Key& key) {
   BulkKey bulk;
   bulk.short_input = derive_key(key, "bsplib bulk mac short");
-  for (std::size_t l = 0; l < kLanes; ++l) bulk.lanes[l] = derive_key(key, "bsplib bulk mac lane " + std::to_string(l));
+  for (std::size_t k = 0; k < bulk.nh.size(); ++k) {
+    // ChaCha20's key is 32 bytes: two derived keys side by side.
+    const Key first = derive_key(key, "bsplib bulk mac nh " + std::to_string(k) + " first half");
+    const Key second = derive_key(key, "bsplib bulk mac nh " + std::to_string(k) + " second half");
+    unsigned char seed[randombytes_SEEDBYTES];
+    static_assert(sizeof seed == 2 * kKeySize);
+    std::memcpy(seed, first.data(), kKeySize);
+    std::memcpy(seed + kKeySize, second.data(), kKeySize);
+    randombytes_buf_deterministic(bulk.nh[k].data(), sizeof bulk.nh[k], seed);
+    sodium_memzero(seed, sizeof seed);
+  }
   bulk.join = derive_key(key, "bsplib bulk mac join");
   return bulk;
 }
@@ -165,20 +98,35 @@ BulkKey bulk_key(const Key& key) {
 namespace {
 
 std::uint64_t bulk_mac_into(const BulkKey& key, std::span<const std::byte> data, std::byte* copy_to, Fold* fold) {
-  if (data.size() < kLanesFrom) {
+  if (data.size() < kNhFrom) {
     if (copy_to != nullptr && !data.empty()) std::memcpy(copy_to, data.data(), data.size());
     if (fold != nullptr) *fold = fold_of(data);
     return siphash(key.short_input, data.data(), data.size());
   }
-  // The join: the 8 words of XORed lane tags, the total length (the padding's extent).
-  std::uint64_t joined[8 + 1];
-  Fold folded;
-  lane_tags(key, data.data(), data.size(), joined, copy_to, folded);
+  static const NhKernel nh = best_nh_kernel();
+  SipState join(load64(key.join.data()), load64(key.join.data() + 8));
+  std::size_t words = 0;
+  Fold folded{};
+  for (std::size_t at = 0; at < data.size(); at += kNhChunk) {
+    const std::size_t size = std::min(kNhChunk, data.size() - at);
+    const std::size_t pieces = size / kNhPiece, tail = size % kNhPiece;
+    std::byte* chunk_copy = copy_to != nullptr ? copy_to + at : nullptr;
+    std::array<std::uint64_t, 2> sums{};
+    nh(key.nh[0].data(), key.nh[1].data(), data.data() + at, pieces, chunk_copy, folded, sums);
+    if (tail > 0) {
+      alignas(64) std::byte last[kNhPiece] = {};
+      std::memcpy(last, data.data() + at + pieces * kNhPiece, tail);
+      if (chunk_copy != nullptr) std::memcpy(chunk_copy + pieces * kNhPiece, last, tail);
+      const std::size_t key_at = pieces * kNhPiece / 4;
+      nh(key.nh[0].data() + key_at, key.nh[1].data() + key_at, last, 1, nullptr, folded, sums);
+    }
+    join.absorb(sums[0]);
+    join.absorb(sums[1]);
+    words += 2;
+  }
   if (fold != nullptr) *fold = folded;
-  joined[8] = data.size();
-  // The join's nine words by the inlined rounds: SipHash-2-4 still (the tests hold it to
-  // libsodium's), without a library call per frame.
-  return siphash_words(key.join, std::as_bytes(std::span(joined)));
+  join.absorb(data.size());
+  return join.finish(words + 1);
 }
 
 }  // namespace
@@ -202,7 +150,7 @@ std::uint64_t bulk_mac_copy(const BulkKey& key, std::byte* destination, std::spa
 }
 
 std::uint64_t siphash_words(const Key& key, std::span<const std::byte> words) {
-  SipState<std::uint64_t> state(load64(key.data()), load64(key.data() + 8));
+  SipState state(load64(key.data()), load64(key.data() + 8));
   const std::size_t count = words.size() / 8;
   for (std::size_t i = 0; i < count; ++i) state.absorb(load64(words.data() + i * 8));
   return state.finish(count);

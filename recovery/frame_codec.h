@@ -8,8 +8,8 @@
 // received frame needs no copy:
 //   mac = SipHash(K_header, header with check = 0 and mac = BulkMac(K_payload, payload))
 // with K_header and K_payload derived from the secret for these two purposes only;
-// BulkMac (auth/bulk_mac.h) is SipHash-2-4 on short payloads and 32 SipHash lanes joined
-// by SipHash on long ones. The check is the low 16 bits of CRC32C over the payload's fold
+// BulkMac (auth/bulk_mac.h) is SipHash-2-4 on short payloads and NH (UMAC's universal hash)
+// joined by SipHash on long ones. The check is the low 16 bits of CRC32C over the payload's fold
 // (auth::Fold: the XOR of its 64-byte pieces, 64 bytes) followed by the header with the
 // check zero: the fold comes out of the MAC's pass, so sealing reads the payload once
 // (a CRC32C of every payload byte was a second pass, 8% of a bulk transfer's time).
@@ -37,7 +37,7 @@ enum class Verdict {
 // The keys frames are sealed with, derived from the job's secret.
 struct FrameKey {
   auth::Key header{};
-  auth::BulkKey payload{};  // the payload's MAC: 32 SipHash lanes on long payloads
+  auth::BulkKey payload{};  // the payload's MAC: NH, then SipHash, on long payloads
   // false over links authenticated at set-up (Capabilities::authenticated_links): the
   // mac field is zero and not checked.
   bool authenticate = true;

@@ -27,13 +27,13 @@ fi
 sources_for() {
   case $1 in
     records) echo "bsplib/dissemination_barrier.cc bsplib/bulk_copy.cc" ;;
-    frame) echo "recovery/frame_codec.cc recovery/crc32c.cc auth/mac.cc auth/bulk_mac.cc" ;;
+    frame) echo "recovery/frame_codec.cc recovery/crc32c.cc auth/mac.cc auth/bulk_mac.cc auth/nh.cc" ;;
     link_report) echo "recovery/link_report.cc" ;;
     control_message) echo "auth/mac.cc" ;;
     protocol_core)
       echo "recovery/ack_policy.cc recovery/buffer_ack_policy.cc recovery/buffer_pool.cc recovery/every_ack_policy.cc" \
            "recovery/pupa_ack_policy.cc recovery/protocol_core.cc recovery/link_report.cc recovery/frame_codec.cc" \
-           "recovery/crc32c.cc recovery/stats.cc auth/mac.cc auth/bulk_mac.cc" ;;
+           "recovery/crc32c.cc recovery/stats.cc auth/mac.cc auth/bulk_mac.cc auth/nh.cc" ;;
     *) echo "run_libfuzzer.sh: no target '$1'" >&2; return 1 ;;
   esac
 }

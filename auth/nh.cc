@@ -1,0 +1,107 @@
+// auth/nh.cc: the NH kernels of auth/nh.h. Each adds (m + k) mod 2^32 of a word pair's
+// low and high halves, multiplied as 32 x 32 -> 64 bits, into 64-bit sums: in a 64-bit
+// lane of a register the low half is word 2i and the high half word 2i + 1, so vpmuludq of
+// t and t >> 32 is exactly one NH term per lane.
+#include "auth/nh.h"
+
+// GCC 12's AVX-512 intrinsics pass an _mm512_undefined_epi32() (a self-initialised
+// variable) to their builtins, which its own -Wuninitialized then reports from the header
+// once inlined here: silenced for this file, before the header (clang has no such warning).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace bsp::auth {
+namespace {
+
+void nh_portable(const std::uint32_t* key0, const std::uint32_t* key1, const std::byte* data, std::size_t pieces,
+                 std::byte* copy_to, std::array<std::uint64_t, 8>& fold, std::array<std::uint64_t, 2>& sums) {
+  std::uint64_t sum0 = sums[0], sum1 = sums[1];
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const std::byte* piece = data + p * kNhPiece;
+    if (copy_to != nullptr) std::memcpy(copy_to + p * kNhPiece, piece, kNhPiece);
+    for (std::size_t w = 0; w < 8; ++w) {
+      std::uint64_t pair;
+      std::memcpy(&pair, piece + w * 8, 8);
+      fold[w] ^= pair;
+      const auto low = static_cast<std::uint32_t>(pair), high = static_cast<std::uint32_t>(pair >> 32);
+      const std::size_t k = p * 16 + w * 2;
+      sum0 += static_cast<std::uint64_t>(low + key0[k]) * static_cast<std::uint32_t>(high + key0[k + 1]);
+      sum1 += static_cast<std::uint64_t>(low + key1[k]) * static_cast<std::uint32_t>(high + key1[k + 1]);
+    }
+  }
+  sums = {sum0, sum1};
+}
+
+[[gnu::target("avx2")]] void nh_avx2(const std::uint32_t* key0, const std::uint32_t* key1, const std::byte* data,
+                                     std::size_t pieces, std::byte* copy_to, std::array<std::uint64_t, 8>& fold,
+                                     std::array<std::uint64_t, 2>& sums) {
+  __m256i folded[2], sum0 = _mm256_setzero_si256(), sum1 = _mm256_setzero_si256();
+  std::memcpy(folded, fold.data(), sizeof folded);
+  for (std::size_t p = 0; p < pieces; ++p) {
+    for (std::size_t half = 0; half < 2; ++half) {
+      const std::size_t at = p * kNhPiece + half * 32;
+      const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + at));
+      if (copy_to != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy_to + at), m);
+      folded[half] = _mm256_xor_si256(folded[half], m);
+      const __m256i t0 = _mm256_add_epi32(m, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(key0 + at / 4)));
+      const __m256i t1 = _mm256_add_epi32(m, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(key1 + at / 4)));
+      sum0 = _mm256_add_epi64(sum0, _mm256_mul_epu32(t0, _mm256_srli_epi64(t0, 32)));
+      sum1 = _mm256_add_epi64(sum1, _mm256_mul_epu32(t1, _mm256_srli_epi64(t1, 32)));
+    }
+  }
+  std::memcpy(fold.data(), folded, sizeof folded);
+  std::uint64_t lanes0[4], lanes1[4];
+  std::memcpy(lanes0, &sum0, sizeof lanes0);
+  std::memcpy(lanes1, &sum1, sizeof lanes1);
+  sums[0] += lanes0[0] + lanes0[1] + lanes0[2] + lanes0[3];
+  sums[1] += lanes1[0] + lanes1[1] + lanes1[2] + lanes1[3];
+}
+
+[[gnu::target("avx512f")]] void nh_avx512(const std::uint32_t* key0, const std::uint32_t* key1, const std::byte* data,
+                                          std::size_t pieces, std::byte* copy_to, std::array<std::uint64_t, 8>& fold,
+                                          std::array<std::uint64_t, 2>& sums) {
+  __m512i folded = _mm512_loadu_si512(fold.data()), sum0 = _mm512_setzero_si512(), sum1 = _mm512_setzero_si512();
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const __m512i m = _mm512_loadu_si512(data + p * kNhPiece);
+    if (copy_to != nullptr) _mm512_storeu_si512(copy_to + p * kNhPiece, m);
+    folded = _mm512_xor_si512(folded, m);
+    const __m512i t0 = _mm512_add_epi32(m, _mm512_loadu_si512(key0 + p * 16));
+    const __m512i t1 = _mm512_add_epi32(m, _mm512_loadu_si512(key1 + p * 16));
+    sum0 = _mm512_add_epi64(sum0, _mm512_mul_epu32(t0, _mm512_srli_epi64(t0, 32)));
+    sum1 = _mm512_add_epi64(sum1, _mm512_mul_epu32(t1, _mm512_srli_epi64(t1, 32)));
+  }
+  _mm512_storeu_si512(fold.data(), folded);
+  sums[0] += static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum0));
+  sums[1] += static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum1));
+}
+
+}  // namespace
+
+NhKernel nh_kernel(NhIsa isa) {
+  switch (isa) {
+    case NhIsa::portable:
+      return nh_portable;
+    case NhIsa::avx2:
+      return __builtin_cpu_supports("avx2") ? nh_avx2 : nullptr;
+    case NhIsa::avx512:
+      return __builtin_cpu_supports("avx512f") ? nh_avx512 : nullptr;
+  }
+  return nullptr;
+}
+
+NhKernel best_nh_kernel() {
+  static const NhKernel best = [] {
+    for (NhIsa isa : {NhIsa::avx512, NhIsa::avx2}) {
+      if (NhKernel kernel = nh_kernel(isa)) return kernel;
+    }
+    return nh_portable;
+  }();
+  return best;
+}
+
+}  // namespace bsp::auth
