@@ -109,17 +109,9 @@ std::uint64_t bulk_mac_into(const BulkKey& key, std::span<const std::byte> data,
   Fold folded{};
   for (std::size_t at = 0; at < data.size(); at += kNhChunk) {
     const std::size_t size = std::min(kNhChunk, data.size() - at);
-    const std::size_t pieces = size / kNhPiece, tail = size % kNhPiece;
-    std::byte* chunk_copy = copy_to != nullptr ? copy_to + at : nullptr;
     std::array<std::uint64_t, 2> sums{};
-    nh(key.nh[0].data(), key.nh[1].data(), data.data() + at, pieces, chunk_copy, folded, sums);
-    if (tail > 0) {
-      alignas(64) std::byte last[kNhPiece] = {};
-      std::memcpy(last, data.data() + at + pieces * kNhPiece, tail);
-      if (chunk_copy != nullptr) std::memcpy(chunk_copy + pieces * kNhPiece, last, tail);
-      const std::size_t key_at = pieces * kNhPiece / 4;
-      nh(key.nh[0].data() + key_at, key.nh[1].data() + key_at, last, 1, nullptr, folded, sums);
-    }
+    nh(key.nh[0].data(), key.nh[1].data(), data.data() + at, size, copy_to != nullptr ? copy_to + at : nullptr, folded,
+       sums);
     join.absorb(sums[0]);
     join.absorb(sums[1]);
     words += 2;

@@ -19,12 +19,12 @@ namespace bsp::auth {
 
 inline constexpr std::size_t kNhPiece = 64;  // bytes: the kernels' step, one AVX-512 register
 
-// Adds NH over `pieces` whole 64-byte pieces at data, under key0 and key1 (16 words per
-// piece each, from the piece's place in its chunk on), to sums[0] and sums[1]; XORs each
-// piece into fold (8 little-endian words); with copy_to, also stores the pieces there.
-using NhKernel = void (*)(const std::uint32_t* key0, const std::uint32_t* key1, const std::byte* data,
-                          std::size_t pieces, std::byte* copy_to, std::array<std::uint64_t, 8>& fold,
-                          std::array<std::uint64_t, 2>& sums);
+// Adds NH over `size` bytes at data (whole 64-byte pieces, the last one zero-padded), under
+// key0 and key1 (16 words per piece each, from the piece's place in its chunk on), to
+// sums[0] and sums[1]; XORs each piece (padded) into fold (8 little-endian words); with
+// copy_to, also stores the size bytes there, and nothing past them.
+using NhKernel = void (*)(const std::uint32_t* key0, const std::uint32_t* key1, const std::byte* data, std::size_t size,
+                          std::byte* copy_to, std::array<std::uint64_t, 8>& fold, std::array<std::uint64_t, 2>& sums);
 
 enum class NhIsa { portable, avx2, avx512 };
 

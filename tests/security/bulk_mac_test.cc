@@ -224,42 +224,50 @@ TEST(BulkMac, EqualsTheConstructionBuiltFromNhAndSipHash) {
   }
 }
 
-// The AVX-512, AVX2 and portable kernels give the same sums, fold and copy, for every piece
-// count up to a chunk's and from any place in the key; a kernel this processor lacks is
-// named and left out.
+// The AVX-512, AVX2 and portable kernels give the same sums, fold and copy, for every kind
+// of length up to a chunk's (whole pieces, a partial last one) and from any place in the
+// key, and store nothing past the copy; a kernel this processor lacks is named and left out.
 TEST(BulkMac, EveryNhKernelComputesTheSame) {
   std::mt19937_64 random(41);
   BulkKey key = bsp::auth::bulk_key(random_key(random));
   std::vector<std::byte> data = random_bytes(bsp::auth::kNhChunk, random);
   const bsp::auth::NhKernel portable = bsp::auth::nh_kernel(bsp::auth::NhIsa::portable);
   ASSERT_NE(portable, nullptr);
+  const std::size_t piece = bsp::auth::kNhPiece;
   for (auto [isa, name] : {std::pair{bsp::auth::NhIsa::avx2, "avx2"}, std::pair{bsp::auth::NhIsa::avx512, "avx512"}}) {
     const bsp::auth::NhKernel kernel = bsp::auth::nh_kernel(isa);
     if (kernel == nullptr) {
       std::printf("this processor has no %s: that kernel not checked\n", name);
       continue;
     }
-    const std::size_t most = bsp::auth::kNhChunk / bsp::auth::kNhPiece;
-    for (std::size_t pieces : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{17}, most}) {
-      for (std::size_t key_at : {std::size_t{0}, std::size_t{16}, (most - pieces) * 16}) {
+    for (std::size_t size :
+         {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, piece - 1, piece,
+          piece + 1, 3 * piece, 17 * piece + 5, bsp::auth::kNhChunk - 1, bsp::auth::kNhChunk}) {
+      const std::size_t key_words = (size + piece - 1) / piece * 16;
+      for (std::size_t key_at : {std::size_t{0}, std::size_t{16}, bsp::auth::kNhChunk / 4 - key_words}) {
+        if (key_at + key_words > bsp::auth::kNhChunk / 4) continue;
         std::array<std::uint64_t, 8> fold{1, 2, 3, 4, 5, 6, 7, 8}, expected_fold = fold;
         std::array<std::uint64_t, 2> sums{9, 10}, expected_sums = sums;
         std::vector<std::byte> copy(data.size() + 64, std::byte{0x5A}), expected_copy = copy;
-        kernel(key.nh[0].data() + key_at, key.nh[1].data() + key_at, data.data(), pieces, copy.data(), fold, sums);
-        portable(key.nh[0].data() + key_at, key.nh[1].data() + key_at, data.data(), pieces, expected_copy.data(),
+        kernel(key.nh[0].data() + key_at, key.nh[1].data() + key_at, data.data(), size, copy.data(), fold, sums);
+        portable(key.nh[0].data() + key_at, key.nh[1].data() + key_at, data.data(), size, expected_copy.data(),
                  expected_fold, expected_sums);
-        EXPECT_EQ(sums, expected_sums) << name << " " << pieces << " " << key_at;
-        EXPECT_EQ(fold, expected_fold) << name << " " << pieces << " " << key_at;
-        EXPECT_EQ(copy, expected_copy) << name << " " << pieces << " " << key_at;
+        EXPECT_EQ(sums, expected_sums) << name << " " << size << " " << key_at;
+        EXPECT_EQ(fold, expected_fold) << name << " " << size << " " << key_at;
+        EXPECT_EQ(copy, expected_copy) << name << " " << size << " " << key_at;
+        EXPECT_EQ(std::memcmp(copy.data(), data.data(), size), 0) << name << " " << size;
+        for (std::size_t i = size; i < copy.size(); ++i) ASSERT_EQ(copy[i], std::byte{0x5A}) << name << " " << size;
       }
     }
   }
-  // And the portable kernel is plain NH.
+  // And the portable kernel is plain NH, the last piece padded with zeros.
   std::array<std::uint64_t, 8> fold{};
   std::array<std::uint64_t, 2> sums{};
-  portable(key.nh[0].data(), key.nh[1].data(), data.data(), 5, nullptr, fold, sums);
-  EXPECT_EQ(sums[0], plain_nh(key.nh[0].data(), data.data(), 5 * 64));
-  EXPECT_EQ(sums[1], plain_nh(key.nh[1].data(), data.data(), 5 * 64));
+  portable(key.nh[0].data(), key.nh[1].data(), data.data(), 5 * piece - 3, nullptr, fold, sums);
+  std::vector<std::byte> padded(data.begin(), data.begin() + 5 * piece);
+  std::fill(padded.end() - 3, padded.end(), std::byte{0});
+  EXPECT_EQ(sums[0], plain_nh(key.nh[0].data(), padded.data(), padded.size()));
+  EXPECT_EQ(sums[1], plain_nh(key.nh[1].data(), padded.data(), padded.size()));
 }
 
 // The keys come from the secret alone: the same secret gives the same keys, another secret
