@@ -88,6 +88,9 @@ inline constexpr std::size_t kSendBatch = 64;
 // send() queues; it transmits on its own once this many frames wait (progress() does it
 // otherwise), so long bursts go out in batches while the engine is still sending.
 inline constexpr std::size_t kAutoTransmit = 64;
+// Or once their frames hold this many bytes: large frames then reach the kernel's copy
+// while the copy into the pool left them in this core's cache.
+inline constexpr std::size_t kAutoTransmitBytes = 128u << 10;
 // Frames taken from the transport per receive() call, and calls per progress(). Timers
 // (NACK retry, probes) fire only once the transport is drained.
 inline constexpr std::size_t kReceiveBatch = 64;

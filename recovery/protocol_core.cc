@@ -111,7 +111,8 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
   frame.size = static_cast<std::uint16_t>(wire::kHeaderSize + payload.size());
   link.queue.push_back(frame);
   activate(peer);
-  if (++untransmitted_ >= tuning::kAutoTransmit) transmit();
+  untransmitted_bytes_ += frame.size;
+  if (++untransmitted_ >= tuning::kAutoTransmit || untransmitted_bytes_ >= tuning::kAutoTransmitBytes) transmit();
   return SendResult::ok;
 }
 
@@ -243,6 +244,7 @@ bool ProtocolCore::flush_batch() {
         ++stats_.data_sent;
         stats_.bytes_sent += frame->size - wire::kHeaderSize;
         --untransmitted_;
+        untransmitted_bytes_ -= frame->size;
       }
       if (staged.ack_request) ++stats_.ack_requests_sent;
       note_ack_sent(staged.peer, staged.ack, staged.credit);

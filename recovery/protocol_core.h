@@ -185,6 +185,7 @@ class ProtocolCore {
   std::size_t send_reserve_;
   std::size_t link_window_;  // most frames one link may hold unacknowledged
   std::size_t untransmitted_ = 0;
+  std::size_t untransmitted_bytes_ = 0;  // their frames' bytes
   int round_robin_ = 0;
   std::vector<int> active_;      // sorted pids
   std::vector<char> is_active_;  // by pid
