@@ -287,6 +287,7 @@ void Runtime::begin(int maxprocs) {
     transport::TransportConfig config{
         pid, processes, job_id, options_.transport_options, secret, wire::receive_filter(job_id, pid)};
     if (!options_.fault.empty()) config.options["fault"] = options_.fault;
+    config.pool_frames = options_.buffers;
     transport = transport::create_transport(options_.transport, config);
     if (auto trace = options_.transport_options.find("trace"); trace != options_.transport_options.end()) {
       transport = transport::wrap_with_trace(std::move(transport), trace->second, pid, options_.overwrite);

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "recovery/wire.h"
+#include "transport/transport.h"
 
 namespace bsp::recovery::tuning {
 
@@ -38,7 +39,7 @@ inline constexpr std::size_t kSendReserveDivisor = 2;
 // The pool is never smaller than kLinkWindowDivisor * kMinLinkWindow * (p-1) frames, so
 // the window this gives is at least kMinLinkWindow and the rule holds at any p (with 4, as
 // before, it did not from p = 130 on: 4 frames per link overran the pool).
-inline constexpr std::size_t kLinkWindowDivisor = 2;
+inline constexpr std::size_t kLinkWindowDivisor = transport::kLinkWindowDivisor;
 inline constexpr std::size_t kMinLinkWindow = 2;
 // Out-of-order arrivals are stored only while more than this share of the pool is free
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.

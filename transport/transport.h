@@ -58,6 +58,9 @@ struct TransportConfig {
   auth::Key secret{};
   // Fields every frame addressed to this process matches (see FrameMatch).
   std::vector<FrameMatch> receive_filter{};
+  // Frames of the reliable layer's pool when the user set them (--buffers; 0: the
+  // transport's suggestion, Capabilities::pool_frames, or else the layer's default).
+  std::size_t pool_frames = 0;
 };
 
 struct Capabilities {
@@ -79,6 +82,13 @@ struct Capabilities {
   // the layer's floor of 1024 frames, 64 MiB; a quarter of that measured as fast.
   std::size_t pool_frames = 0;
 };
+
+// The reliable layer above a datagram transport lets one link hold at most
+// pool / kLinkWindowDivisor / (p - 1) frames unacknowledged (recovery/protocol_constants.h),
+// so the peers of a process together at most pool / kLinkWindowDivisor data frames in
+// flight to it: a receive buffer of that many frames (and room for their acks and probes)
+// never drops one of them for want of room.
+inline constexpr std::size_t kLinkWindowDivisor = 2;
 
 enum class SendStatus {
   sent,  // the frame was copied (or handed to the kernel); the caller may reuse it
