@@ -11,8 +11,8 @@
 // The sums are never seen outside the join, a pseudo-random function of them: forging the
 // MAC means forging SipHash or finding such a collision blind (hash, then a PRF). NH is
 // one multiply per 8 bytes (74 GB/s on 65,000 bytes with AVX-512 here, where 32 SipHash
-// lanes side by side reached 29), so the copy that rides on its pass nears memcpy's speed. Inputs
-// shorter than kNhFrom take plain SipHash-2-4 under the short-input key.
+// lanes side by side reached 29), so the copy that rides on its pass nears memcpy's
+// speed. Inputs shorter than kNhFrom take plain SipHash-2-4 under the short-input key.
 #pragma once
 
 #include <array>

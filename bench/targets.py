@@ -15,6 +15,7 @@ over rounds of each round's own ratio. Optional parts:
                    and the bare stream of 1500-byte raw frames between the same hosts
   --main-job       NAS class W at p = 4 (the README's main job) over every --transports
                    entry, interleaved: shm must be no slower than any other transport
+                   (a hybrid shm+X, on one host the same path as shm, is shown beside it)
   --npb-mpi DIR    NAS class A at p = 4 and 2 (--nas-procs) against NPB 3.4-MPI built
                    in DIR, --nas-rounds rounds (bench/peers_nas.sh, whose tables follow)
 A peer or part not given is left out with a note; nothing here is a failure but a run
@@ -317,16 +318,21 @@ def table(run, args, transports):
     if args.main_job:
         for benchmark in NAS_BENCHMARKS:
             shm = "main %s shm" % benchmark
-            others = [t for t in transports if t != "shm" and run.figures.get("main %s %s" % (benchmark, t))]
+            # On one host a hybrid (shm+tcp, ...) carries every message through shm: the same
+            # path, whose difference from shm is the run's noise. Shown, not held against.
+            measured = [t for t in transports if t != "shm" and run.figures.get("main %s %s" % (benchmark, t))]
+            others = [t for t in measured if not t.startswith("shm+")]
             if not run.figures.get(shm) or not others:
                 continue
             fastest = min(others, key=lambda t: run.median("main %s %s" % (benchmark, t)))
             theirs = run.median("main %s %s" % (benchmark, fastest))
+            same_path = "".join("; %s, the same path here, %.2f s" % (t, run.median("main %s %s" % (benchmark, t)))
+                                for t in measured if t.startswith("shm+"))
             # NAS prints its time to 0.01 s: a difference within that is a tie (rounded, as
             # 0.89 - 0.88 is a hair above 0.01 in binary).
             tie = round(run.median(shm) - theirs, 6) <= 0.01
             row("NAS %s class W, p = 4, shm" % benchmark.upper(), (run.median(shm), "s"),
-                "fastest other: %s %.2f s" % (fastest, theirs),
+                "fastest other: %s %.2f s%s" % (fastest, theirs, same_path),
                 run.ratio(shm, "main %s %s" % (benchmark, fastest)), "≤ 1.0 (or within NAS's 0.01 s)",
                 lambda r, tie=tie: r <= 1.0 or tie)
     print("| figure | ours (median) | against, same run (median) | ratio | goal | met |")
