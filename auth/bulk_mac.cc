@@ -103,7 +103,7 @@ std::uint64_t bulk_mac_into(const BulkKey& key, std::span<const std::byte> data,
     if (fold != nullptr) *fold = fold_of(data);
     return siphash(key.short_input, data.data(), data.size());
   }
-  static const NhKernel nh = best_nh_kernel();
+  const NhKernel nh = best_nh_kernel();
   SipState join(load64(key.join.data()), load64(key.join.data() + 8));
   std::size_t words = 0;
   Fold folded{};

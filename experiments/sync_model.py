@@ -162,7 +162,7 @@ FROM_CPP = {
     "LARGEST_DEFAULT_POOL": (4096, "recovery/protocol_constants.h", "kLargestDefaultPool"),
     "HOST_POOL_BYTES": (512 << 20, "recovery/protocol_constants.h", "kHostPoolBytes"),
     "MIN_BUFFERS": (8, "recovery/protocol_constants.h", "kMinBuffers"),
-    "LINK_WINDOW_DIVISOR": (2, "recovery/protocol_constants.h", "kLinkWindowDivisor"),
+    "LINK_WINDOW_DIVISOR": (2, "transport/transport.h", "kLinkWindowDivisor"),
     "MIN_LINK_WINDOW": (2, "recovery/protocol_constants.h", "kMinLinkWindow"),
     "SPIN_PER_CORE": (4, "recovery/spin_policy.h", "kFullSpinProcessesPerCore"),
     "LOOPBACK_ETHER_TYPE_BASE": (0xB500, "transport/nic/ether_types.h", "kLoopbackEtherTypeBase"),

@@ -39,9 +39,8 @@ inline constexpr std::size_t kSendReserveDivisor = 2;
 // The pool is never smaller than kLinkWindowDivisor * kMinLinkWindow * (p-1) frames, so
 // the window this gives is at least kMinLinkWindow and the rule holds at any p (with 4, as
 // before, it did not from p = 130 on: 4 frames per link overran the pool).
-inline constexpr std::size_t kLinkWindowDivisor = 2;
-// The transports size receive buffers by it (nic's ring on lo): one value for both.
-static_assert(kLinkWindowDivisor == transport::kLinkWindowDivisor);
+// (Defined in transport.h, where transports size receive buffers by it: nic's ring on lo.)
+inline constexpr std::size_t kLinkWindowDivisor = transport::kLinkWindowDivisor;
 inline constexpr std::size_t kMinLinkWindow = 2;
 // Out-of-order arrivals are stored only while more than this share of the pool is free
 // (1/kReceiveReserveDivisor), so senders are never starved by reordering storage.
