@@ -34,8 +34,10 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
         job.report_stall(superstep, waited_seconds, awaited);
       }) {
   line_paths_.assign(static_cast<std::size_t>(nprocs), nullptr);
+  lines_to_all_ = true;
   for (int peer = 0; channel_ && peer < nprocs; ++peer) {
     if (peer != pid) line_paths_[static_cast<std::size_t>(peer)] = channel_->staging(peer);
+    lines_to_all_ &= peer == pid || line_paths_[static_cast<std::size_t>(peer)] != nullptr;
   }
 }
 
@@ -217,6 +219,7 @@ void Engine::check_collective_calls() {
 }
 
 void Engine::superstep(bool final) {
+  if (!final && quiet_superstep()) return;
   sync_started_ = sync_clock_.now();
   watchdog_started_ = false;  // told at the first idle moment, which reads the clock anyway
   in_sync_ = true;

@@ -90,6 +90,11 @@ class Engine : private recovery::PayloadSink {
   // an `end` with nothing to say and at most a cache line of records travels whole in one
   // line that peer reads (transport/staging.h), instead of a frame in its ring.
   void set_superstep_lines(bool on) { superstep_lines_ = on; }
+  // Quiet supersteps (nothing sent or received, superstep lines to every peer) wait for
+  // the peers' lines by this many looks without the general driver (0: not tried). Worth
+  // it only where the peers run on cores of their own: a look only delays a peer that
+  // needs this core.
+  void set_quiet_polls(int polls) { quiet_polls_ = polls; }
   void set_pull_threshold(long bytes) { pull_threshold_ = bytes > 0 ? static_cast<std::uint64_t>(bytes) : UINT64_MAX; }
   // A wait in bsp_sync longer than this is reported to the coordinator (then every second).
   void set_stall_warning(std::chrono::milliseconds after) { watchdog_.set_warn_after(after); }
@@ -172,6 +177,8 @@ class Engine : private recovery::PayloadSink {
   // For --stats: large puts written while they arrived, and supersteps that undid them.
   std::string early_write_report() const;
   long supersteps() const { return superstep_; }
+  // For --stats: supersteps run whole by quiet_superstep().
+  long quiet_supersteps() const { return quiet_supersteps_; }
   const recovery::Channel& channel() const { return *channel_; }
 
   // Reports a misuse of the API by this process (names the call and pid); never returns.
@@ -258,6 +265,9 @@ class Engine : private recovery::PayloadSink {
 
   // The superstep protocol; final: this is bsp_end's superstep.
   void superstep(bool final);
+  // The whole superstep when neither this process nor any peer had anything to say
+  // (engine_quiet.cc); false: nothing done, the general driver runs it.
+  bool quiet_superstep();
   // Steps 1 to 4 up to writing data, by the dense protocol (below, engine.cc) or the
   // sparse one (engine_sparse.cc); each returns every process's pushes (empty: none).
   std::vector<std::vector<std::uint64_t>> dense_exchange(bool final);
@@ -501,7 +511,19 @@ class Engine : private recovery::PayloadSink {
   // with their implied `end` being put into a stream.
   std::vector<transport::Staging*> line_paths_;
   ByteStream line_records_;
+  bool lines_to_all_ = false;  // every peer has a path of superstep lines
   bool superstep_lines_ = true;
+  int quiet_polls_ = 0;  // looks for the peers' lines before a quiet superstep gives up (0: none tried)
+  // Quiet supersteps whose peers keep outlasting the looks (they compute, or share this
+  // core) are not tried for a while: doubling from kFirstSkip up to kMaxSkip supersteps.
+  struct QuietBackoff {
+    static constexpr int kFirstSkip = 16, kMaxSkip = 4096;
+    int skip = 0, next_skip = kFirstSkip, outlasted = 0;
+    void gave_up();
+    void came();
+  };
+  QuietBackoff quiet_;
+  long quiet_supersteps_ = 0;
   // Sparse protocol state.
   std::vector<int> destinations_;  // pids with records this superstep, in first-use order
   std::unique_ptr<DisseminationBarrier> barrier_;

@@ -120,6 +120,16 @@ const std::vector<OptionSpec>& option_table() {
        "1: a superstep whose traffic to a process reached through shm is at most 52 bytes of records (an empty "
        "one, a small put) travels whole in one shared cache line instead of a frame in its ring; 0: always frames",
        [](RunOptions& o, const std::string&, const std::string& v) { o.superstep_lines = v != "0"; }},
+      {"quiet-supersteps", "engine", "auto",
+       "a superstep in which no process sends anything, over superstep lines to every peer, waits for the "
+       "peers' empty lines alone, without the general driver: 1 always tried; 0 never; auto while every "
+       "process on this host has a core of its own (a look for a peer that needs this core only delays it)",
+       [](RunOptions& o, const std::string& var, const std::string& v) {
+         if (v != "auto" && v != "0" && v != "1") {
+           throw std::runtime_error(fmt::format("{}={}: expected auto, 0 or 1", var, v));
+         }
+         o.quiet_supersteps = v;
+       }},
       {"sync", "engine", "auto",
        "the superstep protocol: dense (an `end` record to every process: one round, p - 1 frames each), sparse "
        "(data only where it goes, acknowledged, then a dissemination barrier: about 2 log2 p frames each), or auto "

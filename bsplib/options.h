@@ -19,27 +19,28 @@
 namespace bsp {
 
 struct RunOptions {
-  std::string transport = "shm+tcp";  // BSP_TRANSPORT
-  bool stats = false;                 // BSP_STATS: report counters at the end (bsprun --stats)
-  std::string profile;                // BSP_PROFILE: superstep profile to this file ("": off)
-  bool overwrite = false;             // BSP_OVERWRITE: --profile and --trace may replace files
-  int spin_us = -1;                   // BSP_SPIN_US: spin before blocking (-1: the default)
-  int slice_us = 0;                   // BSP_SLICE_US: scheduler slice asked for (0: the kernel's)
-  std::size_t buffers = 0;            // BSP_BUFFERS: reliable layer's buffer pool (0: default)
-  std::string ack_policy = "buffer";  // BSP_ACK_POLICY: buffer | every | pupa
-  std::string fault;                  // BSP_FAULT: fault injection spec (udp, nic)
-  int library_level = 1;              // BSP_LIBRARY_LEVEL: Oxford's -flibrary-level (0, 1, 2)
-  double stall_warn_seconds = 10;     // BSP_STALL_WARN: say who a bsp_sync waits for after this
-  bool combine_puts = true;           // BSP_COMBINE_PUTS: adjacent puts share one record
-  bool pin = false;                   // BSP_PIN: a core per process on a host with cores to spare
-  bool superstep_lines = true;        // BSP_SUPERSTEP_LINES: small supersteps in one shm cache line
-  std::string sync = "auto";          // BSP_SYNC: dense | sparse | auto (the superstep protocol)
-  int sync_threshold = 16;            // BSP_SYNC_THRESHOLD: auto runs sparse from this many processes
-  int sync_radix = 2;                 // BSP_SYNC_RADIX: the sparse protocol's barrier radix
-  long pull_threshold = 256;          // BSP_PULL_THRESHOLD: shm pulls transfers this large (0: never)
-  double start_timeout_seconds = 0;   // BSP_START_TIMEOUT: start-up's wait for joins (0: automatic)
-  double link_timeout_seconds = 30;   // BSP_LINK_TIMEOUT: two processes waiting for each other
-                                      // this long: their data link is cut, stop the job
+  std::string transport = "shm+tcp";      // BSP_TRANSPORT
+  bool stats = false;                     // BSP_STATS: report counters at the end (bsprun --stats)
+  std::string profile;                    // BSP_PROFILE: superstep profile to this file ("": off)
+  bool overwrite = false;                 // BSP_OVERWRITE: --profile and --trace may replace files
+  int spin_us = -1;                       // BSP_SPIN_US: spin before blocking (-1: the default)
+  int slice_us = 0;                       // BSP_SLICE_US: scheduler slice asked for (0: the kernel's)
+  std::size_t buffers = 0;                // BSP_BUFFERS: reliable layer's buffer pool (0: default)
+  std::string ack_policy = "buffer";      // BSP_ACK_POLICY: buffer | every | pupa
+  std::string fault;                      // BSP_FAULT: fault injection spec (udp, nic)
+  int library_level = 1;                  // BSP_LIBRARY_LEVEL: Oxford's -flibrary-level (0, 1, 2)
+  double stall_warn_seconds = 10;         // BSP_STALL_WARN: say who a bsp_sync waits for after this
+  bool combine_puts = true;               // BSP_COMBINE_PUTS: adjacent puts share one record
+  bool pin = false;                       // BSP_PIN: a core per process on a host with cores to spare
+  bool superstep_lines = true;            // BSP_SUPERSTEP_LINES: small supersteps in one shm cache line
+  std::string quiet_supersteps = "auto";  // BSP_QUIET_SUPERSTEPS: auto | 1 | 0 (engine_quiet.cc)
+  std::string sync = "auto";              // BSP_SYNC: dense | sparse | auto (the superstep protocol)
+  int sync_threshold = 16;                // BSP_SYNC_THRESHOLD: auto runs sparse from this many processes
+  int sync_radix = 2;                     // BSP_SYNC_RADIX: the sparse protocol's barrier radix
+  long pull_threshold = 256;              // BSP_PULL_THRESHOLD: shm pulls transfers this large (0: never)
+  double start_timeout_seconds = 0;       // BSP_START_TIMEOUT: start-up's wait for joins (0: automatic)
+  double link_timeout_seconds = 30;       // BSP_LINK_TIMEOUT: two processes waiting for each other
+                                          // this long: their data link is cut, stop the job
   // Transport settings (BSP_RCVBUF, BSP_SNDBUF, BSP_MTU, BSP_IFACE, BSP_HOST, BSP_PACE,
   // BSP_RX_RING, BSP_TX_RING, BSP_TRACE), passed to the transport by name (rx_ring, ...).
   std::map<std::string, std::string> transport_options;

@@ -53,6 +53,8 @@ class RegistrationTable {
 
   // The sizes pushed this superstep, in call order.
   std::vector<std::uint64_t> pushes_this_superstep() const;
+  // Whether this superstep pushed or popped anything.
+  bool changes_pending() const { return !pushed_.empty() || !pops_.empty(); }
   // This superstep's pops as this process resolved them alone, in call order.
   std::vector<records::Pop> pops_this_superstep() const;
 

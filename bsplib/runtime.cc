@@ -65,6 +65,9 @@ constexpr auto kPmixAbortGrace = 500ms;
 // How long a process whose set-up failed waits for the coordinator's verdict on the job
 // before it reports its own failure (75 times the coordinator's 20 ms reaping interval).
 constexpr auto kSetupVerdictWait = 1500ms;
+// Looks for the peers' lines in a quiet superstep (a few microseconds, as long as the
+// general wait polls before it yields the core) before the general driver takes over.
+constexpr int kQuietPolls = 256;
 
 int env_int(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -356,6 +359,9 @@ void Runtime::begin(int maxprocs) {
   engine_->set_pull_threshold(options_.pull_threshold);
   engine_->set_combine_puts(options_.combine_puts);
   engine_->set_superstep_lines(options_.superstep_lines);
+  const bool quiet = options_.quiet_supersteps == "1" ||
+                     (options_.quiet_supersteps == "auto" && share.processes <= recovery::usable_cores());
+  engine_->set_quiet_polls(quiet ? kQuietPolls : 0);
   engine_->set_sparse_sync(
       options_.sync == "sparse" || (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),
       options_.sync_radix);
@@ -397,6 +403,7 @@ std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
   std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} slice_us={}{}", engine_->supersteps(),
                                    engine_->communication_seconds(), spin_us_, slice_us_, path_report_);
+  report += fmt::format(" quiet_supersteps={}", engine_->quiet_supersteps());
   report += engine_->single_copy_report();  // which path large shm transfers took, and why
   report += engine_->early_write_report();
   engine_->channel().stats().for_each(

@@ -421,6 +421,85 @@ void empty_supersteps() {
   CHECK(n == 0);
 }
 
+// Runs of supersteps in which nobody sends anything (quiet: each process waits only for
+// its peers' empty lines), broken by a process that sends alone (a small put in its
+// line, a large put in frames or pulled, a message), by one that computes while the
+// others wait (their looks run out), and by collective changes (tag size, registrations)
+// in otherwise empty supersteps; messages left unmoved are gone after a quiet superstep.
+void quiet_and_busy_supersteps() {
+  constexpr int kWords = 16384;  // 64 KiB: frames, or staged and pulled
+  std::vector<int> area(kWords, 0), source(kWords);
+  int small = -1;
+  bsp_push_reg(area.data(), kWords * sizeof(int));
+  bsp_push_reg(&small, sizeof small);
+  bsp_sync();
+  int tag_in_force = 0, extra = 0;
+  bool extra_registered = false;
+  for (int step = 0; step < 1500; ++step) {
+    const int actor = static_cast<int>((static_cast<unsigned>(step) * 2654435761u >> 7) % static_cast<unsigned>(p()));
+    const int right = (actor + 1) % p();
+    const int action = step % 10 < 6 ? 0 : step % 10 - 5;  // six quiet steps, then four kinds
+    const int stamp = step * 1000 + actor;
+    if (me() == actor) {
+      switch (action) {
+        case 1:  // 4 bytes: records in the actor's line
+          bsp_put(right, &stamp, &small, 0, sizeof stamp);
+          break;
+        case 2:  // 64 KiB
+          for (int i = 0; i < kWords; i += 1024) source[i] = stamp + i;
+          source[kWords - 1] = -stamp;
+          bsp_put(right, source.data(), area.data(), 0, kWords * sizeof(int));
+          break;
+        case 3:  // a message, with the tag size in force
+          bsp_send(right, &stamp, &stamp, sizeof stamp);
+          break;
+        case 4: {  // computes while the others wait for its line
+          const double until = bsp_time() + 50e-6;
+          while (bsp_time() < until) {
+          }
+          break;
+        }
+      }
+    }
+    const int sent_with = tag_in_force;
+    const bool new_tag = step % 97 == 41;  // a collective change in an otherwise quiet superstep
+    if (new_tag) {
+      bsp_size_t asked = tag_in_force == 0 ? static_cast<bsp_size_t>(sizeof(int)) : 0;
+      bsp_set_tagsize(&asked);
+      CHECK(asked == tag_in_force);  // the size in force until this sync
+    }
+    if (step % 89 == 13) {
+      if (extra_registered) {
+        bsp_pop_reg(&extra);
+      } else {
+        bsp_push_reg(&extra, sizeof extra);
+      }
+      extra_registered = !extra_registered;
+    }
+    bsp_sync();
+    if (new_tag) tag_in_force = tag_in_force == 0 ? static_cast<int>(sizeof(int)) : 0;
+    int messages = -1;
+    bsp_qsize(&messages, nullptr);
+    const bool mine = me() == right && action != 0;
+    CHECK(messages == (mine && action == 3 ? 1 : 0));  // last superstep's unmoved one is gone
+    if (mine && action == 1) CHECK(small == stamp);
+    if (mine && action == 2) {
+      for (int i = 0; i < kWords; i += 1024) CHECK(area[i] == stamp + i);
+      CHECK(area[kWords - 1] == -stamp);
+    }
+    if (mine && action == 3) {
+      int status = -1, tag = -1;
+      bsp_get_tag(&status, &tag);
+      CHECK(status == static_cast<int>(sizeof(int)));
+      if (sent_with == static_cast<int>(sizeof(int))) CHECK(tag == stamp);
+    }  // (left in the queue: the next superstep discards it)
+  }
+  if (extra_registered) bsp_pop_reg(&extra);
+  bsp_pop_reg(&small);
+  bsp_pop_reg(area.data());
+  bsp_sync();
+}
+
 // Large puts and gets (several MB, many frames) in both directions at once.
 void large_transfers() {
   const int count = 1 << 20;  // 4 MB of ints
@@ -1771,6 +1850,7 @@ const std::map<std::string, std::function<void()>>& cases() {
       {"bsmp_all_to_all", bsmp_all_to_all},
       {"many_supersteps", many_supersteps},
       {"empty_supersteps", empty_supersteps},
+      {"quiet_and_busy_supersteps", quiet_and_busy_supersteps},
       {"lines_and_frames", lines_and_frames},
       {"small_supersteps_to_every_peer", small_supersteps_to_every_peer},
       {"large_transfers", large_transfers},

@@ -21,11 +21,13 @@ inline const std::vector<std::string> kHoldingCases = {
 // transport and process count): combined and strided puts, racing puts and gets, large
 // gathered transfers, supersteps in shm's cache lines mixed with framed ones, the time
 // communication_seconds() counts, the ordering rules for large puts that arrive while
-// their receiver waits in bsp_sync.
+// their receiver waits in bsp_sync, runs of supersteps with nothing to send broken by
+// one sender.
 inline const std::vector<std::string> kAllHoldingCases = [] {
   std::vector<std::string> all = kHoldingCases;
   for (const char* name : {"combined_puts", "strided_puts", "racing_puts_and_gets", "large_gathered",
-                           "lines_and_frames", "communication_time", "large_put_hazards", "put_sources_reused"}) {
+                           "lines_and_frames", "communication_time", "large_put_hazards", "put_sources_reused",
+                           "quiet_and_busy_supersteps"}) {
     all.push_back(name);
   }
   return all;

@@ -261,6 +261,48 @@ TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
   }
 }
 
+// Quiet supersteps (nobody sends: each process waits for its peers' empty lines alone):
+// with --quiet-supersteps=1 they run at every process count, even where processes share
+// a core, and --stats counts them; with 0 none do. Either way every case holds, among
+// them runs of quiet supersteps broken by one sender (a line's records, frames, a
+// message), by one that computes while the others' looks run out, and by tag size and
+// registration changes; a process calling bsp_end while the others are quiet in bsp_sync
+// stops the job naming both calls.
+TEST(ShmJob, QuietSuperstepsKeepTheSemantics) {
+  auto quiet_count = [](const std::string& err) {
+    std::size_t at = err.find("total   supersteps=");
+    at = at == std::string::npos ? at : err.find("quiet_supersteps=", at);
+    return at == std::string::npos ? -1L : std::stol(err.substr(at + 17));
+  };
+  for (const char* quiet : {"1", "0"}) {
+    for (int procs : {1, 2, 3, 4}) {
+      for (const char* name : {"quiet_and_busy_supersteps", "empty_supersteps", "lines_and_frames", "tagsize_states",
+                               "registration_order_and_pop", "bsmp_all_to_all", "get_before_put"}) {
+        const std::string label = fmt::format("{} quiet {} p={}", name, quiet, procs);
+        ProgramResult result =
+            run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm", "--stats",
+                         std::string("--quiet-supersteps=") + quiet, kCases, std::string("--case=") + name},
+                        60s);
+        ASSERT_EQ(result.exit_code, 0) << label << "\n" << describe(result);
+        EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
+        const long counted = quiet_count(result.err);
+        if (std::string(quiet) == "0") {
+          EXPECT_EQ(counted, 0) << label << "\n" << describe(result);
+        } else if (std::string(name) == "empty_supersteps" || std::string(name) == "quiet_and_busy_supersteps") {
+          EXPECT_GT(counted, 0) << label << "\n" << describe(result);
+        }
+      }
+    }
+  }
+  ProgramResult ended = run_program(
+      {kBsprun, "-n", "3", "--transport=shm", "--quiet-supersteps=1", kCases, "--case=mismatched_end"}, 30s);
+  EXPECT_FALSE(ended.timed_out) << describe(ended);
+  EXPECT_NE(ended.exit_code, 0) << describe(ended);
+  for (const char* word : {"mismatched", "bsp_sync", "bsp_end"}) {
+    EXPECT_NE(ended.err.find(word), std::string::npos) << word << "\n" << describe(ended);
+  }
+}
+
 // A core per process while the host has one for each (--pin=1): p = 2 on this machine's
 // cores lands on two different CPUs; by default (and --pin=0), and with more processes
 // than cores, the scheduler places them.
