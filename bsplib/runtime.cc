@@ -337,10 +337,11 @@ void Runtime::begin(int maxprocs) {
       start.addresses.begin(),
       start.addresses.begin() + std::min<std::size_t>(start.addresses.size(), static_cast<std::size_t>(start.nprocs)));
   const MachineShare share = machine_share(start.machines, members, pid);
+  const int cores = recovery::usable_cores();  // (before pinning leaves this process one)
   if (options_.spin_us >= 0) {
     channel_config.spin_us = options_.spin_us;
   } else {
-    channel_config.spin_us = recovery::default_spin_us(share.processes, recovery::usable_cores());
+    channel_config.spin_us = recovery::default_spin_us(share.processes, cores);
   }
   spin_us_ = channel_config.spin_us;
   // After connect and the spin's rule, which judge the cores this process may use as given.
@@ -360,7 +361,7 @@ void Runtime::begin(int maxprocs) {
   engine_->set_combine_puts(options_.combine_puts);
   engine_->set_superstep_lines(options_.superstep_lines);
   const bool quiet = options_.quiet_supersteps == "1" ||
-                     (options_.quiet_supersteps == "auto" && share.processes <= recovery::usable_cores());
+                     (options_.quiet_supersteps == "auto" && share.processes <= cores);
   engine_->set_quiet_polls(quiet ? kQuietPolls : 0);
   engine_->set_sparse_sync(
       options_.sync == "sparse" || (options_.sync == "auto" && start.nprocs >= options_.sync_threshold),

@@ -25,9 +25,9 @@ inline const std::vector<std::string> kHoldingCases = {
 // one sender.
 inline const std::vector<std::string> kAllHoldingCases = [] {
   std::vector<std::string> all = kHoldingCases;
-  for (const char* name : {"combined_puts", "strided_puts", "racing_puts_and_gets", "large_gathered",
-                           "lines_and_frames", "communication_time", "large_put_hazards", "put_sources_reused",
-                           "quiet_and_busy_supersteps"}) {
+  for (const char* name :
+       {"combined_puts", "strided_puts", "racing_puts_and_gets", "large_gathered", "lines_and_frames",
+        "communication_time", "large_put_hazards", "put_sources_reused", "quiet_and_busy_supersteps"}) {
     all.push_back(name);
   }
   return all;

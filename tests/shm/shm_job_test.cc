@@ -279,10 +279,10 @@ TEST(ShmJob, QuietSuperstepsKeepTheSemantics) {
       for (const char* name : {"quiet_and_busy_supersteps", "empty_supersteps", "lines_and_frames", "tagsize_states",
                                "registration_order_and_pop", "bsmp_all_to_all", "get_before_put"}) {
         const std::string label = fmt::format("{} quiet {} p={}", name, quiet, procs);
-        ProgramResult result =
-            run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm", "--stats",
-                         std::string("--quiet-supersteps=") + quiet, kCases, std::string("--case=") + name},
-                        60s);
+        ProgramResult result = run_program(
+            {kBsprun, "-n", std::to_string(procs), "--transport=shm", "--stats",
+             std::string("--quiet-supersteps=") + quiet, kCases, std::string("--case=") + name},
+            60s);
         ASSERT_EQ(result.exit_code, 0) << label << "\n" << describe(result);
         EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
         const long counted = quiet_count(result.err);
