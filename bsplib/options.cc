@@ -125,20 +125,14 @@ const std::vector<OptionSpec>& option_table() {
        "peers' empty lines alone, without the general driver: 1 always tried; 0 never; auto while every "
        "process on this host has a core of its own (a look for a peer that needs this core only delays it)",
        [](RunOptions& o, const std::string& var, const std::string& v) {
-         if (v != "auto" && v != "0" && v != "1") {
-           throw std::runtime_error(fmt::format("{}={}: expected auto, 0 or 1", var, v));
-         }
-         o.quiet_supersteps = v;
+         o.quiet_supersteps = one_of(var, v, {"auto", "0", "1"});
        }},
       {"sync", "engine", "auto",
        "the superstep protocol: dense (an `end` record to every process: one round, p - 1 frames each), sparse "
        "(data only where it goes, acknowledged, then a dissemination barrier: about 2 log2 p frames each), or auto "
        "(sparse from --sync-threshold processes on)",
        [](RunOptions& o, const std::string& var, const std::string& v) {
-         if (v != "dense" && v != "sparse" && v != "auto") {
-           throw std::runtime_error(fmt::format("{}={}: expected dense, sparse or auto", var, v));
-         }
-         o.sync = v;
+         o.sync = one_of(var, v, {"dense", "sparse", "auto"});
        }},
       {"sync-threshold", "engine", "16",
        "with --sync=auto, the number of processes from which the sparse protocol runs (1 to 1000000)",

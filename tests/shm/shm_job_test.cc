@@ -49,6 +49,13 @@ std::vector<std::string> leftovers() {
   return found;
 }
 
+// A --stats count summed over the job (the coordinator's `total` line); -1 if absent.
+long job_total(const std::string& err, const std::string& key) {
+  std::size_t at = err.find("total   supersteps=");
+  at = at == std::string::npos ? at : err.find(" " + key + "=", at);
+  return at == std::string::npos ? -1L : std::stol(err.substr(at + key.size() + 2));
+}
+
 TEST(ShmJob, KilledInsideASuperstepStopsTheJobAndLeavesNothing) {
   for (int procs : {2, 4}) {
     ProgramResult reference = run_program(
@@ -225,17 +232,12 @@ TEST(ShmJob, SingleCopiesKeepTheSemantics) {
 // peer with the lines off; the semantics hold either way, in the dense protocol (the
 // sparse one has no lines), pushed and pulled.
 TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
-  auto frames_sent = [](const std::string& err) {
-    std::size_t at = err.find("total   supersteps=");
-    at = at == std::string::npos ? at : err.find("data_sent=", at);
-    return at == std::string::npos ? -1L : std::stol(err.substr(at + 10));
-  };
   for (const char* lines : {"1", "0"}) {
     ProgramResult result = run_program({kBsprun, "-n", "2", "--transport=shm", "--stats",
                                         std::string("--superstep-lines=") + lines, kCases, "--case=many_supersteps"},
                                        60s);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
-    long frames = frames_sent(result.err);
+    long frames = job_total(result.err, "data_sent");
     if (std::string(lines) == "1") {
       EXPECT_GE(frames, 0) << describe(result);
       EXPECT_LE(frames, 10) << describe(result);
@@ -269,11 +271,6 @@ TEST(ShmJob, SmallSuperstepsTravelInOneCacheLine) {
 // registration changes; a process calling bsp_end while the others are quiet in bsp_sync
 // stops the job naming both calls.
 TEST(ShmJob, QuietSuperstepsKeepTheSemantics) {
-  auto quiet_count = [](const std::string& err) {
-    std::size_t at = err.find("total   supersteps=");
-    at = at == std::string::npos ? at : err.find("quiet_supersteps=", at);
-    return at == std::string::npos ? -1L : std::stol(err.substr(at + 17));
-  };
   for (const char* quiet : {"1", "0"}) {
     for (int procs : {1, 2, 3, 4}) {
       for (const char* name : {"quiet_and_busy_supersteps", "empty_supersteps", "lines_and_frames", "tagsize_states",
@@ -285,7 +282,7 @@ TEST(ShmJob, QuietSuperstepsKeepTheSemantics) {
             60s);
         ASSERT_EQ(result.exit_code, 0) << label << "\n" << describe(result);
         EXPECT_NE(result.out.find(std::string("case ") + name + " passed"), std::string::npos) << describe(result);
-        const long counted = quiet_count(result.err);
+        const long counted = job_total(result.err, "quiet_supersteps");
         if (std::string(quiet) == "0") {
           EXPECT_EQ(counted, 0) << label << "\n" << describe(result);
         } else if (std::string(name) == "empty_supersteps" || std::string(name) == "quiet_and_busy_supersteps") {
