@@ -8,16 +8,9 @@
 #include <algorithm>
 
 #include "bsplib/engine.h"
+#include "recovery/wait_for_fd.h"
 
 namespace bsp {
-
-namespace {
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-}  // namespace
 
 void Engine::QuietBackoff::gave_up() {
   if (++outlasted < 2) return;
@@ -59,7 +52,7 @@ bool Engine::quiet_superstep() {
         quiet_.gave_up();
         return false;
       }
-      cpu_relax();
+      recovery::cpu_relax();
     }
     moved(peer);
   }

@@ -11,14 +11,6 @@ namespace {
 
 constexpr std::chrono::microseconds kPollWithoutYielding{5};
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 }  // namespace
 
 bool block_on_fd(int fd, std::chrono::microseconds timeout, int also_fd) {

@@ -10,6 +10,16 @@
 
 namespace bsp::recovery {
 
+// One pause in a poll loop: the core's hint that this thread spins on memory another
+// writes (it yields issue slots to a sibling thread and leaves the loop sooner).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 // Returns when fd is readable (true) or timeout passed (false). ready() is polled during
 // the first spin_us microseconds (yielding the core between polls); then poll(2) blocks.
 // also_fd (>= 0): a second descriptor whose readiness ends the block too.
