@@ -836,16 +836,17 @@ void prove_as_pid_1(Transport& receiver, FrameSink& sink, const Socket& impostor
   ASSERT_EQ(read_pumping(8).size(), 8u);  // the welcome
 }
 
-// Frames of 8 bytes to 64 KiB, large ones in runs (placed one after another) and small ones
+// Frames of 8 bytes to the largest, large ones in runs (placed one after another) and small ones
 // between them, gathered from two pieces or not: every one arrives whole, in order, and
 // most large ones were placed.
 TEST(TcpPlacement, LargeFramesLandInTheSinksRoomInOrder) {
   Job job = make_job(2);
   for (const std::string& error : connect(job)) ASSERT_EQ(error, "");
-  auto frame_of = [](int k) {
+  const std::size_t largest = job.members[1]->capabilities().mtu;
+  auto frame_of = [largest](int k) {
     std::size_t size = k % 32 == 31 ? 8 + static_cast<std::size_t>(k % 50)
-                                    : 16384 + static_cast<std::size_t>(k * 7919) % 49152;
-    if (k % 11 == 0) size = 65536;
+                                    : 16384 + static_cast<std::size_t>(k * 7919) % (largest - 16384);
+    if (k % 11 == 0) size = largest;
     std::vector<std::byte> frame(size);
     for (std::size_t i = 0; i < size; ++i) frame[i] = static_cast<std::byte>((k * 131 + i * 31) & 0xff);
     std::memcpy(frame.data(), &k, 4);
@@ -926,7 +927,7 @@ TEST_F(TcpHostilePeer, AFrameCutShortIsNeverDelivered) {
   EXPECT_EQ(sink.losses.size(), 1u);
 }
 
-// A length beyond any frame (the 64 KiB limit), announced by a proven peer while frames
+// A length beyond any frame (the transport's mtu), announced by a proven peer while frames
 // are being placed, loses the peer without placing or delivering anything of it.
 TEST_F(TcpHostilePeer, AnImpossibleLengthIsNotPlaced) {
   Transport& receiver = *job.members[0];
