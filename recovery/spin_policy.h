@@ -14,9 +14,10 @@ namespace bsp::recovery {
 // yielding spin hands the core straight to the peer it waits for, where blocking would
 // pay a wake-up and the scheduler's delay each time: NAS class W at p = 4 on 2 cores, SP
 // 1.27 -> 0.82 s, BT 0.64 -> 0.49, LU 1.10 -> 0.87, no loss elsewhere; LU at p = 8 1.61 ->
-// 0.96); none beyond (see tuning.md).
+// 0.96; on a host whose wake-ups cost more, 1000 us against 500: SP 2.87 -> 2.24, BT 1.13
+// -> 0.95); none beyond (see tuning.md).
 inline constexpr int kDefaultSpinUs = 100;
-inline constexpr int kSharedCoreSpinUs = 500;
+inline constexpr int kSharedCoreSpinUs = 1000;
 inline constexpr int kFullSpinProcessesPerCore = 4;
 int default_spin_us(int processes_on_host, int cores);
 
