@@ -188,7 +188,15 @@ void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration,
   for (std::size_t done = 0; done < size;) {
     if (direct && out.sent == out.stream.size()) {
       std::size_t piece = std::min<std::size_t>(size - done, max_payload_);
-      if (channel_->send(pid, {from + done, piece}) == recovery::SendResult::ok) {
+      recovery::SendResult result = channel_->send(pid, {from + done, piece});
+      // Refused: acknowledgements may have come. Where the channel sees arrivals by reading
+      // memory, taking them costs less than copying the piece into the stream, from where
+      // the sync copies it again into the channel's buffers.
+      if (result != recovery::SendResult::ok && arrivals_in_memory_ && channel_->probe()) {
+        channel_->progress(*this);
+        result = channel_->send(pid, {from + done, piece});
+      }
+      if (result == recovery::SendResult::ok) {
         done += piece;
         moved(pid);
         continue;
