@@ -19,10 +19,10 @@
 namespace bsp::transport::tcp {
 
 // Largest frame. With its 4-byte length a full frame is 45 segments of 1448 bytes
-// (Ethernet's MSS with timestamps) and one segment on loopback: a sendmsg of a frame
-// that exceeded 64 KiB by a few bytes left a tiny segment behind every large one, and
-// a 4.8 MB exchange each way between two processes ran at half speed (5.3 against
-// 2.7 ms on loopback).
+// (Ethernet's MSS with timestamps) and one segment on loopback: under TCP_NODELAY each
+// sendmsg pushes its last partial segment, so a frame a few bytes longer than a segment
+// costs a tiny segment of its own (a bulk exchange on loopback at half speed; figures.md,
+// "tcp frames within a segment").
 constexpr std::size_t kTcpMtu = 45 * 1448 - 4;
 constexpr std::size_t kReadChunk = 256 * 1024;      // bytes asked of the kernel per recv
 constexpr std::size_t kPendingLimit = 256 * 1024;   // bytes held for a peer not yet connected
