@@ -92,6 +92,9 @@ constexpr std::size_t kPlacingPerCall = 4;
 // Most frames one placed read scatters (datagram placement: kLargestMtu / mtu of them;
 // the kernel coalesces at most 64 segments).
 constexpr std::size_t kMaxPlacedFrames = 64;
+// Datagrams one placed recvmmsg reads where the kernel does not coalesce, a frame each.
+constexpr std::size_t kPlacedDatagramsPerCall = 16;
+static_assert(kPlacedDatagramsPerCall <= kMaxPlacedFrames && kPlacedDatagramsPerCall <= kBatch);
 // The shortest frame the transport carries (the layer above refuses frames shorter than
 // its header itself: the transport passes on any length from 1 byte).
 constexpr std::size_t kSmallestFrame = 1;
@@ -329,14 +332,16 @@ class UdpTransport final : public Transport {
     // Only in a small job (kBulkPoolProcesses): among many senders the sink's guess of the
     // next datagram's sender fails more often, and datagrams read one per system call and
     // smaller batches would cost the many small frames of a large job's supersteps.
-    // Room for one frame until the kernel has coalesced a datagram: where the path never
-    // coalesces (veth between the cluster's hosts), scattering every read over room for 44
-    // frames cost the receiver 5% of its samples importing 89 iovecs per datagram. The
-    // first coalesced datagram is copied (it does not fit one frame's room), the rest placed.
+    // Until the kernel has coalesced a datagram, one recvmmsg reads several datagrams of a
+    // frame each into consecutive room: where the path never coalesces (veth between the
+    // cluster's hosts), one recvmsg per datagram scattered over room for 44 frames cost
+    // the receiver 5% of its samples importing 89 iovecs, and more entering the kernel.
+    // The first coalesced datagram is copied (it does not fit one frame's room); from then
+    // on each read takes one datagram scattered over its segments' room.
     const bool coalescing = gro_ && counters_.coalesced_datagrams > 0;
     const std::size_t placed_frames = head == 0 || head >= mtu_ || config_.nprocs > kBulkPoolProcesses ? 0
                                       : coalescing ? std::clamp<std::size_t>(kLargestMtu / mtu_, 1, kMaxPlacedFrames)
-                                                   : 1;
+                                                   : kPlacedDatagramsPerCall;
     // Where the sink may place, fewer datagrams per batch: the sink learns a bulk transfer
     // has begun from its first frames, and what one batch read before that is copied.
     const std::size_t per_call = placed_frames > 0 ? kPlacingPerCall : gro_ ? kCoalescedPerCall : kBatch;
@@ -345,7 +350,8 @@ class UdpTransport final : public Transport {
       if (placed_frames > 0) {
         FrameSink::DatagramRoom offer = sink.datagram_room(mtu_, placed_frames);
         if (!offer.room.empty()) {
-          std::size_t got = receive_placed(sink, offer.room, head, placed_frames);
+          std::size_t got = coalescing ? receive_placed(sink, offer.room, head, placed_frames)
+                                       : receive_placed_datagrams(sink, offer.room, head, placed_frames);
           if (got == 0) break;  // nothing arrived: the socket is drained
           delivered += got;
           continue;
@@ -360,8 +366,7 @@ class UdpTransport final : public Transport {
       for (std::size_t i = 0; i < got; ++i) {
         // A datagram from an address that is no process of this job: say so, the layer
         // above counts and drops it.
-        auto found = pids_.find(address_key(sources_[i]));
-        int pid = found == pids_.end() ? kNotAMember : found->second;
+        const int pid = pid_of(sources_[i]);
         std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
         std::span<const std::byte> buffer(static_cast<const std::byte*>(receive_iov_[i].iov_base), length);
         delivered += deliver_coalesced(sink, pid, buffer,
@@ -468,8 +473,7 @@ class UdpTransport final : public Transport {
       sink.on_datagram_placed(kNotAMember, {});
       return 0;
     }
-    auto found = pids_.find(address_key(source));
-    const int pid = found == pids_.end() ? kNotAMember : found->second;
+    const int pid = pid_of(source);
     const std::size_t length = static_cast<std::size_t>(got);
     const std::size_t segment = gro_ ? coalesced_segment_size(message) : 0;
     const bool shaped = (message.msg_flags & MSG_TRUNC) == 0 && length <= scattered &&
@@ -499,6 +503,87 @@ class UdpTransport final : public Transport {
       copied += size;
     }
     return deliver_coalesced(sink, pid, std::span<const std::byte>(whole, copied), segment);
+  }
+
+  // Reads up to `count` datagrams by one recvmmsg, datagram i scattered as frame i of the
+  // room: its first `head` bytes into heads_, the next mtu_ - head at room + i × (mtu_ -
+  // head), anything beyond into receive slot i (so each is read whole, as into a slot). The
+  // leading datagrams that have a frame's shape and the first one's sender go to the sink
+  // as placed frames; the others are copied out of the room first (the sink may write
+  // there once it has the placed ones) and then delivered by on_frame.
+  // Returns the frames delivered (0: nothing to read; the room is given up).
+  std::size_t receive_placed_datagrams(FrameSink& sink, std::span<std::byte> room, std::size_t head,
+                                       std::size_t count) {
+    const std::size_t body = mtu_ - head;
+    if (heads_.size() < count * head) heads_.resize(count * head);
+    for (std::size_t i = 0; i < count; ++i) {
+      iovec* pieces = &placed_iov_[3 * i];
+      pieces[0] = iovec{heads_.data() + i * head, head};
+      pieces[1] = iovec{room.data() + i * body, body};
+      pieces[2] = iovec{storage_.get() + i * slot_size_, slot_size_ - mtu_};
+      receive_headers_[i] = mmsghdr{};
+      msghdr& message = receive_headers_[i].msg_hdr;
+      message.msg_name = &sources_[i];
+      message.msg_namelen = sizeof(sockaddr_in);
+      message.msg_iov = pieces;
+      message.msg_iovlen = 3;
+      if (gro_) {
+        message.msg_control = receive_control_[i];
+        message.msg_controllen = sizeof receive_control_[i];
+      }
+    }
+    int got;
+    do {
+      got = ::recvmmsg(fd_.get(), receive_headers_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+      sink.on_datagram_placed(kNotAMember, {});
+      return 0;
+    }
+    const auto arrived = static_cast<std::size_t>(got);
+    const int from = pid_of(sources_[0]);
+    std::size_t shaped = 0;
+    for (; shaped < arrived; ++shaped) {
+      msghdr& message = receive_headers_[shaped].msg_hdr;
+      const std::size_t length = receive_headers_[shaped].msg_len;
+      const std::size_t segment = gro_ ? coalesced_segment_size(message) : 0;
+      if ((message.msg_flags & MSG_TRUNC) != 0 || length > mtu_ || (segment != 0 && segment < length) ||
+          pid_of(sources_[shaped]) != from) {
+        break;
+      }
+      placed_[shaped] = PlacedFrame{
+          std::span<const std::byte>(heads_.data() + shaped * head, std::min(length, head)),
+          std::span<const std::byte>(room.data() + shaped * body, length > head ? length - head : 0)};
+    }
+    unplaced_.clear();
+    for (std::size_t i = shaped; i < arrived; ++i) {
+      const std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
+      const std::size_t at = unplaced_.size();
+      for (std::size_t k = 0, copied = 0; k < 3 && copied < length; ++k) {
+        const iovec& piece = placed_iov_[3 * i + k];
+        const auto* bytes = static_cast<const std::byte*>(piece.iov_base);
+        const std::size_t size = std::min(piece.iov_len, length - copied);
+        unplaced_.insert(unplaced_.end(), bytes, bytes + size);
+        copied += size;
+      }
+      unplaced_at_[i] = at;
+    }
+    sink.on_datagram_placed(from, std::span<const PlacedFrame>(placed_, shaped));
+    std::size_t delivered = shaped;
+    for (std::size_t i = shaped; i < arrived; ++i) {
+      const std::size_t end = i + 1 < arrived ? unplaced_at_[i + 1] : unplaced_.size();
+      delivered += deliver_coalesced(
+          sink, pid_of(sources_[i]),
+          std::span<const std::byte>(unplaced_).subspan(unplaced_at_[i], end - unplaced_at_[i]),
+          gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0);
+    }
+    return delivered;
+  }
+
+  // The pid of the job's process at a datagram's source address, or kNotAMember.
+  int pid_of(const sockaddr_in& source) const {
+    auto found = pids_.find(address_key(source));
+    return found == pids_.end() ? kNotAMember : found->second;
   }
 
   // Reads up to count datagrams into the receive buffers; returns how many came.
@@ -579,8 +664,12 @@ class UdpTransport final : public Transport {
   alignas(cmsghdr) char receive_control_[kBatch][CMSG_SPACE(sizeof(int))];
   // Datagram placement: each frame's head, the scatter list, the frames handed on.
   std::vector<std::byte> heads_;
-  iovec placed_iov_[2 * kMaxPlacedFrames + 1];
+  iovec placed_iov_[std::max(2 * kMaxPlacedFrames + 1, 3 * kPlacedDatagramsPerCall)];
   FrameSink::PlacedFrame placed_[kMaxPlacedFrames];
+  // Datagrams of a placed batch that were not placed: copied out of the room, datagram i
+  // from unplaced_at_[i].
+  std::vector<std::byte> unplaced_;
+  std::size_t unplaced_at_[kPlacedDatagramsPerCall];
   iovec send_iov_[kFramesPerCall];
   mmsghdr send_headers_[kBatch];
   std::size_t frames_in_message_[kBatch];
