@@ -4,14 +4,16 @@
 // transport that places hostile datagrams exactly as udp does (forged, damaged, reordered,
 // duplicated, truncated, from a stranger, several frames per datagram): the stream must
 // hold exactly the genuine payloads in order. Then over real udp sockets on loopback, two
-// channels in one thread, plain, through the fault transport, and with a stranger spraying
-// the receiver's port: the stream is exact and frames were placed.
+// channels in one thread, plain, through the fault transport, with a stranger spraying the
+// receiver's port, and with Ethernet-sized frames read several per call: the stream is
+// exact and frames were placed.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -336,7 +338,7 @@ void stream_and_check(std::map<std::string, std::string> sender_options, bool sp
   Pair pair = udp_pair(std::move(sender_options));
   StreamSink sender_sink(2), receiver_sink(2);
   const std::size_t full = pair.sender->max_payload();
-  ASSERT_GT(full, 8000u);
+  ASSERT_GT(full, 1000u);
   std::vector<std::byte> want;
   int stranger = -1;
   sockaddr_in target{};
@@ -368,6 +370,9 @@ void stream_and_check(std::map<std::string, std::string> sender_options, bool sp
       wire::seal_frame(forged, wire::frame_key(secret_of(6)));  // intact, but not the job's key
       ::sendto(stranger, forged.data(), forged.size(), 0, reinterpret_cast<sockaddr*>(&target), sizeof target);
       ::sendto(stranger, forged.data(), 9, 0, reinterpret_cast<sockaddr*>(&target), sizeof target);
+      // Longer than any frame (where the MTU leaves room): read whole, never placed.
+      std::vector<std::byte> longer(std::min<std::size_t>(3 * forged.size(), 65000), std::byte{7});
+      ::sendto(stranger, longer.data(), longer.size(), 0, reinterpret_cast<sockaddr*>(&target), sizeof target);
     }
     pair.sender->progress(sender_sink);
     pair.receiver->progress(receiver_sink);
@@ -400,6 +405,12 @@ TEST(UdpPlacement, DropDuplicateReorderCorruptNeverReachTheStream) {
 }
 
 TEST(UdpPlacement, StrangerSprayingThePortChangesNothing) { stream_and_check({}, true, 600); }
+
+// Ethernet-sized frames the kernel does not coalesce (no segmentation), as between two
+// hosts: several datagrams per read, each placed as a frame, a stranger's among them.
+TEST(UdpPlacement, EthernetFramesReadSeveralAtATimeArePlacedExactly) {
+  stream_and_check({{"mtu", "1472"}, {"gso", "0"}}, true, 4000);
+}
 
 }  // namespace
 }  // namespace bsp::recovery
