@@ -496,12 +496,7 @@ class UdpTransport final : public Transport {
     // Not the shape the room was made for: the pieces are put back together in slot 1.
     sink.on_datagram_placed(pid, {});
     std::byte* whole = storage_.get() + slot_size_;
-    std::size_t copied = 0;
-    for (std::size_t i = 0; i < pieces && copied < length; ++i) {
-      const std::size_t size = std::min(placed_iov_[i].iov_len, length - copied);
-      std::memcpy(whole + copied, placed_iov_[i].iov_base, size);
-      copied += size;
-    }
+    const std::size_t copied = gather(std::span<const iovec>(placed_iov_, pieces), length, whole);
     return deliver_coalesced(sink, pid, std::span<const std::byte>(whole, copied), segment);
   }
 
@@ -559,13 +554,8 @@ class UdpTransport final : public Transport {
     for (std::size_t i = shaped; i < arrived; ++i) {
       const std::size_t length = std::min<std::size_t>(receive_headers_[i].msg_len, slot_size_);
       const std::size_t at = unplaced_.size();
-      for (std::size_t k = 0, copied = 0; k < 3 && copied < length; ++k) {
-        const iovec& piece = placed_iov_[3 * i + k];
-        const auto* bytes = static_cast<const std::byte*>(piece.iov_base);
-        const std::size_t size = std::min(piece.iov_len, length - copied);
-        unplaced_.insert(unplaced_.end(), bytes, bytes + size);
-        copied += size;
-      }
+      unplaced_.resize(at + length);
+      unplaced_.resize(at + gather(std::span<const iovec>(&placed_iov_[3 * i], 3), length, unplaced_.data() + at));
       unplaced_at_[i] = at;
     }
     sink.on_datagram_placed(from, std::span<const PlacedFrame>(placed_, shaped));
@@ -578,6 +568,18 @@ class UdpTransport final : public Transport {
           gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0);
     }
     return delivered;
+  }
+
+  // Copies the first `length` bytes a scattered read left in `pieces` to `into`, in order;
+  // returns how many there were (fewer where the pieces hold less).
+  static std::size_t gather(std::span<const iovec> pieces, std::size_t length, std::byte* into) {
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < pieces.size() && copied < length; ++i) {
+      const std::size_t size = std::min(pieces[i].iov_len, length - copied);
+      std::memcpy(into + copied, pieces[i].iov_base, size);
+      copied += size;
+    }
+    return copied;
   }
 
   // The pid of the job's process at a datagram's source address, or kNotAMember.
