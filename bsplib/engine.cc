@@ -35,7 +35,6 @@ Engine::Engine(int pid, int nprocs, std::unique_ptr<recovery::Channel> channel, 
       }) {
   line_paths_.assign(static_cast<std::size_t>(nprocs), nullptr);
   lines_to_all_ = channel_ != nullptr;  // (no channel: nothing to post lines through)
-  arrivals_in_memory_ = channel_ && channel_->transport().capabilities().ready_in_memory;
   for (int peer = 0; channel_ && peer < nprocs; ++peer) {
     if (peer != pid) line_paths_[static_cast<std::size_t>(peer)] = channel_->staging(peer);
     lines_to_all_ &= peer == pid || line_paths_[static_cast<std::size_t>(peer)] != nullptr;

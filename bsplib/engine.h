@@ -457,7 +457,6 @@ class Engine : private recovery::PayloadSink {
   const int pid_;
   const int nprocs_;
   std::unique_ptr<recovery::Channel> channel_;
-  bool arrivals_in_memory_ = false;  // the channel learns of arrivals by reading memory (nic's ring)
   JobControl& job_;
   std::size_t max_payload_;
 

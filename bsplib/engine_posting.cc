@@ -189,10 +189,11 @@ void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration,
     if (direct && out.sent == out.stream.size()) {
       std::size_t piece = std::min<std::size_t>(size - done, max_payload_);
       recovery::SendResult result = channel_->send(pid, {from + done, piece});
-      // Refused: acknowledgements may have come. Where the channel sees arrivals by reading
-      // memory, taking them costs less than copying the piece into the stream, from where
-      // the sync copies it again into the channel's buffers.
-      if (result != recovery::SendResult::ok && arrivals_in_memory_ && channel_->probe()) {
+      // Refused: acknowledgements may have come. Looking (a read of memory on shm and nic, a
+      // poll(2) on udp and tcp) and taking them costs less than copying the piece into the
+      // stream, from where the sync copies it again into the channel's buffers: once the
+      // pool is full, every later piece of the put would take that path.
+      if (result != recovery::SendResult::ok && channel_->probe()) {
         channel_->progress(*this);
         result = channel_->send(pid, {from + done, piece});
       }
