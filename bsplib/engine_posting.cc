@@ -20,18 +20,6 @@ constexpr int kMaxTagSize = 1 << 20;  // a sanity bound on bsp_set_tagsize
 // are for puts of at most kLargestRun bytes (larger ones gain little from them).
 constexpr std::uint64_t kLargestCombined = 1u << 30;
 constexpr std::uint32_t kLargestRun = 1024;
-
-// Asks for the start of the piece after [at, at + piece) of a large source, up to end, to
-// be brought into cache while the channel sends this one. Each piece costs the sender a
-// system call and, between hosts, both hosts' kernel work; after it the hardware
-// prefetcher has lost the stream, so the copy into the channel's pool stalled on every
-// line it read of an Ethernet-sized piece (the load of its source was over half of that
-// copy's samples). A long piece's copy the hardware follows once started.
-void prefetch_next_piece(const std::byte* at, std::size_t piece, const std::byte* end) {
-  constexpr std::size_t kLine = 64, kAhead = 2048;
-  const std::byte* stop = at + piece + std::min(piece, kAhead);
-  for (const std::byte* line = at + piece; line < end && line < stop; line += kLine) __builtin_prefetch(line);
-}
 }  // namespace
 
 // ---------------------------------------------------------------- DRMA
@@ -200,7 +188,6 @@ void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration,
   for (std::size_t done = 0; done < size;) {
     if (direct && out.sent == out.stream.size()) {
       std::size_t piece = std::min<std::size_t>(size - done, max_payload_);
-      prefetch_next_piece(from + done, piece, from + size);
       recovery::SendResult result = channel_->send(pid, {from + done, piece});
       // Refused: acknowledgements may have come. Looking (a read of memory on shm and nic, a
       // poll(2) on udp and tcp) and taking them costs less than copying the piece into the
@@ -307,7 +294,6 @@ bool Engine::send_stream(int pid, bool whole) {
     if (gathering && out.sent == out.gathered[out.gathered_next].at) {
       const Outgoing::Gathered& data = out.gathered[out.gathered_next];
       payload = {data.data + out.gathered_done, std::min(max_payload_, data.size - out.gathered_done)};
-      prefetch_next_piece(payload.data(), payload.size(), data.data + data.size);
     } else {
       std::size_t limit = gathering ? out.gathered[out.gathered_next].at : out.stream.size();
       std::size_t size = std::min(max_payload_, limit - out.sent);

@@ -33,20 +33,7 @@ std::optional<BufferPool::Id> BufferPool::acquire() {
   Id id = free_.back();
   free_.pop_back();
   ++acquisitions_;
-  if (!free_.empty()) prefetch_for_writing(free_.back());
   return id;
-}
-
-// The next buffer to go out was last written a whole window of frames ago, out of cache
-// when the pool is larger than it: asking for its first lines now, while this one is
-// filled and sent, spares the next copy into it a miss on every line it writes. Beyond
-// the first frame's worth the hardware prefetcher follows a long copy by itself.
-void BufferPool::prefetch_for_writing(Id id) const {
-  constexpr std::size_t kLine = 64, kAhead = 2048;
-  const std::byte* next = storage_.get() + offset(id);
-  for (std::size_t line = 0; line < std::min(buffer_size_, kAhead); line += kLine) {
-    __builtin_prefetch(next + line, 1);
-  }
 }
 
 void BufferPool::release(Id id) {

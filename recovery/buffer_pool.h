@@ -42,7 +42,6 @@ class BufferPool {
 
  private:
   std::size_t offset(Id id) const { return static_cast<std::size_t>(id) * buffer_size_; }
-  void prefetch_for_writing(Id id) const;
 
   std::size_t capacity_;
   std::size_t buffer_size_;
