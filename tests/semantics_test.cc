@@ -109,6 +109,32 @@ TEST(CombinePutsOff, OneRecordPerPutSameResults) {
   }
 }
 
+// A pool far smaller than the large cases' puts (bsprun --buffers): the channel refuses
+// most pieces of each, so the engine takes the acknowledgements that came and offers a
+// piece again, or copies it into the stream, while the peers' own large puts, hp-puts and
+// get replies arrive meanwhile. Data, order and the standard's rules hold, and the
+// refusals did happen (--stats: send_waits).
+TEST(SmallPool, LargeTransfersHoldWhilePiecesAreRefused) {
+  for (const char* transport : {"udp", "nic"}) {
+    if (!transport_available(transport)) continue;
+    for (int procs : {2, 4}) {
+      for (std::string name : {"large_transfers", "large_gathered"}) {
+        ProgramResult result = run_program(
+            {kBsprun, "-n", std::to_string(procs), std::string("--transport=") + transport, "--buffers=64", "--stats",
+             kCases, "--case=" + name},
+            120s);
+        EXPECT_EQ(result.exit_code, 0) << transport << " p=" << procs << ": " << describe(result);
+        EXPECT_NE(result.out.find("case " + name + " passed"), std::string::npos) << describe(result);
+        const std::size_t total = result.err.find("  total ");
+        ASSERT_NE(total, std::string::npos) << describe(result);
+        const std::size_t waits = result.err.find(" send_waits=", total);
+        ASSERT_NE(waits, std::string::npos) << describe(result);
+        EXPECT_GT(std::atol(result.err.c_str() + waits + 12), 0) << transport << " p=" << procs << ": no piece refused";
+      }
+    }
+  }
+}
+
 // ---- failures that must stop the job with a clear message ----
 using Failure = std::tuple<std::string, int, std::string>;  // transport, procs, sync
 
