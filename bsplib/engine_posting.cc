@@ -192,7 +192,7 @@ void Engine::write_large_put(int pid, Outgoing& out, std::uint32_t registration,
       // Refused: acknowledgements may have come. Looking (a read of memory on shm and nic, a
       // poll(2) on udp and tcp) and taking them costs less than copying the piece into the
       // stream, from where the sync copies it again into the channel's buffers: once the
-      // pool is full, every later piece of the put would take that path.
+      // channel is full, every later piece of the put would take that path.
       if (result != recovery::SendResult::ok && channel_->probe()) {
         channel_->progress(*this);
         result = channel_->send(pid, {from + done, piece});
