@@ -5,7 +5,7 @@
 
 namespace nas::sp {
 
-CellFields::CellFields(const Cell& c, bool keep_upper)
+CellFields::CellFields(const Cell& c, std::size_t upper_doubles)
     : cell(c),
       ni(c.size[0] + 2 * kGhost),
       nj(c.size[1] + 2 * kGhost),
@@ -19,7 +19,7 @@ CellFields::CellFields(const Cell& c, bool keep_upper)
   rhs.assign(5 * cstride, 0.0);
   forcing.assign(5 * points, 0.0);  // compute_forcing leaves it 5 * cstride, by component
   for (auto* v : {&rho_i, &us, &vs, &ws, &square, &qs, &speed, &ainv}) v->assign(points, 0.0);
-  if (keep_upper) upper.assign(6 * points, 0.0);
+  upper.assign(upper_doubles, 0.0);
 }
 
 LocalRange interior_range(const Cell& cell, int axis, int n) {

@@ -19,8 +19,8 @@ namespace nas::sp {
 constexpr int kGhost = 2;
 
 struct CellFields {
-  // keep_upper: allocate `upper` (needed only when lines cross several cells).
-  CellFields(const Cell& cell, bool keep_upper);
+  // upper_doubles: the size of `upper` (none needed unless lines cross several cells).
+  CellFields(const Cell& cell, std::size_t upper_doubles);
 
   Cell cell;
   int ni, nj, nk;  // array extents with ghosts: size + 2 * kGhost
@@ -47,7 +47,9 @@ struct CellFields {
   double* rhs_of(int m) { return rhs.data() + std::size_t(m) * cstride; }
   const double* rhs_of(int m) const { return rhs.data() + std::size_t(m) * cstride; }
   std::vector<double> rho_i, us, vs, ws, square, qs, speed, ainv;  // 1 per point
-  std::vector<double> upper;                                       // 6 per point: (d, e) of the three scalar systems
+  // The eliminated upper diagonals (d, e) of the three scalar systems, kept from the
+  // forward to the backward stage of a sweep, laid out as the line solver writes them.
+  std::vector<double> upper;
 };
 
 // Global grid index range [lo, hi] of a cell's points along one axis that are interior

@@ -14,6 +14,7 @@ struct LineSolver::Bundle {
   std::ptrdiff_t lane_stride, row_stride;  // in points
   int lanes, rows;
   int first_line;  // index of lane 0's line among the cell's lines
+  int index;       // of the bundle among the cell's bundles along the axis
 };
 
 namespace {
@@ -37,16 +38,19 @@ void for_each_bundle(const CellFields& f, int axis, int n, F&& visit) {
   const Cell& c = f.cell;
   const LocalRange rx = interior_range(c, 0, n), ry = interior_range(c, 1, n), rz = interior_range(c, 2, n);
   const std::ptrdiff_t sy = f.ni, sz = std::ptrdiff_t(f.ni) * f.nj;
-  int line = 0;
+  int line = 0, index = 0;
   if (axis == 0) {
     const int lanes = ry.hi - ry.lo + 1;
-    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes) visit({f.at(0, ry.lo, k), sy, 1, lanes, c.size[0], line});
+    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes)
+      visit({f.at(0, ry.lo, k), sy, 1, lanes, c.size[0], line, index++});
   } else if (axis == 1) {
     const int lanes = rx.hi - rx.lo + 1;
-    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes) visit({f.at(rx.lo, 0, k), 1, sy, lanes, c.size[1], line});
+    for (int k = rz.lo; k <= rz.hi; ++k, line += lanes)
+      visit({f.at(rx.lo, 0, k), 1, sy, lanes, c.size[1], line, index++});
   } else {
     const int lanes = rx.hi - rx.lo + 1;
-    for (int j = ry.lo; j <= ry.hi; ++j, line += lanes) visit({f.at(rx.lo, j, 0), 1, sz, lanes, c.size[2], line});
+    for (int j = ry.lo; j <= ry.hi; ++j, line += lanes)
+      visit({f.at(rx.lo, j, 0), 1, sz, lanes, c.size[2], line, index++});
   }
 }
 
@@ -57,7 +61,8 @@ LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
   const std::size_t size = std::size_t(max_rows_ + 2) * max_lanes_;
   for (auto* v : {&cv_, &rhon_, &speed_}) v->assign(size, 0.0);
   for (auto& v : r_) v.assign(size, 0.0);
-  for (int s = 0; s < 3; ++s) d_[s].assign(size, 0.0), e_[s].assign(size, 0.0);
+  upper_plane_ = size;
+  upper_work_.assign(6 * size, 0.0);
   for (auto* v : {&da_, &db_, &dc_, &dd_, &de_}) v->assign(max_rows_, 0.0);
   identity_.assign(max_rows_, 0);
   for (int k = 0; k < 3; ++k) {
@@ -66,6 +71,16 @@ LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
     for (int s = 0; s < 3; ++s)
       for (auto* v : {&ring_b_[s][k], &ring_c_[s][k], &ring_d_[s][k]}) v->assign(max_lanes_, 0.0);
   }
+}
+
+std::size_t LineSolver::kept_upper_doubles(int max_cell_size) {
+  // Bundles per axis are at most the cell's extent along a third axis.
+  return 6 * std::size_t(max_cell_size + 2) * max_cell_size * max_cell_size;
+}
+
+void LineSolver::bind_upper(CellFields& f, const Bundle& b, bool kept) {
+  double* base = kept ? f.upper.data() + std::size_t(b.index) * 6 * upper_plane_ : upper_work_.data();
+  for (int s = 0; s < 3; ++s) d_[s] = base + 2 * s * upper_plane_, e_[s] = d_[s] + upper_plane_;
 }
 
 int LineSolver::lines(const CellFields& f, int axis, int n) {
@@ -307,7 +322,7 @@ NAS_CLONES_AVX2 void LineSolver::eliminate(int L, int lanes, const double* carry
   }
 
   const int W = max_lanes_;
-  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  auto row = [W](double* v, int r) { return v + std::size_t(r + 1) * W; };
   // Rows 0 .. L-3 eliminate two rows ahead; row L-2 finishes the line with row L-1.
   for (int r = 0; r + 2 <= L; ++r) {
     const bool last = r + 2 == L;
@@ -375,9 +390,9 @@ NAS_CLONES_AVX2 void LineSolver::substitute(int rows, int lanes, const double* b
   double* R0[3] = {rhs_base_[0], rhs_base_[1], rhs_base_[2]};
   double* R3[1] = {rhs_base_[3]};
   double* R4[1] = {rhs_base_[4]};
-  substitute_system<3>(d_[0].data(), e_[0].data(), R0, rhs_stride_, 0, rows, lanes, max_lanes_, back_in);
-  substitute_system<1>(d_[1].data(), e_[1].data(), R3, rhs_stride_, 3, rows, lanes, max_lanes_, back_in);
-  substitute_system<1>(d_[2].data(), e_[2].data(), R4, rhs_stride_, 4, rows, lanes, max_lanes_, back_in);
+  substitute_system<3>(d_[0], e_[0], R0, rhs_stride_, 0, rows, lanes, max_lanes_, back_in);
+  substitute_system<1>(d_[1], e_[1], R3, rhs_stride_, 3, rows, lanes, max_lanes_, back_in);
+  substitute_system<1>(d_[2], e_[2], R4, rhs_stride_, 4, rows, lanes, max_lanes_, back_in);
 }
 
 // Hands the first two rows back (if asked), applies the axis's block-diagonal product to
@@ -419,8 +434,9 @@ void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double
   const int n = k_.n;
   const bool last = f.cell.low[axis] + f.cell.size[axis] == n;
   const int W = max_lanes_;
-  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  auto row = [W](const double* v, int r) { return v + std::size_t(r + 1) * W; };
   for_each_bundle(f, axis, n, [&](const Bundle& b) {
+    bind_upper(f, b, /*kept=*/!last);
     gather(f, axis, b);
     eliminate(b.rows, b.lanes, carry_in ? carry_in + std::size_t(b.first_line) * kForwardCarry : nullptr);
     if (last) {
@@ -438,26 +454,14 @@ void LineSolver::forward(CellFields& f, int axis, const double* carry_in, double
           for (int m = 0; m < kCount[s]; ++m) *out++ = rhs_row(kFirst[s] + m, r)[l];
         }
     }
-    for (int r = 0; r < b.rows; ++r)
-      for (int l = 0; l < b.lanes; ++l) {
-        const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
-        double* up = &f.upper[6 * p];
-        for (int s = 0; s < 3; ++s) up[2 * s] = row(d_[s], r)[l], up[2 * s + 1] = row(e_[s], r)[l];
-      }
     store_rhs(f, b);
   });
 }
 
 void LineSolver::backward(CellFields& f, int axis, const double* back_in, double* back_out) {
-  const int n = k_.n, W = max_lanes_;
-  auto row = [W](std::vector<double>& v, int r) { return v.data() + std::size_t(r + 1) * W; };
+  const int n = k_.n;
   for_each_bundle(f, axis, n, [&](const Bundle& b) {
-    for (int r = 0; r < b.rows; ++r)
-      for (int l = 0; l < b.lanes; ++l) {
-        const std::size_t p = b.base + r * b.row_stride + l * b.lane_stride;
-        const double* up = &f.upper[6 * p];
-        for (int s = 0; s < 3; ++s) row(d_[s], r)[l] = up[2 * s], row(e_[s], r)[l] = up[2 * s + 1];
-      }
+    bind_upper(f, b, /*kept=*/true);
     bind_rhs(f, b, /*load=*/true);
     substitute(b.rows, b.lanes, back_in + std::size_t(b.first_line) * kBackwardCarry);
     finish(f, axis, b, back_out ? back_out + std::size_t(b.first_line) * kBackwardCarry : nullptr);

@@ -12,8 +12,9 @@
 // solved with the Thomas algorithm as NPB's multi-partition version does it:
 //   forward:  the first two rows take the eliminated last two rows of the previous cell
 //             (carry_in, 22 values per line) and the cell's own last two rows are handed
-//             on (carry_out); the eliminated upper diagonals are kept in CellFields::upper
-//             unless the back substitution follows at once;
+//             on (carry_out); unless the back substitution follows at once, the elimination
+//             writes the upper diagonals straight into the bundle's slot of
+//             CellFields::upper, where the backward stage reads them in place;
 //   backward: the last two rows take the solution of the next cell's first two rows
 //             (10 values per line) and the cell's first two rows are handed back.
 // When the cell is the last along the line, forward and backward run in one pass. When a
@@ -38,6 +39,9 @@ class LineSolver {
 
   // The number of lines of a cell along axis (what the carry buffers hold).
   static int lines(const CellFields& f, int axis, int n);
+  // The size of CellFields::upper a cell needs when its lines cross several cells: one
+  // slot per bundle, each the workspace's d and e of the three systems.
+  static std::size_t kept_upper_doubles(int max_cell_size);
 
   // Forward elimination of every line of the cell along axis. carry_in: null for the
   // first cell of the lines. If the cell is the last (it ends at the grid boundary), the
@@ -64,6 +68,9 @@ class LineSolver {
   // Points the rhs rows at the cell's rhs arrays themselves when the lanes are contiguous
   // (y and z lines), else at the workspace, filled from the cell when load is set.
   void bind_rhs(CellFields& f, const Bundle& b, bool load);
+  // Points d_ and e_ at the bundle's slot of the cell's upper store (kept: the lines go
+  // on into another cell) or at the workspace.
+  void bind_upper(CellFields& f, const Bundle& b, bool kept);
   // Writes the workspace rows back to the cell (nothing to do when bound in place).
   void store_rhs(CellFields& f, const Bundle& b);
   double* rhs_row(int m, int r) const { return rhs_base_[m] + r * rhs_stride_; }
@@ -77,7 +84,11 @@ class LineSolver {
   double* rhs_base_[5] = {};       // row 0 of each rhs component of the current bundle
   std::ptrdiff_t rhs_stride_ = 0;  // between its rows
   bool rhs_in_place_ = false;
-  std::vector<double> d_[3], e_[3];  // normalised upper diagonals of the three systems
+  // Normalised upper diagonals of the three systems, [row][lane] like the workspace.
+  std::size_t upper_plane_ = 0;     // doubles of one such array
+  std::vector<double> upper_work_;  // 6 arrays: d and e of the three systems
+  double* d_[3] = {};
+  double* e_[3] = {};
   // Additive dissipation terms of each row and whether it is a grid-boundary row.
   std::vector<double> da_, db_, dc_, dd_, de_;
   std::vector<char> identity_;

@@ -21,6 +21,7 @@
 #include "nas/sp/adi_step.h"
 #include "nas/sp/cell_fields.h"
 #include "nas/sp/initial_state.h"
+#include "nas/sp/line_solver.h"
 #include "nas/sp/multipartition.h"
 #include "nas/sp/norms.h"
 #include "nas/sp/sp_constants.h"
@@ -53,7 +54,8 @@ int sp_main(int argc, char** argv) {
   const SpConstants k = make_constants(n, params.dt);
   std::vector<CellFields> cells;
   cells.reserve(mp->q());
-  for (const Cell& c : mp->cells()) cells.emplace_back(c, mp->q() > 1);
+  const std::size_t upper_doubles = mp->q() > 1 ? LineSolver::kept_upper_doubles(mp->max_cell_size()) : 0;
+  for (const Cell& c : mp->cells()) cells.emplace_back(c, upper_doubles);
   for (auto& f : cells) {
     initialize_solution(k, f);
     compute_forcing(k, f);
