@@ -3,6 +3,7 @@
 #include "nas/sp/line_solver.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "nas/sp/block_diagonal.h"
 #include "nas/common/vector_clones.h"
@@ -18,6 +19,9 @@ struct LineSolver::Bundle {
 };
 
 namespace {
+
+// Doubles of one [row][lane] workspace array: rows -1 .. max, lanes 0 .. max - 1.
+std::size_t plane_doubles(int max_cell_size) { return std::size_t(max_cell_size + 2) * max_cell_size; }
 
 struct AxisCoefficients {
   const std::vector<double>* velocity;
@@ -58,11 +62,10 @@ void for_each_bundle(const CellFields& f, int axis, int n, F&& visit) {
 
 LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
     : k_(k), max_rows_(max_cell_size), max_lanes_(max_cell_size) {
-  const std::size_t size = std::size_t(max_rows_ + 2) * max_lanes_;
-  for (auto* v : {&cv_, &rhon_, &speed_}) v->assign(size, 0.0);
-  for (auto& v : r_) v.assign(size, 0.0);
-  upper_plane_ = size;
-  upper_work_.assign(6 * size, 0.0);
+  upper_plane_ = plane_doubles(max_cell_size);
+  for (auto* v : {&cv_, &rhon_, &speed_}) v->assign(upper_plane_, 0.0);
+  for (auto& v : r_) v.assign(upper_plane_, 0.0);
+  upper_work_.assign(6 * upper_plane_, 0.0);
   for (auto* v : {&da_, &db_, &dc_, &dd_, &de_}) v->assign(max_rows_, 0.0);
   identity_.assign(max_rows_, 0);
   for (int k = 0; k < 3; ++k) {
@@ -75,10 +78,11 @@ LineSolver::LineSolver(const SpConstants& k, int max_cell_size)
 
 std::size_t LineSolver::kept_upper_doubles(int max_cell_size) {
   // Bundles per axis are at most the cell's extent along a third axis.
-  return 6 * std::size_t(max_cell_size + 2) * max_cell_size * max_cell_size;
+  return 6 * plane_doubles(max_cell_size) * max_cell_size;
 }
 
 void LineSolver::bind_upper(CellFields& f, const Bundle& b, bool kept) {
+  assert(!kept || (std::size_t(b.index) + 1) * 6 * upper_plane_ <= f.upper.size());
   double* base = kept ? f.upper.data() + std::size_t(b.index) * 6 * upper_plane_ : upper_work_.data();
   for (int s = 0; s < 3; ++s) d_[s] = base + 2 * s * upper_plane_, e_[s] = d_[s] + upper_plane_;
 }

@@ -85,7 +85,7 @@ class LineSolver {
   std::ptrdiff_t rhs_stride_ = 0;  // between its rows
   bool rhs_in_place_ = false;
   // Normalised upper diagonals of the three systems, [row][lane] like the workspace.
-  std::size_t upper_plane_ = 0;     // doubles of one such array
+  std::size_t upper_plane_ = 0;     // doubles of one such array (and of every workspace array)
   std::vector<double> upper_work_;  // 6 arrays: d and e of the three systems
   double* d_[3] = {};
   double* e_[3] = {};
