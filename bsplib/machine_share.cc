@@ -40,6 +40,7 @@ MachineShare machine_share(const std::vector<std::string>& machines, const std::
                            int self) {
   MachineShare share;
   if (self < 0) return share;
+  share.members = {self};
   const auto me = static_cast<std::size_t>(self);
   const bool by_machine = me < machines.size() && !machines[me].empty();
   const std::vector<std::string>& told = by_machine ? machines : addresses;
@@ -48,8 +49,11 @@ MachineShare machine_share(const std::vector<std::string>& machines, const std::
   auto where = [&](std::size_t pid) { return by_machine ? told[pid] : host_of_address(told[pid]); };
   const std::string mine = where(me);
   if (mine.empty()) return share;
+  share.members.clear();
   for (std::size_t pid = 0; pid < told.size(); ++pid) {
-    if (pid == me || told[pid].empty() || where(pid) != mine) continue;
+    if (pid != me && (told[pid].empty() || where(pid) != mine)) continue;
+    share.members.push_back(static_cast<int>(pid));
+    if (pid == me) continue;
     ++share.processes;
     if (pid < me) ++share.rank;
   }

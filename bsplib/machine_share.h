@@ -24,6 +24,7 @@ std::string host_of_address(const std::string& address);
 struct MachineShare {
   int processes = 1;
   int rank = 0;
+  std::vector<int> members;  // their pids, in order (self alone when nothing tells; none for self < 0)
 };
 
 // Told apart by machine (machines[i], from machine_identity()) when self's is known, else

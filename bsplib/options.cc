@@ -157,7 +157,8 @@ const std::vector<OptionSpec>& option_table() {
        }},
       {"spin-us", "engine", "100, 1000 or 0",
        "microseconds to poll (yielding the core) before blocking when waiting (0 to 1000000); by default 100 while "
-       "each of the job's processes on this host has a core, 1000 while up to 4 share one, 0 beyond",
+       "each of the job's processes on this host has a core, 1000 while up to 4 share one (going on to 5000 while "
+       "nothing but the job runs here), 0 beyond",
        [](RunOptions& o, const std::string& var, const std::string& v) {
          o.spin_us = static_cast<int>(bounded(var, v, 0, 1000000));
        }},

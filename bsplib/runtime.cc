@@ -27,6 +27,7 @@
 #include "bsplib/profile/profile_recorder.h"
 #include "recovery/channel.h"
 #include "recovery/frame_codec.h"
+#include "recovery/runnable_census.h"
 #include "recovery/spin_policy.h"
 #include "recovery/wake_slice.h"
 #include "transport/fault/fault_transport.h"
@@ -95,6 +96,18 @@ int listen_locally(unsigned short& port, in_addr_t host = INADDR_LOOPBACK) {
   }
   port = ntohs(address.sin_port);
   return fd;
+}
+
+// Who of the job runs on this machine (members: its pids here), for the spin's rule.
+std::shared_ptr<const recovery::RunnableCensus> job_census(const std::vector<int>& members,
+                                                           const control::JobStart& start) {
+  std::vector<recovery::ProcessIdentity> here;
+  for (int member : members) {
+    const auto at = static_cast<std::size_t>(member);
+    if (at >= start.os_pids.size() || at >= start.os_start_ticks.size()) return nullptr;
+    here.push_back({start.os_pids[at], start.os_start_ticks[at]});
+  }
+  return std::make_shared<const recovery::RunnableCensus>(here);
 }
 
 }  // namespace
@@ -301,7 +314,7 @@ void Runtime::begin(int maxprocs) {
   }
   control::JobStart start;
   try {
-    start = control_->handshake(pid, maxprocs, address, machine_identity());
+    start = control_->handshake(pid, maxprocs, address, machine_identity(), recovery::own_identity().start_ticks);
   } catch (const control::JobAborted& stopped) {
     if (!stopped.printed) std::fprintf(stderr, "bsplib: pid %d: %s\n", pid, stopped.message.c_str());
     leave(1);
@@ -342,8 +355,13 @@ void Runtime::begin(int maxprocs) {
     channel_config.spin_us = options_.spin_us;
   } else {
     channel_config.spin_us = recovery::default_spin_us(share.processes, cores);
+    if (recovery::spins_on_idle_machine(share.processes, cores)) {
+      channel_config.spin_extension = recovery::idle_machine_spin(job_census(share.members, start));
+      census_ = channel_config.spin_extension.census;
+    }
   }
   spin_us_ = channel_config.spin_us;
+  idle_spin_us_ = channel_config.spin_extension.until_us;
   // After connect and the spin's rule, which judge the cores this process may use as given.
   if (options_.pin) pinning_ = pin_to_core(share);
   // With --slice-us, a short slice: a process woken from a wait runs sooner where others
@@ -402,8 +420,12 @@ void Runtime::choose_data_address() {
 
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
-  std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} slice_us={}{}", engine_->supersteps(),
-                                   engine_->communication_seconds(), spin_us_, slice_us_, path_report_);
+  std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} idle_spin_us={} slice_us={}{}",
+                                   engine_->supersteps(), engine_->communication_seconds(), spin_us_, idle_spin_us_,
+                                   slice_us_, path_report_);
+  if (census_ != nullptr) {
+    report += fmt::format(" idle_spin_checks={} idle_spin_on={}", census_->checks(), census_->said_yes());
+  }
   report += fmt::format(" quiet_supersteps={}", engine_->quiet_supersteps());
   report += engine_->single_copy_report();  // which path large shm transfers took, and why
   report += engine_->early_write_report();

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "auth/mac.h"
+#include "recovery/spin_policy.h"
 #include "recovery/stats.h"
 #include "transport/transport.h"
 
@@ -59,6 +60,7 @@ struct ChannelConfig {
   std::size_t buffers = 0;            // shared pool size n (0: the layer's default)
   std::string ack_policy = "buffer";  // "buffer" (paper 001), "every", "pupa"
   int spin_us = 50;                   // wait(): poll this long before blocking (0: block at once)
+  SpinExtension spin_extension;       // wait(): and on while the machine runs only the job (shm, tcp)
   auth::Key secret{};                 // the job's secret (auth/job_secret.h): frames carry a MAC
   int also_wait_fd = -1;              // wait() also ends when this descriptor is readable (hybrid)
 };

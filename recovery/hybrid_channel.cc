@@ -9,6 +9,7 @@
 
 #include "recovery/passthrough_channel.h"
 #include "recovery/reliable_channel.h"
+#include "recovery/wait_for_fd.h"
 
 namespace bsp::recovery {
 namespace {
@@ -45,8 +46,9 @@ class HybridChannel final : public Channel {
     }
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
-    const auto spin = std::min<std::chrono::microseconds>(std::chrono::microseconds(config_.spin_us), timeout);
-    for (unsigned turn = 0; clock::now() - start < spin; ++turn) {
+    auto spin = std::min<std::chrono::microseconds>(std::chrono::microseconds(config_.spin_us), timeout);
+    for (unsigned turn = 0;; ++turn) {
+      if (clock::now() - start >= spin && !spin_goes_on(spin, config_.spin_extension, timeout)) break;
       if (local_->probe()) return;
       if (turn % 8 == 0 && network_->probe()) return;  // a system call: not every turn
       sched_yield();

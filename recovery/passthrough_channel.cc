@@ -68,7 +68,7 @@ class PassthroughChannel final : public Channel, private transport::FrameSink {
   bool probe() override { return transport_->ready(); }
 
   void wait(std::span<const int>, std::chrono::microseconds timeout) override {
-    spin_then_block(*transport_, config_.spin_us, timeout, &spin_history_);
+    spin_then_block(*transport_, config_.spin_us, timeout, &spin_history_, config_.spin_extension);
   }
 
   int wait_fd() const override { return transport_->wait_fd(); }

@@ -28,8 +28,16 @@ void skip_for_a_while(int& skip, int& next_skip) {
 
 }  // namespace
 
+bool spin_goes_on(std::chrono::microseconds& spin, const SpinExtension& extension, std::chrono::microseconds timeout) {
+  const std::chrono::microseconds until = std::min<std::chrono::microseconds>(
+      std::chrono::microseconds(extension.until_us), timeout);
+  if (spin.count() == 0 || spin >= until || !spin_may_go_on(extension)) return false;
+  spin = std::min(spin + std::chrono::microseconds(kIdleMachineCheckUs), until);
+  return true;
+}
+
 bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout,
-                     SpinHistory* history) {
+                     SpinHistory* history, const SpinExtension& extension) {
   using clock = std::chrono::steady_clock;
   SpinHistory ignored;
   SpinHistory& past = history != nullptr ? *history : ignored;
@@ -64,7 +72,8 @@ bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::
       } while (clock::now() < until);
     }
   }
-  for (int yields = 0; clock::now() - start < spin; ++yields) {
+  for (int yields = 0;; ++yields) {
+    if (clock::now() - start >= spin && !spin_goes_on(spin, extension, timeout)) break;
     if (transport.ready()) {
       if (polled_unyielded) {
         // Answered by the first yields: the unyielded polls kept the answer's writer off this core.

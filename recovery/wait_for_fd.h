@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "recovery/spin_policy.h"
 #include "transport/transport.h"
 
 namespace bsp::recovery {
@@ -49,9 +50,14 @@ struct SpinHistory {
 
 // The same over a transport: spins on its ready() (cheap where the transport can tell
 // without a system call), then blocks on its wait_fd() if before_block() agrees. history
-// (may be null: nothing learned) is the channel's, read and updated by every wait.
+// (may be null: nothing learned) is the channel's, read and updated by every wait. A wait
+// whose spin ran out goes on while spin_goes_on says so.
 bool spin_then_block(transport::Transport& transport, int spin_us, std::chrono::microseconds timeout,
-                     SpinHistory* history = nullptr);
+                     SpinHistory* history = nullptr, const SpinExtension& extension = {});
+
+// At the end of a wait's spin (spin: how long it has been): whether it goes on, and then
+// spin grows by kIdleMachineCheckUs, to extension.until_us (within timeout) at most.
+bool spin_goes_on(std::chrono::microseconds& spin, const SpinExtension& extension, std::chrono::microseconds timeout);
 
 // Blocks in poll(2) until fd is readable or timeout passes.
 bool block_on_fd(int fd, std::chrono::microseconds timeout, int also_fd = -1);

@@ -74,6 +74,16 @@ TEST(MachineShareTest, HybridJobs) {
   EXPECT_EQ(share_of(one_machine, hybrid, 4), std::make_pair(5, 4));
 }
 
+// The pids themselves, for the spin's census of who runs (recovery/runnable_census.h).
+TEST(MachineShareTest, MembersInPidOrder) {
+  EXPECT_EQ(machine_share({}, cluster_of_64(), 27).members, (std::vector<int>{3, 11, 19, 27, 35, 43, 51, 59}));
+  EXPECT_EQ(machine_share({"boot-a", "boot-b", "boot-a"}, {}, 2).members, (std::vector<int>{0, 2}));
+  EXPECT_EQ(machine_share({}, {"10.0.0.1:1", "", "10.0.0.1:2"}, 0).members, (std::vector<int>{0, 2}));
+  EXPECT_EQ(machine_share({}, {"10.0.0.1:4000", "10.0.0.2:4000"}, 1).members, std::vector<int>{1});
+  EXPECT_EQ(machine_share({}, {}, 0).members, std::vector<int>{0});
+  EXPECT_TRUE(machine_share({}, {"10.0.0.1:1"}, -1).members.empty());
+}
+
 TEST(MachineShareTest, AloneOnItsHost) {
   EXPECT_EQ(share_of({}, {"10.0.0.1:4000", "10.0.0.2:4000"}, 1), std::make_pair(1, 0));
   EXPECT_EQ(share_of({"boot-a", "boot-b"}, {"10.0.0.1:4000", "10.0.0.1:4001"}, 1), std::make_pair(1, 0));

@@ -47,6 +47,8 @@ fi
 # shellcheck disable=SC2086  # $targets is a list of labels
 bazel test $targets $sizes --local_test_jobs=1 --test_output=errors "$@"
 status=$?
+# The count below is over the tests that ran: say so when bazel stopped short of some.
+[ $status -ne 0 ] && echo "test.sh: bazel test exited with $status: a target failed to build or a test did not run (above)"
 python3 tools/count_tests.py bazel-testlogs
 counted=$?
 [ $status -eq 0 ] && [ $counted -eq 0 ] && exit 0

@@ -162,10 +162,11 @@ bool ControlClient::read_message(std::chrono::milliseconds timeout, std::uint8_t
   }
 }
 
-JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::string& address,
-                                  const std::string& machine) {
+JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::string& address, const std::string& machine,
+                                  std::uint64_t os_start_ticks) {
   MessageWriter hello(MessageType::hello);
   hello.i32(pid).i32(requested_nprocs).i32(static_cast<std::int32_t>(::getpid())).str(address).str(machine);
+  hello.u64(os_start_ticks);
   asio::write(socket_, asio::buffer(hello.bytes()));
   std::uint8_t type;
   std::string body;
@@ -180,6 +181,10 @@ JobStart ControlClient::handshake(int pid, int requested_nprocs, const std::stri
       start.job_id = reader.u32();
       for (int i = 0; i < start.nprocs; ++i) start.addresses.push_back(reader.str());
       for (int i = 0; i < start.nprocs; ++i) start.machines.push_back(reader.str());
+      for (int i = 0; i < start.nprocs; ++i) {
+        start.os_pids.push_back(reader.i32());
+        start.os_start_ticks.push_back(reader.u64());
+      }
       return start;
     case MessageType::excess:
       start.excess = true;

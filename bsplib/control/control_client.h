@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ struct JobStart {
   bool excess = false;  // this process is not needed (pid >= job size)
   int nprocs = 0;
   std::uint32_t job_id = 0;
-  std::vector<std::string> addresses;  // index = pid
-  std::vector<std::string> machines;   // index = pid: each process's machine (boot id; "" unknown)
+  std::vector<std::string> addresses;         // index = pid
+  std::vector<std::string> machines;          // index = pid: each process's machine (boot id; "" unknown)
+  std::vector<std::int32_t> os_pids;          // index = pid: its getpid() on that machine
+  std::vector<std::uint64_t> os_start_ticks;  // index = pid: its start, clock ticks since boot (0 unknown)
 };
 
 // The job is being stopped: thrown by the blocking calls, returned by poll_abort().
@@ -38,7 +41,10 @@ class ControlClient {
   ControlClient(const std::string& hosts, unsigned short port, const auth::Key& secret, int processes = 1);
 
   // Sends the hello and waits for the job's size and addresses. Throws JobAborted.
-  JobStart handshake(int pid, int requested_nprocs, const std::string& address, const std::string& machine);
+  // machine: machine_identity(); os_start_ticks: this process's start time on it (0
+  // unknown; with getpid() it names the process to others on the machine).
+  JobStart handshake(int pid, int requested_nprocs, const std::string& address, const std::string& machine,
+                     std::uint64_t os_start_ticks);
 
   // Tells the coordinator to stop the job with message, and waits (bounded) until it has
   // printed it.

@@ -61,9 +61,10 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
 
   struct Process {
     std::shared_ptr<Session> session;
-    pid_t os_pid = -1;           // this host's child: waited for and killed by OS pid
-    pid_t reported_os_pid = -1;  // what the process said in its hello
-    bool remote = false;         // on another host: its launcher reports its end
+    pid_t os_pid = -1;                          // this host's child: waited for and killed by OS pid
+    pid_t reported_os_pid = -1;                 // what the process said in its hello
+    std::uint64_t reported_os_start_ticks = 0;  // and its start time (0 unknown)
+    bool remote = false;                        // on another host: its launcher reports its end
     bool reaped = false;
     int wait_status = 0;
     bool hello = false;
@@ -300,6 +301,7 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     pid_t os_pid = reader.i32();
     std::string address = reader.str();
     std::string machine = reader.str();
+    std::uint64_t os_start_ticks = reader.u64();
     if (pid < 0 || pid >= config.processes || processes[pid].hello) {
       fmt::print(stderr, "{}: unexpected hello from pid {}\n", config.who, pid);
       return;
@@ -311,7 +313,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     process.requested = requested;
     process.address = std::move(address);
     process.machine = std::move(machine);
-    process.reported_os_pid = os_pid;  // for messages only: never waited for or killed
+    process.reported_os_pid = os_pid;  // for messages and the spin's census only: never waited for or killed
+    process.reported_os_start_ticks = os_start_ticks;
     joined();
     if (aborted) return send(session, MessageWriter(MessageType::abort).str(abort_message).bytes());
     for (int other = 0; other < config.processes; ++other) {
@@ -395,6 +398,8 @@ struct Coordinator::Impl : std::enable_shared_from_this<Impl> {
     start.i32(nprocs).u32(config.job_id);
     for (int pid = 0; pid < nprocs; ++pid) start.str(processes[pid].address);
     for (int pid = 0; pid < nprocs; ++pid) start.str(processes[pid].machine);
+    for (int pid = 0; pid < nprocs; ++pid)
+      start.i32(processes[pid].reported_os_pid).u64(processes[pid].reported_os_start_ticks);
     const std::string bytes = start.bytes();
     for (int pid = 0; pid < config.processes; ++pid) {
       if (pid < nprocs) {

@@ -9,10 +9,11 @@
 //      string never extends past the body; nothing after a throw is trusted;
 //   1: the reads the coordinator makes of a message from a session (byte 1: the type;
 //      the rest: the body), in the order bsplib/control/coordinator.cc makes them:
-//      proof (u64), hello (i32 pid, i32 requested, i32 OS pid, str address, str machine), stall
+//      proof (u64), hello (i32 pid, i32 requested, i32 OS pid, str address, str machine,
+//      u64 OS start time), stall
 //      (i32, i32, u32 n <= processes, n x i32 pid in range), done/abort (str);
 //   2: the reads the process makes of `start` (bsplib/control/control_client.cc:
-//      i32 P, u32 job id, P x str address, P x str machine);
+//      i32 P, u32 job id, P x str address, P x str machine, P x (i32 OS pid, u64 OS start time));
 //   3: MessageWriter then MessageReader: the values written read back; the frame's
 //      length field is the body's size and its type byte the type.
 // Bodies are in heap blocks of their exact size.
@@ -112,7 +113,8 @@ void coordinator_reads(Input input) {
         int os_pid = reader.i32();
         std::string address = reader.str();
         std::string machine = reader.str();
-        FUZZ_CHECK(12 + 4 + address.size() + 4 + machine.size() <= body.size());
+        (void)reader.u64();
+        FUZZ_CHECK(12 + 4 + address.size() + 4 + machine.size() + 8 <= body.size());
         (void)pid, (void)requested, (void)os_pid;
         break;
       }
@@ -166,6 +168,12 @@ void start_reads(Input input) {
       FUZZ_CHECK(bytes <= body.size());
     }
     FUZZ_CHECK(addresses.size() + machines.size() <= body.size() / 4);
+    for (int i = 0; i < nprocs; ++i) {
+      (void)reader.i32();
+      (void)reader.u64();
+      bytes += 12;
+      FUZZ_CHECK(bytes <= body.size());
+    }
   } catch (const std::exception&) {
   }
 }
@@ -276,7 +284,8 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
               .i32(4)
               .i32(1234)
               .str("127.0.0.1:40000")
-              .str("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
+              .str("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")
+              .u64(987654));
   message(1, {7}, MessageWriter(MessageType::stall).i32(12).i32(10500).u32(2).i32(1).i32(3));
   message(1, {5}, MessageWriter(MessageType::done).str("supersteps=3 comm_s=0.1 foreign=0"));
   message(1, {4}, MessageWriter(MessageType::abort).str("bsplib: pid 1: something went wrong"));
@@ -290,7 +299,13 @@ std::vector<std::vector<std::uint8_t>> fuzz_seeds() {
               .str("lo/00:00:00:00:00:00")
               .str("boot-a")
               .str("boot-a")
-              .str("boot-b"));
+              .str("boot-b")
+              .i32(4242)
+              .u64(987654)
+              .i32(4243)
+              .u64(987655)
+              .i32(77)
+              .u64(12));
   // Writer programs.
   seeds.push_back({3, 1, 0, 1, 2, 3, 4, 3, 5, 'h', 'e', 'l', 'l', 'o', 2, 8, 7, 6, 5, 4, 3, 2, 1});
   seeds.push_back({3, 4, 3, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF});
