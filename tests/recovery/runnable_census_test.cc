@@ -23,10 +23,10 @@ namespace {
 TEST(RunnableCensusTest, ReadsStatLines) {
   char state = 0;
   std::uint64_t ticks = 0;
-  ASSERT_TRUE(parse_process_stat(
-      "4242 (lu) R 4200 4242 4200 0 -1 4194304 1830 0 0 0 512 31 0 0 20 0 1 0 987654 24518656 1520 "
-      "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-      state, ticks));
+  ASSERT_TRUE(
+      parse_process_stat("4242 (lu) R 4200 4242 4200 0 -1 4194304 1830 0 0 0 512 31 0 0 20 0 1 0 987654 24518656 1520 "
+                         "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+                         state, ticks));
   EXPECT_EQ(state, 'R');
   EXPECT_EQ(ticks, 987654u);
   // A command name may hold spaces and parentheses: the fields start after the last ')'.
@@ -34,7 +34,7 @@ TEST(RunnableCensusTest, ReadsStatLines) {
   EXPECT_EQ(state, 'S');
   EXPECT_EQ(ticks, 55u);
   EXPECT_FALSE(parse_process_stat("", state, ticks));
-  EXPECT_FALSE(parse_process_stat("7 (x) R 1 7 7 0", state, ticks));                                       // cut short
+  EXPECT_FALSE(parse_process_stat("7 (x) R 1 7 7 0", state, ticks));                                        // cut short
   EXPECT_FALSE(parse_process_stat("7 x R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0", state, ticks));     // no name
   EXPECT_FALSE(parse_process_stat("7 (x) RS 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0", state, ticks));  // no state
   EXPECT_FALSE(parse_process_stat("7 (x) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5x 0 0", state, ticks));
