@@ -3,6 +3,7 @@
 // cases that must fail (abort, a killed process, each misuse) with their messages, and
 // the ways of starting a job (bsprun, directly, bsp_begin asking for fewer).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -318,6 +319,26 @@ TEST(StatsTest, TcpSetUpRefusalsAreReported) {
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(bsp::testing::stats_total(result, "tcp_refused"), 0) << describe(result);
   EXPECT_EQ(bsp::testing::stats_total(result, "tcp_unproven_peers"), 0) << describe(result);
+}
+
+// Where two of the job's processes share each core, each finds its neighbours on the
+// machine by the OS pid and start time their hellos reported, so its waits may spin on
+// while only the job runs (--stats: idle_spin_us 5000 each); a given --spin-us keeps it off.
+TEST(StatsTest, SharedCoresLetTheSpinGoOn) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  const int procs = 2 * CPU_COUNT(&cpus);
+  if (procs > 16) GTEST_SKIP() << procs << " processes: beyond the 16 the census reads";
+  ProgramResult result = run_program(
+      {kBsprun, "-n", std::to_string(procs), "--transport=shm", "--stats", kCases, "--case=put_all_to_all"}, 120s);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_EQ(stats_total(result, "idle_spin_us"), 5000 * procs) << describe(result);
+  ProgramResult fixed = run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm", "--spin-us=1000",
+                                     "--stats", kCases, "--case=put_all_to_all"},
+                                    120s);
+  ASSERT_EQ(fixed.exit_code, 0) << describe(fixed);
+  EXPECT_EQ(stats_total(fixed, "idle_spin_us"), 0) << describe(fixed);
 }
 
 // ---- ways of starting a job ----
