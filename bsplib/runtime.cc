@@ -357,11 +357,10 @@ void Runtime::begin(int maxprocs) {
     channel_config.spin_us = recovery::default_spin_us(share.processes, cores);
     if (recovery::spins_on_idle_machine(share.processes, cores)) {
       channel_config.spin_extension = recovery::idle_machine_spin(job_census(share.members, start));
-      census_ = channel_config.spin_extension.census;
     }
   }
   spin_us_ = channel_config.spin_us;
-  idle_spin_us_ = channel_config.spin_extension.until_us;
+  spin_extension_ = channel_config.spin_extension;
   // After connect and the spin's rule, which judge the cores this process may use as given.
   if (options_.pin) pinning_ = pin_to_core(share);
   // With --slice-us, a short slice: a process woken from a wait runs sooner where others
@@ -421,10 +420,10 @@ void Runtime::choose_data_address() {
 std::string Runtime::statistics_report() const {
   if (!options_.stats || !engine_) return {};
   std::string report = fmt::format("supersteps={} comm_s={:.6f} spin_us={} idle_spin_us={} slice_us={}{}",
-                                   engine_->supersteps(), engine_->communication_seconds(), spin_us_, idle_spin_us_,
-                                   slice_us_, path_report_);
-  if (census_ != nullptr) {
-    report += fmt::format(" idle_spin_checks={} idle_spin_on={}", census_->checks(), census_->said_yes());
+                                   engine_->supersteps(), engine_->communication_seconds(), spin_us_,
+                                   spin_extension_.until_us, slice_us_, path_report_);
+  if (const auto& census = spin_extension_.census) {
+    report += fmt::format(" idle_spin_checks={} idle_spin_on={}", census->checks(), census->said_yes());
   }
   report += fmt::format(" quiet_supersteps={}", engine_->quiet_supersteps());
   report += engine_->single_copy_report();  // which path large shm transfers took, and why

@@ -11,6 +11,7 @@
 
 #include "bsplib/engine.h"
 #include "bsplib/options.h"
+#include "recovery/spin_policy.h"
 
 namespace bsp {
 
@@ -19,9 +20,6 @@ class ControlClient;
 }
 namespace profile {
 class Recorder;
-}
-namespace recovery {
-class RunnableCensus;
 }
 
 class Runtime final : public JobControl {
@@ -61,13 +59,12 @@ class Runtime final : public JobControl {
   RunOptions options_;
   std::unique_ptr<control::ControlClient> control_;
   std::unique_ptr<Engine> engine_;
-  std::unique_ptr<profile::Recorder> profile_;              // --profile
-  std::string pinning_ = "off";                             // what pin_to_core did (--stats)
-  int spin_us_ = 0;                                         // how long a wait spins before blocking (--stats)
-  int idle_spin_us_ = 0;                                    // and on to, while only the job runs here (0: never)
-  std::shared_ptr<const recovery::RunnableCensus> census_;  // who runs here, when the spin goes on
-  int slice_us_ = 0;                                        // the scheduler slice in effect (--stats)
-  std::string path_report_;                                 // hybrid transports: which path each peer takes (--stats)
+  std::unique_ptr<profile::Recorder> profile_;  // --profile
+  std::string pinning_ = "off";                 // what pin_to_core did (--stats)
+  int spin_us_ = 0;                             // how long a wait spins before blocking (--stats)
+  recovery::SpinExtension spin_extension_;      // and on, while only the job runs here (--stats)
+  int slice_us_ = 0;                            // the scheduler slice in effect (--stats)
+  std::string path_report_;                     // hybrid transports: which path each peer takes (--stats)
   std::chrono::steady_clock::time_point started_;
   bool begun_ = false;
   bool launched_ = false;           // started by bsprun

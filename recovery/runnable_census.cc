@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <string>
+#include <utility>
 
 namespace bsp::recovery {
 namespace {
@@ -17,9 +18,9 @@ std::string_view read_at_start(int fd, std::span<char> buffer) {
   return got > 0 ? std::string_view(buffer.data(), static_cast<std::size_t>(got)) : std::string_view();
 }
 
-int open_stat(pid_t pid) {
+transport::FileDescriptor open_stat(pid_t pid) {
   const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  return transport::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
 }
 
 // The next space-separated field of text from position at (moved past it).
@@ -31,6 +32,12 @@ std::string_view next_field(std::string_view text, std::size_t& at) {
 }
 
 constexpr std::size_t kStatBytes = 1024;  // a stat line is ~300 bytes; the name at most 64
+
+// Reads and parses an open /proc/PID/stat (false: unreadable, as once its process is gone).
+bool read_process_stat(const transport::FileDescriptor& stat, char& state, std::uint64_t& start_ticks) {
+  char buffer[kStatBytes];
+  return stat && parse_process_stat(read_at_start(stat.get(), buffer), state, start_ticks);
+}
 
 }  // namespace
 
@@ -67,44 +74,34 @@ int runnable_tasks_in(std::string_view loadavg) {
 
 ProcessIdentity own_identity() {
   ProcessIdentity self{::getpid(), 0};
-  const int fd = open_stat(self.pid);
-  if (fd < 0) return self;
-  char buffer[kStatBytes];
   char state = 0;
   std::uint64_t ticks = 0;
-  if (parse_process_stat(read_at_start(fd, buffer), state, ticks)) self.start_ticks = ticks;
-  ::close(fd);
+  if (read_process_stat(open_stat(self.pid), state, ticks)) self.start_ticks = ticks;
   return self;
 }
 
-RunnableCensus::RunnableCensus(std::span<const ProcessIdentity> job_here) {
-  loadavg_fd_ = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  complete_ = loadavg_fd_ >= 0 && !job_here.empty();
+RunnableCensus::RunnableCensus(std::span<const ProcessIdentity> job_here)
+    : loadavg_(::open("/proc/loadavg", O_RDONLY | O_CLOEXEC)) {
+  complete_ = loadavg_ && !job_here.empty();
   for (const ProcessIdentity& process : job_here) {
-    if (!complete_) break;
-    const int fd = process.pid > 0 && process.start_ticks != 0 ? open_stat(process.pid) : -1;
-    char buffer[kStatBytes];
     char state = 0;
     std::uint64_t ticks = 0;
-    if (fd >= 0) stat_fds_.push_back(fd);
-    complete_ = fd >= 0 && parse_process_stat(read_at_start(fd, buffer), state, ticks) && ticks == process.start_ticks;
+    transport::FileDescriptor stat = process.pid > 0 && process.start_ticks != 0 ? open_stat(process.pid)
+                                                                                 : transport::FileDescriptor();
+    complete_ = complete_ && read_process_stat(stat, state, ticks) && ticks == process.start_ticks;
+    if (!complete_) break;
+    stats_.push_back(std::move(stat));
   }
-}
-
-RunnableCensus::~RunnableCensus() {
-  for (int fd : stat_fds_) ::close(fd);
-  if (loadavg_fd_ >= 0) ::close(loadavg_fd_);
 }
 
 int RunnableCensus::job_runnable() const {
   if (!complete_) return -1;
   int runnable = 0;
-  for (int fd : stat_fds_) {
-    char buffer[kStatBytes];
+  for (const transport::FileDescriptor& stat : stats_) {
     char state = 0;
     std::uint64_t ticks = 0;
     // A process that ended leaves a descriptor that reads nothing: the census no longer holds.
-    if (!parse_process_stat(read_at_start(fd, buffer), state, ticks)) return -1;
+    if (!read_process_stat(stat, state, ticks)) return -1;
     if (state == 'R') ++runnable;
   }
   return runnable;
@@ -114,7 +111,7 @@ bool RunnableCensus::only_the_job_runs() const {
   if (!complete_) return false;
   ++checks_;
   char buffer[128];
-  const int machine = runnable_tasks_in(read_at_start(loadavg_fd_, buffer));
+  const int machine = runnable_tasks_in(read_at_start(loadavg_.get(), buffer));
   if (machine < 1) return false;
   const int job = job_runnable();
   const bool only_the_job = job >= 1 && machine <= job;

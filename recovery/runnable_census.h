@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "transport/file_descriptor.h"
+
 namespace bsp::recovery {
 
 // One process as it reported itself: getpid() and its start time, in clock ticks since
@@ -41,9 +43,6 @@ class RunnableCensus {
   // Opens /proc/PID/stat of each process (this one among them) and keeps it open; a
   // process that is not there with the start time it reported makes the census empty.
   explicit RunnableCensus(std::span<const ProcessIdentity> job_here);
-  ~RunnableCensus();
-  RunnableCensus(const RunnableCensus&) = delete;
-  RunnableCensus& operator=(const RunnableCensus&) = delete;
 
   // Every process was found (else only_the_job_runs() is always false).
   bool complete() const { return complete_; }
@@ -57,9 +56,9 @@ class RunnableCensus {
   long said_yes() const { return said_yes_; }
 
  private:
+  transport::FileDescriptor loadavg_;
+  std::vector<transport::FileDescriptor> stats_;  // the job's processes here, each's /proc/PID/stat
   bool complete_ = false;
-  int loadavg_fd_ = -1;
-  std::vector<int> stat_fds_;
   mutable long checks_ = 0;  // the census is asked from the one thread that waits
   mutable long said_yes_ = 0;
 };
