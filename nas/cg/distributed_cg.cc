@@ -22,24 +22,31 @@ RowBlock row_block(int n, int pid, int nprocs) {
 }
 
 DistributedCg::DistributedCg(int n, CsrRows rows)
-    : n_(n), rows_(std::move(rows)), full_(n, 0.0), q_(rows_.rows), r_(rows_.rows) {
+    : n_(n), rows_(std::move(rows)), full_(n, 0.0), full_r_(n, 0.0), q_(rows_.rows) {
   if (n_ <= kNarrowColumns && !rows_.column.empty()) {
     narrow_column_.assign(rows_.column.begin(), rows_.column.end());
     std::vector<int>().swap(rows_.column);
   }
   bsp_push_reg(full_.data(), n_ * static_cast<int>(sizeof(double)));
+  bsp_push_reg(full_r_.data(), n_ * static_cast<int>(sizeof(double)));
   bsp_sync();
 }
 
-DistributedCg::~DistributedCg() { bsp_pop_reg(full_.data()); }
+DistributedCg::~DistributedCg() {
+  bsp_pop_reg(full_r_.data());
+  bsp_pop_reg(full_.data());
+}
 
-void DistributedCg::share_full_vector() {
+void DistributedCg::put_block(std::vector<double>& full) const {
   const int p = bsp_nprocs(), me = bsp_pid();
   const int offset = rows_.first_row * static_cast<int>(sizeof(double));
   const int nbytes = rows_.rows * static_cast<int>(sizeof(double));
-  if (nbytes > 0) {
-    for (int k = 1; k < p; ++k) bsp_hpput((me + k) % p, full_.data() + rows_.first_row, full_.data(), offset, nbytes);
-  }
+  if (nbytes == 0) return;
+  for (int k = 1; k < p; ++k) bsp_hpput((me + k) % p, full.data() + rows_.first_row, full.data(), offset, nbytes);
+}
+
+void DistributedCg::share_full_vector() {
+  put_block(full_);
   bsp_sync();
 }
 
@@ -77,45 +84,50 @@ void DistributedCg::multiply(double* out) const {
 
 double DistributedCg::solve(const double* x, double* z) {
   const int m = rows_.rows;
-  double* p = full_.data() + rows_.first_row;
+  double* p_full = full_.data();
+  double* r_full = full_r_.data();
+  double* p = p_full + rows_.first_row;
+  double* r = r_full + rows_.first_row;
   double* q = q_.data();
-  double* r = r_.data();
 
   double rho_local = 0.0;
   for (int j = 0; j < m; ++j) {
     q[j] = 0.0;
     z[j] = 0.0;
     r[j] = x[j];
-    p[j] = r[j];
     rho_local += r[j] * r[j];
   }
+  // all_sum's one bsp_sync also delivers the blocks of r put here.
+  put_block(full_r_);
   double rho = all_sum(rho_local);
+  std::memcpy(p_full, r_full, n_ * sizeof(double));
 
-  for (int step = 0; step < kCgSteps; ++step) {
+  for (int step = 0;; ++step) {
     const double rho0 = rho;
-    share_full_vector();
     multiply(q);
     double d_local = 0.0;
     for (int j = 0; j < m; ++j) d_local += p[j] * q[j];
     const double alpha = rho0 / all_sum(d_local);
+    for (int j = 0; j < m; ++j) z[j] += alpha * p[j];
+    if (step == kCgSteps - 1) break;  // the last step's r and p are never read
     rho_local = 0.0;
     for (int j = 0; j < m; ++j) {
-      z[j] += alpha * p[j];
       r[j] -= alpha * q[j];
       rho_local += r[j] * r[j];
     }
+    put_block(full_r_);
     rho = all_sum(rho_local);
     const double beta = rho / rho0;
-    for (int j = 0; j < m; ++j) p[j] = r[j] + beta * p[j];
+    for (int i = 0; i < n_; ++i) p_full[i] = r_full[i] + beta * p_full[i];
   }
 
   // Residual ||x - A z||: z goes whole into every process's full-length vector.
   std::memcpy(p, z, m * sizeof(double));
   share_full_vector();
-  multiply(r);
+  multiply(q);
   double residual_local = 0.0;
   for (int j = 0; j < m; ++j) {
-    double d = x[j] - r[j];
+    double d = x[j] - q[j];
     residual_local += d * d;
   }
   return residual_local;

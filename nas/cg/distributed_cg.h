@@ -1,9 +1,12 @@
 // nas/cg/distributed_cg.h: NPB CG's inner solver, conj_grad, on a block-row distribution:
 // each process owns a contiguous block of rows of A and the same block of every vector.
 // The search direction p (and, at the end, z) is needed whole by the sparse matrix-vector
-// product, so each process keeps a full-length copy, registered once: in one superstep
-// every process hpputs its block into everyone's copy. Dot products are one reduction
-// superstep each. Per CG step: 3 supersteps (share p, reduce p.q, reduce r.r).
+// product, so each process keeps full-length copies of p and r, registered once. Each CG
+// step shares the residual r instead of p: every process hpputs its block of r into
+// everyone's copy in the same superstep that sums r.r, and then updates its whole copy
+// of p = r + beta p itself (n multiply-adds, the same arithmetic its owner does for each
+// block, so every copy is bit-identical). Per CG step: 2 supersteps (reduce p.q; share r
+// with r.r), where sharing p itself would take a third.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +39,9 @@ class DistributedCg {
   double solve(const double* x, double* z);
 
  private:
+  // Starts this process's block of `full` on its way into everyone's copy of it; the next
+  // bsp_sync delivers it.
+  void put_block(std::vector<double>& full) const;
   // Collective: every process's block of full_ lands in everyone's full_ (one superstep).
   void share_full_vector();
   // out[i] = (A full_)[i] for the local rows.
@@ -48,8 +54,9 @@ class DistributedCg {
   int n_;
   CsrRows rows_;  // its column list emptied when narrow_column_ holds it
   std::vector<std::uint16_t> narrow_column_;
-  std::vector<double> full_;   // full-length p (or z), this block at rows_.first_row
-  std::vector<double> q_, r_;  // local blocks
+  std::vector<double> full_;    // full-length p (or z), this block at rows_.first_row
+  std::vector<double> full_r_;  // full-length residual r, laid out as full_
+  std::vector<double> q_;       // local block
 };
 
 }  // namespace nas::cg
