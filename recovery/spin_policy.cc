@@ -16,8 +16,7 @@ int default_spin_us(int processes_on_host, int cores) {
 }
 
 bool spins_on_idle_machine(int processes_on_host, int cores) {
-  return default_spin_us(processes_on_host, cores) == kSharedCoreSpinUs &&
-         processes_on_host <= kIdleMachineMaxProcesses;
+  return default_spin_us(processes_on_host, cores) > 0 && processes_on_host <= kIdleMachineMaxProcesses;
 }
 
 SpinExtension idle_machine_spin(std::shared_ptr<const RunnableCensus> census) {

@@ -30,9 +30,9 @@ int default_spin_us(int processes_on_host, int cores);
 // job, and a peer's share of a long superstep (several ms at NAS class A) no longer
 // outlasts the spin and leaves both processes of a core asleep while the other core's
 // pair works (SP and LU class A at p = 4 on 2 cores used 83-89% of the cores; spinning
-// on, 99%). Another task runnable anywhere ends it: the spin would take turns from it
-// and from the peer (twice the time at class W with a CPU hog per core when it went on
-// regardless).
+// on, 99%), nor leaves a process with a core of its own asleep, to be woken. Another
+// task runnable anywhere ends it: the spin would take turns from it and from the peer
+// (twice the time at class W with a CPU hog per core when it went on regardless).
 struct SpinExtension {
   int until_us = 0;                              // the longest the spin goes on to (0: never)
   std::shared_ptr<const RunnableCensus> census;  // who runs now
@@ -42,8 +42,10 @@ inline constexpr int kIdleMachineCheckUs = 1000;  // the spin goes on this much 
 // Each check reads one /proc file per process of the job on the machine: taken only up
 // to this many (16 reads, ~50 us a check).
 inline constexpr int kIdleMachineMaxProcesses = 16;
-// Whether a process with processes_on_host of the job on cores spins on: where
-// default_spin_us gives kSharedCoreSpinUs, up to kIdleMachineMaxProcesses.
+// Whether a process with processes_on_host of the job on cores spins on: wherever
+// default_spin_us spins at all, up to kIdleMachineMaxProcesses. With a core each the spin
+// is short (kDefaultSpinUs), and a longer wait used to leave the core idle and pay a
+// wake-up (NAS CG class A at p = 2 on 2 cores: the cores 85% busy, 95% spinning on).
 bool spins_on_idle_machine(int processes_on_host, int cores);
 // The extension over census (none if it is null or incomplete).
 SpinExtension idle_machine_spin(std::shared_ptr<const RunnableCensus> census);

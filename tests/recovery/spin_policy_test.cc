@@ -31,8 +31,9 @@ TEST(SpinPolicyTest, SpinsUnlessTheHostIsCrowded) {
   EXPECT_GE(usable_cores(), 1);
 }
 
-TEST(SpinPolicyTest, SpinsOnOnlyWhileProcessesShareCores) {
-  EXPECT_FALSE(spins_on_idle_machine(2, 2));  // a core each: the short spin is enough
+TEST(SpinPolicyTest, SpinsOnWhereverItSpins) {
+  EXPECT_TRUE(spins_on_idle_machine(1, 2));
+  EXPECT_TRUE(spins_on_idle_machine(2, 2));  // a core each: the short spin goes on too
   EXPECT_TRUE(spins_on_idle_machine(3, 2));
   EXPECT_TRUE(spins_on_idle_machine(8, 2));
   EXPECT_FALSE(spins_on_idle_machine(9, 2));  // crowded: no spin at all
