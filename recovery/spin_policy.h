@@ -44,8 +44,8 @@ inline constexpr int kIdleMachineCheckUs = 1000;  // the spin goes on this much 
 inline constexpr int kIdleMachineMaxProcesses = 16;
 // Whether a process with processes_on_host of the job on cores spins on: wherever
 // default_spin_us spins at all, up to kIdleMachineMaxProcesses. With a core each the spin
-// is short (kDefaultSpinUs), and a longer wait used to leave the core idle and pay a
-// wake-up (NAS CG class A at p = 2 on 2 cores: the cores 85% busy, 95% spinning on).
+// is short (kDefaultSpinUs), and a longer wait that blocked would leave the core idle and
+// pay a wake-up (NAS CG class A at p = 2 on 2 cores: the cores 85% busy; spinning on, 95%).
 bool spins_on_idle_machine(int processes_on_host, int cores);
 // The extension over census (none if it is null or incomplete).
 SpinExtension idle_machine_spin(std::shared_ptr<const RunnableCensus> census);

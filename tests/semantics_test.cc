@@ -3,7 +3,6 @@
 // cases that must fail (abort, a killed process, each misuse) with their messages, and
 // the ways of starting a job (bsprun, directly, bsp_begin asking for fewer).
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "recovery/spin_policy.h"
 #include "tests/holding_cases.h"
 #include "tests/run_program.h"
 
@@ -325,16 +325,17 @@ TEST(StatsTest, TcpSetUpRefusalsAreReported) {
 // machine by the OS pid and start time their hellos reported, so its waits may spin on
 // while only the job runs (--stats: idle_spin_us 5000 each); a given --spin-us keeps it off.
 TEST(StatsTest, TheSpinGoesOnWithACoreEachOrShared) {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
-  const int cores = CPU_COUNT(&cpus);
-  if (2 * cores > 16) GTEST_SKIP() << 2 * cores << " processes: beyond the 16 the census reads";
+  const int cores = bsp::recovery::usable_cores();
+  if (2 * cores > bsp::recovery::kIdleMachineMaxProcesses) {
+    GTEST_SKIP() << 2 * cores << " processes: beyond the " << bsp::recovery::kIdleMachineMaxProcesses
+                 << " the census reads";
+  }
   for (int procs : {cores, 2 * cores}) {
     ProgramResult result = run_program(
         {kBsprun, "-n", std::to_string(procs), "--transport=shm", "--stats", kCases, "--case=put_all_to_all"}, 120s);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
-    EXPECT_EQ(stats_total(result, "idle_spin_us"), 5000 * procs) << procs << " processes: " << describe(result);
+    EXPECT_EQ(stats_total(result, "idle_spin_us"), bsp::recovery::kIdleMachineSpinUs * procs)
+        << procs << " processes: " << describe(result);
   }
   const int procs = 2 * cores;
   ProgramResult fixed = run_program({kBsprun, "-n", std::to_string(procs), "--transport=shm", "--spin-us=1000",
