@@ -1,8 +1,10 @@
-// transport/nic/socket_reader.cc: recvmmsg batches, and one frame read scattered to the
-// sink's room.
+// transport/nic/socket_reader.cc: recvmmsg batches, either into the reader's own slots or
+// each frame scattered to its part of the sink's room.
 #include "transport/nic/socket_reader.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace bsp::transport::nic {
 namespace {
@@ -10,6 +12,14 @@ namespace {
 // While the sink may place, few frames per batch: it learns a bulk transfer has begun from
 // its first frames, and what a batch read before that is copied.
 constexpr std::size_t kPlacingBatch = 4;
+
+int receive_messages(int fd, mmsghdr* messages, std::size_t count) {
+  int got;
+  do {
+    got = ::recvmmsg(fd, messages, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+  } while (got < 0 && errno == EINTR);
+  return got;
+}
 
 }  // namespace
 
@@ -34,12 +44,13 @@ std::size_t SocketReader::receive(FrameSink& sink, std::size_t max_frames, bool 
   std::size_t delivered = 0;
   while (delivered < max_frames) {
     if (placing) {
-      FrameSink::DatagramRoom offer = sink.datagram_room(mtu_, 1);
-      if (!offer.room.empty() && offer.room.size() < mtu_ - head) {
+      const std::size_t count = std::min(kPlacedPerCall, max_frames - delivered);
+      FrameSink::DatagramRoom offer = sink.datagram_room(mtu_, count);
+      if (!offer.room.empty() && offer.room.size() < count * (mtu_ - head)) {
         sink.on_datagram_placed(kNotAMember, {});  // not the room asked for: read as usual
       } else if (!offer.room.empty()) {
         bool drained = false;
-        delivered += receive_placed(sink, offer, head, drained);
+        delivered += receive_placed(sink, offer.room, head, count, drained);
         if (drained) break;
         continue;
       }
@@ -51,10 +62,7 @@ std::size_t SocketReader::receive(FrameSink& sink, std::size_t max_frames, bool 
       messages_[i].msg_hdr.msg_iov = &iov_[i];
       messages_[i].msg_hdr.msg_iovlen = 1;
     }
-    int got;
-    do {
-      got = ::recvmmsg(fd_, messages_, static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
-    } while (got < 0 && errno == EINTR);
+    int got = receive_messages(fd_, messages_, count);
     if (got <= 0) break;
     for (int i = 0; i < got; ++i) {
       const std::size_t length = messages_[i].msg_len;
@@ -68,42 +76,67 @@ std::size_t SocketReader::receive(FrameSink& sink, std::size_t max_frames, bool 
   return delivered;
 }
 
-std::size_t SocketReader::receive_placed(FrameSink& sink, const FrameSink::DatagramRoom& offer, std::size_t head,
-                                         bool& drained) {
-  // [Ethernet header + the sink's head] [the rest, up to the MTU, into the room] [one
-  // byte more: a longer frame shows as one, or as truncated]
+std::size_t SocketReader::receive_placed(FrameSink& sink, std::span<std::byte> room, std::size_t head,
+                                         std::size_t count, bool& drained) {
+  // Frame i: [Ethernet header + the sink's head into heads_] [the rest, up to the MTU, at
+  // room + i × body] [one byte more, the last of slot i: a longer frame shows as one, or
+  // as truncated]. A frame that is not placed is put back together in slot i, the tail
+  // byte already where it belongs.
   const std::size_t body = mtu_ - head;
-  head_.resize(kEthernetHeader + head);
-  iovec parts[3] = {{head_.data(), head_.size()}, {offer.room.data(), body}, {storage_.get(), 1}};
-  msghdr message{};
-  message.msg_iov = parts;
-  message.msg_iovlen = 3;
-  ssize_t got;
-  do {
-    got = ::recvmsg(fd_, &message, MSG_DONTWAIT);
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) {
+  const std::size_t heading = kEthernetHeader + head;
+  if (heads_.size() < count * heading) heads_.resize(count * heading);
+  for (std::size_t i = 0; i < count; ++i) {
+    iovec* parts = &iov_[3 * i];
+    parts[0] = iovec{heads_.data() + i * heading, heading};
+    parts[1] = iovec{room.data() + i * body, body};
+    parts[2] = iovec{storage_.get() + i * slot_ + slot_ - 1, 1};
+    messages_[i] = mmsghdr{};
+    messages_[i].msg_hdr.msg_iov = parts;
+    messages_[i].msg_hdr.msg_iovlen = 3;
+  }
+  const int got = receive_messages(fd_, messages_, count);
+  if (got <= 0) {
     drained = true;
     sink.on_datagram_placed(kNotAMember, {});
     return 0;
   }
-  const auto length = static_cast<std::size_t>(got);
-  if (!length_ok(length, message.msg_flags)) {  // the room's bytes are given up unread
-    sink.on_datagram_placed(kNotAMember, {});
-    return 0;
+  const auto arrived = static_cast<std::size_t>(got);
+  drained = arrived < count;
+  const auto ethernet = [&](std::size_t i) {
+    return std::span<const std::byte>(heads_.data() + i * heading, kEthernetHeader);
+  };
+  const int from = sender_ ? sender_(ethernet(0)) : -1;
+  // The leading frames of a usable length from the first one's sender go to the sink in
+  // place; the others are copied out of the room first (the sink may write there once it
+  // has the placed ones), then delivered as usual.
+  std::size_t shaped = 0;
+  for (; shaped < arrived; ++shaped) {
+    const std::size_t length = messages_[shaped].msg_len;
+    if ((messages_[shaped].msg_hdr.msg_flags & MSG_TRUNC) != 0 || length <= kEthernetHeader ||
+        length > kEthernetHeader + mtu_ || (sender_ && sender_(ethernet(shaped)) != from)) {
+      break;
+    }
+    const std::size_t frame = length - kEthernetHeader;
+    placed_frames_[shaped] = FrameSink::PlacedFrame{
+        std::span<const std::byte>(heads_.data() + shaped * heading + kEthernetHeader, std::min(frame, head)),
+        std::span<const std::byte>(room.data() + shaped * body, frame > head ? frame - head : 0)};
   }
-  const int from = sender_ ? sender_(std::span<const std::byte>(head_.data(), kEthernetHeader)) : -1;
-  const std::size_t frame = length - kEthernetHeader;
-  const std::span<const std::byte> heading(head_.data() + kEthernetHeader, std::min(frame, head));
-  if (frame <= head) {  // all of it in head_: an ordinary frame
-    sink.on_datagram_placed(from, {});
-    sink.on_frame(-1, heading);
-    return 1;
+  for (std::size_t i = shaped; i < arrived; ++i) {
+    const std::size_t length = std::min<std::size_t>(messages_[i].msg_len, slot_);
+    std::byte* slot = storage_.get() + i * slot_;
+    std::memcpy(slot, heads_.data() + i * heading, std::min(length, heading));
+    if (length > heading) std::memcpy(slot + heading, room.data() + i * body, std::min(length - heading, body));
   }
-  const FrameSink::PlacedFrame placed{heading, offer.room.first(frame - head)};
-  sink.on_datagram_placed(from, std::span<const FrameSink::PlacedFrame>(&placed, 1));
-  ++placed_;
-  return 1;
+  sink.on_datagram_placed(from, std::span<const FrameSink::PlacedFrame>(placed_frames_, shaped));
+  placed_ += shaped;
+  std::size_t delivered = shaped;
+  for (std::size_t i = shaped; i < arrived; ++i) {
+    const std::size_t length = messages_[i].msg_len;
+    if (!length_ok(length, messages_[i].msg_hdr.msg_flags)) continue;
+    sink.on_frame(-1, std::span<const std::byte>(storage_.get() + i * slot_, length).subspan(kEthernetHeader));
+    ++delivered;
+  }
+  return delivered;
 }
 
 }  // namespace bsp::transport::nic

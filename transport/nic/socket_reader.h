@@ -1,11 +1,11 @@
-// transport/nic/socket_reader.h: receiving nic frames by recvmsg instead of a ring, so a
+// transport/nic/socket_reader.h: receiving nic frames by recvmmsg instead of a ring, so a
 // large frame's payload can be read straight to where the layer above will keep it
-// (FrameSink datagram placement, one frame per datagram). The kernel then copies each
-// frame once, in the receiver's system call, where a receive ring costs a copy into the
-// ring on the sender's CPU (loopback delivers in the sender's softirq) and another out of
-// it in the receiver. Every frame's length is checked before use: runts (no more than an
-// Ethernet header) and frames longer than the MTU (cut short by the kernel) are dropped
-// and counted.
+// (FrameSink datagram placement, one frame per datagram, several frames per system
+// call). The kernel then copies each frame once, in the receiver's system call, where a
+// receive ring costs a copy into the ring on the sender's CPU (loopback delivers in the
+// sender's softirq) and another out of it in the receiver. Every frame's length is
+// checked before use: runts (no more than an Ethernet header) and frames longer than the
+// MTU (cut short by the kernel) are dropped and counted.
 #pragma once
 
 #include <sys/socket.h>
@@ -41,10 +41,13 @@ class SocketReader {
 
  private:
   static constexpr std::size_t kBatch = 32;
-  std::size_t receive_batch(FrameSink& sink, std::size_t count);
-  // Reads one frame scattered into the sink's room; returns frames delivered (0: none
-  // waiting, or it was dropped), and sets drained when the socket had nothing.
-  std::size_t receive_placed(FrameSink& sink, const FrameSink::DatagramRoom& offer, std::size_t head, bool& drained);
+  // Frames one placed recvmmsg reads, each scattered into its own part of the sink's room.
+  static constexpr std::size_t kPlacedPerCall = 16;
+  // Reads up to `count` frames by one recvmmsg, frame i's payload at room + i × (mtu −
+  // head); returns frames delivered (0: none waiting, or all dropped), and sets drained
+  // when the socket had fewer than asked.
+  std::size_t receive_placed(FrameSink& sink, std::span<std::byte> room, std::size_t head, std::size_t count,
+                             bool& drained);
   // A frame of `length` bytes (Ethernet header included) as received: true when its
   // length may be used; otherwise counted.
   bool length_ok(std::size_t length, int flags);
@@ -54,9 +57,10 @@ class SocketReader {
   std::size_t slot_;  // Ethernet header + MTU + 1: a longer frame shows as truncated
   std::function<int(std::span<const std::byte>)> sender_;
   std::unique_ptr<std::byte[]> storage_;  // kBatch slots
-  iovec iov_[kBatch]{};
+  iovec iov_[3 * kBatch]{};
   mmsghdr messages_[kBatch]{};
-  std::vector<std::byte> head_;  // Ethernet header + the sink's head, for a placed read
+  FrameSink::PlacedFrame placed_frames_[kPlacedPerCall]{};
+  std::vector<std::byte> heads_;  // per placed frame: Ethernet header + the sink's head
   std::uint64_t rejected_ = 0, placed_ = 0;
 };
 
