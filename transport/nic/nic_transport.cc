@@ -80,7 +80,8 @@ constexpr unsigned kBlockRetireMs = 1;
 // copy into the ring runs on the sender's CPU, in the softirq of its send). Measured on lo
 // with 64 KiB frames it moves CPU from the sender to the receiver but spends as much in
 // all (a system call per frame, the sender's pages freed on the receiver's CPU) and puts
-// no faster (docs/figures.md), so the ring stays the default. Placement only in a small
+// no faster; between two emulated hosts, 16 frames a system call, no faster either
+// (docs/figures.md), so the ring stays the default. Placement only in a small
 // job, as udp's: among many senders the layer above's guess of the next frame's sender
 // fails more often.
 constexpr int kPlacementProcesses = 16;
@@ -109,7 +110,7 @@ const std::vector<TransportOption>& nic_options() {
       number_option("tx-ring", "nic default", "frames in nic's transmit ring (16 to 1048576)", 16, 1L << 20),
       one_of_option("nic-rx", "v2",
                     "how nic receives: v2 (TPACKET_V2 ring, a status word per frame), v3 (TPACKET_V3 blocks; a "
-                    "block not yet full waits up to 1 ms) or recv (recvmsg, a large frame's payload read straight "
+                    "block not yet full waits up to 1 ms) or recv (recvmmsg, a large frame's payload read straight "
                     "to where the reliable layer keeps it)",
                     {"v2", "v3", "recv"}),
       one_of_option("nic-tx", "send",
