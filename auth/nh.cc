@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace bsp::auth {
@@ -25,6 +26,12 @@ namespace {
 // the input the fetch runs on into what usually follows (the next frame's payload in the
 // same source); a prefetch never faults.
 constexpr std::size_t kPrefetchAhead = 1024;
+
+// The address is formed as an integer: past the input's end a pointer would leave its array.
+[[gnu::always_inline]] inline void prefetch_ahead(const std::byte* data, std::size_t at) {
+  _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(data) + at + kPrefetchAhead),
+               _MM_HINT_T0);
+}
 
 void nh_portable(const std::uint32_t* key0, const std::uint32_t* key1, const std::byte* data, std::size_t size,
                  std::byte* copy_to, std::array<std::uint64_t, 8>& fold, std::array<std::uint64_t, 2>& sums) {
@@ -66,7 +73,7 @@ void nh_portable(const std::uint32_t* key0, const std::uint32_t* key1, const std
   std::memcpy(folded, fold.data(), sizeof folded);
   const std::size_t whole = size / kNhPiece * kNhPiece;
   for (std::size_t at = 0; at < whole; at += 32) {
-    _mm_prefetch(reinterpret_cast<const char*>(data + at + kPrefetchAhead), _MM_HINT_T0);
+    prefetch_ahead(data, at);
     const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + at));
     if (copy_to != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy_to + at), m);
     add_avx2(m, key0 + at / 4, key1 + at / 4, folded[at / 32 % 2], sum0, sum1);
@@ -107,7 +114,7 @@ void nh_portable(const std::uint32_t* key0, const std::uint32_t* key1, const std
   __m512i folded = _mm512_loadu_si512(fold.data()), sum0 = _mm512_setzero_si512(), sum1 = _mm512_setzero_si512();
   const std::size_t whole = size / kNhPiece * kNhPiece;
   for (std::size_t at = 0; at < whole; at += kNhPiece) {
-    _mm_prefetch(reinterpret_cast<const char*>(data + at + kPrefetchAhead), _MM_HINT_T0);
+    prefetch_ahead(data, at);
     const __m512i m = _mm512_loadu_si512(data + at);
     if (copy_to != nullptr) _mm512_storeu_si512(copy_to + at, m);
     add_avx512(m, key0 + at / 4, key1 + at / 4, folded, sum0, sum1);
