@@ -308,18 +308,19 @@ class Job {
     Outcome outcome;
     outcome.stats.resize(static_cast<std::size_t>(n));
     std::mutex lock;
-    std::atomic<int> drained{0}, closing{0};
+    std::atomic<int> drained{0}, closing{0}, left{0};
     std::vector<std::thread> threads;
     for (int pid = 0; pid < n; ++pid) {
       threads.emplace_back([&, pid] {
         std::vector<std::string> errors;
         try {
-          run_process(pid, std::move(transports[static_cast<std::size_t>(pid)]), addresses, drained, closing,
+          run_process(pid, std::move(transports[static_cast<std::size_t>(pid)]), addresses, drained, closing, left,
                       outcome.stats[static_cast<std::size_t>(pid)], errors, after, outcome);
         } catch (const std::exception& error) {
           errors.push_back("pid " + std::to_string(pid) + ": " + error.what());
           drained++;
           closing++;
+          left++;
         }
         std::lock_guard guard(lock);
         for (std::string& error : errors) outcome.errors.push_back(std::move(error));
@@ -349,7 +350,7 @@ class Job {
   }
 
   void run_process(int pid, std::unique_ptr<Transport> transport, const std::vector<std::string>& addresses,
-                   std::atomic<int>& drained, std::atomic<int>& closing, ChannelStats& stats,
+                   std::atomic<int>& drained, std::atomic<int>& closing, std::atomic<int>& left, ChannelStats& stats,
                    std::vector<std::string>& errors,
                    const std::function<void(int, Channel&, Checker&, Outcome&)>& after, Outcome& outcome) {
     const int n = plan_.nprocs;
@@ -421,6 +422,10 @@ class Job {
         channel->progress(checker);
         channel->wait({}, 1ms);
       }
+      // No channel closes while another process may still read in the loop above: a tcp
+      // peer's close read there would be reported as that peer's loss.
+      left++;
+      while (left.load() < n && Clock::now() < deadline) std::this_thread::yield();
     }
     stats = channel->stats();
     for (std::string& failure : checker.failures) errors.push_back(std::move(failure));
