@@ -30,12 +30,14 @@ SocketReader::SocketReader(int fd, std::size_t mtu, std::function<int(std::span<
       sender_(std::move(sender)),
       storage_(new std::byte[kBatch * (kEthernetHeader + mtu + 1)]) {}
 
+bool SocketReader::usable_length(std::size_t length, int flags) const {
+  return (flags & MSG_TRUNC) == 0 && length > kEthernetHeader && length <= kEthernetHeader + mtu_;
+}
+
 bool SocketReader::length_ok(std::size_t length, int flags) {
-  if ((flags & MSG_TRUNC) != 0 || length <= kEthernetHeader || length > kEthernetHeader + mtu_) {
-    ++rejected_;
-    return false;
-  }
-  return true;
+  if (usable_length(length, flags)) return true;
+  ++rejected_;
+  return false;
 }
 
 std::size_t SocketReader::receive(FrameSink& sink, std::size_t max_frames, bool place) {
@@ -112,8 +114,8 @@ std::size_t SocketReader::receive_placed(FrameSink& sink, std::span<std::byte> r
   std::size_t shaped = 0;
   for (; shaped < arrived; ++shaped) {
     const std::size_t length = messages_[shaped].msg_len;
-    if ((messages_[shaped].msg_hdr.msg_flags & MSG_TRUNC) != 0 || length <= kEthernetHeader ||
-        length > kEthernetHeader + mtu_ || (sender_ && sender_(ethernet(shaped)) != from)) {
+    if (!usable_length(length, messages_[shaped].msg_hdr.msg_flags) ||
+        (shaped > 0 && sender_ && sender_(ethernet(shaped)) != from)) {
       break;
     }
     const std::size_t frame = length - kEthernetHeader;

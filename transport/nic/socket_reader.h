@@ -48,8 +48,9 @@ class SocketReader {
   // when the socket had fewer than asked.
   std::size_t receive_placed(FrameSink& sink, std::span<std::byte> room, std::size_t head, std::size_t count,
                              bool& drained);
-  // A frame of `length` bytes (Ethernet header included) as received: true when its
-  // length may be used; otherwise counted.
+  // A frame of `length` bytes (Ethernet header included) as received: whether its length
+  // may be used (usable_length), and the same with a refused one counted (length_ok).
+  bool usable_length(std::size_t length, int flags) const;
   bool length_ok(std::size_t length, int flags);
 
   int fd_;
