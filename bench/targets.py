@@ -8,8 +8,9 @@ Per round, one after another: the shared-memory floors (bench/shm_floors), our e
 against both), our p = 4 empty superstep, one 8 MiB put, hpput and get over shm beside a
 memcpy of the same buffers (bench/bsp_bandwidth --floor; ordinary and huge-page buffers),
 and one 8 MiB put over udp and over nic beside the bare stream of the largest datagram or
-frame lo allows (bench/udp_stream_floor, bench/raw_frame_floor). A ratio is the median
-over rounds of each round's own ratio. Optional parts:
+frame lo allows (bench/udp_stream_floor, bench/raw_frame_floor; each floor and its put
+back to back, WIRE_PAIRS times a round). A ratio is the median over rounds (and pairs) of
+each round's (pair's) own ratio. Optional parts:
   --cluster        (root) the 8 MiB put over udp and nic between two emulated hosts
                    (tools/cluster.sh, veth MTU 1500) beside the bare 1472-byte UDP stream
                    and the bare stream of 1500-byte raw frames between the same hosts
@@ -91,6 +92,12 @@ class Run:
     def keep(self, name, value):
         if value is not None:
             self.figures.setdefault(name, []).append(value)
+
+    def keep_pair(self, floor_name, floor, name, value):
+        """A floor and the figure held against it, both or neither: ratio() pairs them by place."""
+        if floor is not None and value is not None:
+            self.keep(floor_name, floor)
+            self.keep(name, value)
 
     def median(self, name):
         values = self.figures.get(name)
@@ -199,51 +206,64 @@ def put_8mib(run, name, command_head):
     return rows.get("put")
 
 
-def raw_floor(run, log, figure, *flags):
+def raw_floor(run, log, *flags):
     """The bare raw-frame stream as a put is measured: 20 runs of 8 MiB from a buffer of
     that size, the receiver yielding while it waits; flags say the MTU, hosts, receiver."""
     text = run.output(log, [run.tool("bench/raw_frame_floor"), "--csv=1", "--repetitions=20",
                             "--total=%d" % EIGHT_MIB, "--source=buffer", "--wait=spin", *flags])
-    run.keep(figure, csv_cell(text, 4))
+    return csv_cell(text, 4)
+
+
+# Each wire row's floor and put are measured back to back, this many times a round: the
+# VM's speed changes state within seconds (nic between the hosts, one pair a round: a
+# round's ratio 0.67-1.20 with a median of 0.88 over 30 pairs), so a pair taken seconds
+# apart, as the floors then the puts of a round were, compares two states.
+WIRE_PAIRS = 3
 
 
 def wire_round(run, root):
-    udp_floor = run.output("udp-floor-65000", [run.tool("bench/udp_stream_floor"), "--csv=1",
-                                               "--repetitions=3", "--size=65000"])
-    run.keep("floor udp 65000", csv_cell(udp_floor, 5))
-    run.keep("ours udp put", put_8mib(run, "udp-8mib", run.bsprun(2, "udp")))
+    for _ in range(WIRE_PAIRS):
+        udp_floor = run.output("udp-floor-65000", [run.tool("bench/udp_stream_floor"), "--csv=1",
+                                                   "--repetitions=3", "--size=65000"])
+        run.keep_pair("floor udp 65000", csv_cell(udp_floor, 5),
+                      "ours udp put", put_8mib(run, "udp-8mib", run.bsprun(2, "udp")))
     if not root:
         return
-    # Measured as the put it is held against, as between the hosts (cluster_round): 8 MiB
-    # runs (median of 20) from a buffer of that size, the receiver yielding. The former
-    # floor (3 x 256 MiB, one frame hot in cache, the receiver asleep in poll) spread from
-    # 8.4 to 11.4 GB/s in one minute, losing up to 17% of its frames to a full ring: the
-    # nic-on-lo ratio's spread (0.35 to 0.75) was the floor's, not the put's.
-    raw_floor(run, "raw-floor-65535", "floor raw 65535", "--mtu=65535")
     # The same with the receiver copying every payload out, as a delivering receiver must
     # (shown beside the bare floor; the target stays against the bare one).
-    raw_floor(run, "raw-floor-65535-copy", "floor raw 65535 copy", "--mtu=65535", "--deliver=copy")
-    run.keep("ours nic put", put_8mib(run, "nic-8mib", run.bsprun(2, "nic")))
+    run.keep("floor raw 65535 copy", raw_floor(run, "raw-floor-65535-copy", "--mtu=65535", "--deliver=copy"))
+    for _ in range(WIRE_PAIRS):
+        # Measured as the put it is held against, as between the hosts (cluster_round): 8 MiB
+        # runs (median of 20) from a buffer of that size, the receiver yielding. The former
+        # floor (3 x 256 MiB, one frame hot in cache, the receiver asleep in poll) spread from
+        # 8.4 to 11.4 GB/s in one minute, losing up to 17% of its frames to a full ring: the
+        # nic-on-lo ratio's spread (0.35 to 0.75) was the floor's, not the put's.
+        run.keep_pair("floor raw 65535", raw_floor(run, "raw-floor-65535", "--mtu=65535"),
+                      "ours nic put", put_8mib(run, "nic-8mib", run.bsprun(2, "nic")))
 
 
 def cluster_round(run):
-    floor = run.output("udp-floor-hosts", [run.tool("bench/udp_stream_floor"), "--csv=1", "--repetitions=3",
-                                           "--size=1472", "--netns=tg", "--total=67108864"])
-    run.keep("floor udp 1472 hosts", csv_cell(floor, 5))
-    # As the put it is held against: 8 MiB runs (median of 20) from a buffer of that size,
-    # the receiver yielding while it waits (as nic within a superstep; asleep in poll,
-    # every frame would cost the sending CPU a wake-up: 0.32 against 0.56 GB/s here).
-    raw_floor(run, "raw-floor-hosts", "floor raw 1500 hosts", "--mtu=1500", "--netns=tg")
-    raw_floor(run, "raw-floor-hosts-copy", "floor raw 1500 hosts copy", "--mtu=1500", "--netns=tg", "--deliver=copy")
-    # The bare stream read by recvmsg instead of a ring: faster between the hosts (the
-    # receiver's copy leaves the sending CPU's softirq), so nic's --nic-rx=recv is held
-    # against it too, beside the ring against the ring.
-    raw_floor(run, "raw-floor-hosts-recv", "floor raw 1500 hosts recv", "--mtu=1500", "--netns=tg", "--rx=recv")
-    for transport in ("udp", "nic"):
-        head = [run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=" + transport]
-        run.keep("ours %s put hosts" % transport, put_8mib(run, transport + "-8mib-hosts", head))
-    run.keep("ours nic recv put hosts", put_8mib(run, "nic-recv-8mib-hosts", [
-        run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=nic", "--nic-rx=recv"]))
+    run.keep("floor raw 1500 hosts copy",
+             raw_floor(run, "raw-floor-hosts-copy", "--mtu=1500", "--netns=tg", "--deliver=copy"))
+    for _ in range(WIRE_PAIRS):
+        floor = run.output("udp-floor-hosts", [run.tool("bench/udp_stream_floor"), "--csv=1", "--repetitions=3",
+                                               "--size=1472", "--netns=tg", "--total=67108864"])
+        run.keep_pair("floor udp 1472 hosts", csv_cell(floor, 5),
+                      "ours udp put hosts", put_8mib(run, "udp-8mib-hosts", [
+                          run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=udp"]))
+        # As the put it is held against: 8 MiB runs (median of 20) from a buffer of that size,
+        # the receiver yielding while it waits (as nic within a superstep; asleep in poll,
+        # every frame would cost the sending CPU a wake-up: 0.32 against 0.56 GB/s here).
+        run.keep_pair("floor raw 1500 hosts", raw_floor(run, "raw-floor-hosts", "--mtu=1500", "--netns=tg"),
+                      "ours nic put hosts", put_8mib(run, "nic-8mib-hosts", [
+                          run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=nic"]))
+        # The bare stream read by recvmsg instead of a ring: faster between the hosts (the
+        # receiver's copy leaves the sending CPU's softirq), so nic's --nic-rx=recv is held
+        # against it too, beside the ring against the ring.
+        run.keep_pair("floor raw 1500 hosts recv",
+                      raw_floor(run, "raw-floor-hosts-recv", "--mtu=1500", "--netns=tg", "--rx=recv"),
+                      "ours nic recv put hosts", put_8mib(run, "nic-recv-8mib-hosts", [
+                          run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=nic", "--nic-rx=recv"]))
 
 
 def main_job_round(run, transports, number):
