@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "transport/room_layout.h"
+
 namespace bsp::transport::nic {
 namespace {
 
@@ -84,13 +86,13 @@ std::size_t SocketReader::receive_placed(FrameSink& sink, std::span<std::byte> r
   // room + i × body] [one byte more, the last of slot i: a longer frame shows as one, or
   // as truncated]. A frame that is not placed is put back together in slot i, the tail
   // byte already where it belongs.
-  const std::size_t body = mtu_ - head;
   const std::size_t heading = kEthernetHeader + head;
   if (heads_.size() < count * heading) heads_.resize(count * heading);
+  const RoomLayout layout{heads_.data(), heading, room, mtu_ - head};
   for (std::size_t i = 0; i < count; ++i) {
     iovec* parts = &iov_[3 * i];
-    parts[0] = iovec{heads_.data() + i * heading, heading};
-    parts[1] = iovec{room.data() + i * body, body};
+    parts[0] = layout.head_piece(i);
+    parts[1] = layout.body_piece(i);
     parts[2] = iovec{storage_.get() + i * slot_ + slot_ - 1, 1};
     messages_[i] = mmsghdr{};
     messages_[i].msg_hdr.msg_iov = parts;
@@ -104,9 +106,7 @@ std::size_t SocketReader::receive_placed(FrameSink& sink, std::span<std::byte> r
   }
   const auto arrived = static_cast<std::size_t>(got);
   drained = arrived < count;
-  const auto ethernet = [&](std::size_t i) {
-    return std::span<const std::byte>(heads_.data() + i * heading, kEthernetHeader);
-  };
+  const auto ethernet = [&](std::size_t i) { return layout.link_header(i, kEthernetHeader); };
   const int from = sender_ ? sender_(ethernet(0)) : -1;
   // The leading frames of a usable length from the first one's sender go to the sink in
   // place; the others are copied out of the room first (the sink may write there once it
@@ -118,16 +118,11 @@ std::size_t SocketReader::receive_placed(FrameSink& sink, std::span<std::byte> r
         (shaped > 0 && sender_ && sender_(ethernet(shaped)) != from)) {
       break;
     }
-    const std::size_t frame = length - kEthernetHeader;
-    placed_frames_[shaped] = FrameSink::PlacedFrame{
-        std::span<const std::byte>(heads_.data() + shaped * heading + kEthernetHeader, std::min(frame, head)),
-        std::span<const std::byte>(room.data() + shaped * body, frame > head ? frame - head : 0)};
+    placed_frames_[shaped] = layout.placed(shaped, length - kEthernetHeader, kEthernetHeader);
   }
+  // The tail byte is read to its place in slot i already: only the head and body are copied.
   for (std::size_t i = shaped; i < arrived; ++i) {
-    const std::size_t length = std::min<std::size_t>(messages_[i].msg_len, slot_);
-    std::byte* slot = storage_.get() + i * slot_;
-    std::memcpy(slot, heads_.data() + i * heading, std::min(length, heading));
-    if (length > heading) std::memcpy(slot + heading, room.data() + i * body, std::min(length - heading, body));
+    gather(std::span<const iovec>(&iov_[3 * i], 2), messages_[i].msg_len, storage_.get() + i * slot_);
   }
   sink.on_datagram_placed(from, std::span<const FrameSink::PlacedFrame>(placed_frames_, shaped));
   placed_ += shaped;

@@ -29,6 +29,7 @@
 #include "transport/file_descriptor.h"
 #include "transport/option_spec.h"
 #include "transport/registry.h"
+#include "transport/room_layout.h"
 #include "transport/send_errors.h"
 #include "transport/shared_options.h"
 #include "transport/socket_buffers.h"
@@ -446,12 +447,12 @@ class UdpTransport final : public Transport {
   // sink as no placement and delivered by on_frame from a contiguous copy in slot 1.
   // Returns the frames delivered (0: nothing to read; the room is given up).
   std::size_t receive_placed(FrameSink& sink, std::span<std::byte> room, std::size_t head, std::size_t frames) {
-    const std::size_t body = mtu_ - head;
     if (heads_.size() < frames * head) heads_.resize(frames * head);
+    const RoomLayout layout{heads_.data(), head, room, mtu_ - head};
     std::size_t pieces = 0;
     for (std::size_t i = 0; i < frames; ++i) {
-      placed_iov_[pieces++] = iovec{heads_.data() + i * head, head};
-      placed_iov_[pieces++] = iovec{room.data() + i * body, body};
+      placed_iov_[pieces++] = layout.head_piece(i);
+      placed_iov_[pieces++] = layout.body_piece(i);
     }
     const std::size_t scattered = frames * mtu_;
     placed_iov_[pieces++] = iovec{storage_.get(), slot_size_ > scattered ? slot_size_ - scattered : 0};
@@ -482,10 +483,7 @@ class UdpTransport final : public Transport {
       std::size_t count = 0;
       std::size_t offset = 0;
       do {
-        const std::size_t size = std::min(mtu_, length - offset);
-        placed_[count] = PlacedFrame{
-            std::span<const std::byte>(heads_.data() + count * head, std::min(size, head)),
-            std::span<const std::byte>(room.data() + count * body, size > head ? size - head : 0)};
+        placed_[count] = layout.placed(count, std::min(mtu_, length - offset));
         ++count;
         offset += mtu_;
       } while (offset < length);
@@ -509,12 +507,12 @@ class UdpTransport final : public Transport {
   // Returns the frames delivered (0: nothing to read; the room is given up).
   std::size_t receive_placed_datagrams(FrameSink& sink, std::span<std::byte> room, std::size_t head,
                                        std::size_t count) {
-    const std::size_t body = mtu_ - head;
     if (heads_.size() < count * head) heads_.resize(count * head);
+    const RoomLayout layout{heads_.data(), head, room, mtu_ - head};
     for (std::size_t i = 0; i < count; ++i) {
       iovec* pieces = &placed_iov_[3 * i];
-      pieces[0] = iovec{heads_.data() + i * head, head};
-      pieces[1] = iovec{room.data() + i * body, body};
+      pieces[0] = layout.head_piece(i);
+      pieces[1] = layout.body_piece(i);
       pieces[2] = iovec{storage_.get() + i * slot_size_, slot_size_ - mtu_};
       receive_headers_[i] = mmsghdr{};
       msghdr& message = receive_headers_[i].msg_hdr;
@@ -546,9 +544,7 @@ class UdpTransport final : public Transport {
           pid_of(sources_[shaped]) != from) {
         break;
       }
-      placed_[shaped] = PlacedFrame{
-          std::span<const std::byte>(heads_.data() + shaped * head, std::min(length, head)),
-          std::span<const std::byte>(room.data() + shaped * body, length > head ? length - head : 0)};
+      placed_[shaped] = layout.placed(shaped, length);
     }
     unplaced_.clear();
     for (std::size_t i = shaped; i < arrived; ++i) {
@@ -568,18 +564,6 @@ class UdpTransport final : public Transport {
           gro_ ? coalesced_segment_size(receive_headers_[i].msg_hdr) : 0);
     }
     return delivered;
-  }
-
-  // Copies the first `length` bytes a scattered read left in `pieces` to `into`, in order;
-  // returns how many there were (fewer where the pieces hold less).
-  static std::size_t gather(std::span<const iovec> pieces, std::size_t length, std::byte* into) {
-    std::size_t copied = 0;
-    for (std::size_t i = 0; i < pieces.size() && copied < length; ++i) {
-      const std::size_t size = std::min(pieces[i].iov_len, length - copied);
-      std::memcpy(into + copied, pieces[i].iov_base, size);
-      copied += size;
-    }
-    return copied;
   }
 
   // The pid of the job's process at a datagram's source address, or kNotAMember.
