@@ -249,21 +249,19 @@ def cluster_round(run):
         floor = run.output("udp-floor-hosts", [run.tool("bench/udp_stream_floor"), "--csv=1", "--repetitions=3",
                                                "--size=1472", "--netns=tg", "--total=67108864"])
         run.keep_pair("floor udp 1472 hosts", csv_cell(floor, 5),
-                      "ours udp put hosts", put_8mib(run, "udp-8mib-hosts", [
-                          run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=udp"]))
+                      "ours udp put hosts", put_8mib(run, "udp-8mib-hosts", run.bsprun(2, "udp", "--netns=tg")))
         # As the put it is held against: 8 MiB runs (median of 20) from a buffer of that size,
         # the receiver yielding while it waits (as nic within a superstep; asleep in poll,
         # every frame would cost the sending CPU a wake-up: 0.32 against 0.56 GB/s here).
         run.keep_pair("floor raw 1500 hosts", raw_floor(run, "raw-floor-hosts", "--mtu=1500", "--netns=tg"),
-                      "ours nic put hosts", put_8mib(run, "nic-8mib-hosts", [
-                          run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=nic"]))
+                      "ours nic put hosts", put_8mib(run, "nic-8mib-hosts", run.bsprun(2, "nic", "--netns=tg")))
         # The bare stream read by recvmsg instead of a ring: faster between the hosts (the
         # receiver's copy leaves the sending CPU's softirq), so nic's --nic-rx=recv is held
         # against it too, beside the ring against the ring.
         run.keep_pair("floor raw 1500 hosts recv",
                       raw_floor(run, "raw-floor-hosts-recv", "--mtu=1500", "--netns=tg", "--rx=recv"),
-                      "ours nic recv put hosts", put_8mib(run, "nic-recv-8mib-hosts", [
-                          run.tool("bsplib/bsprun"), "-n", "2", "--netns=tg", "--transport=nic", "--nic-rx=recv"]))
+                      "ours nic recv put hosts", put_8mib(run, "nic-recv-8mib-hosts",
+                                                          run.bsprun(2, "nic", "--netns=tg", "--nic-rx=recv")))
 
 
 def main_job_round(run, transports, number):

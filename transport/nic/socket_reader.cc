@@ -119,7 +119,6 @@ std::size_t SocketReader::receive_placed(FrameSink& sink, std::span<std::byte> r
     }
     placed_frames_[shaped] = layout.placed(shaped, length - kEthernetHeader, kEthernetHeader);
   }
-  // The tail byte is read to its place in slot i already: only the head and body are copied.
   for (std::size_t i = shaped; i < arrived; ++i) {
     gather(std::span<const iovec>(&iov_[3 * i], 2), messages_[i].msg_len, storage_.get() + i * slot_);
   }
