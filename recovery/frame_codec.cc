@@ -1,6 +1,7 @@
 // recovery/frame_codec.cc: sealing (length, check, MAC) and checking wire headers.
 #include "recovery/frame_codec.h"
 
+#include <array>
 #include <cstring>
 #include <string_view>
 
@@ -9,30 +10,43 @@
 namespace bsp::wire {
 namespace {
 
-// The nested MAC (frame_codec.h): one pass over the payload in place, one over a copy of
-// the header.
-std::uint64_t header_mac(std::span<const std::byte> head, std::uint64_t payload_mac, const FrameKey& key) {
-  Header header;
-  std::memcpy(&header, head.data(), kHeaderSize);
-  header.check = 0;
-  header.mac = payload_mac;
-  // Four whole words: the inlined SipHash-2-4 rounds (libsodium's result, bulk_mac_test).
-  static_assert(sizeof header % 8 == 0);
-  return auth::siphash_words(key.header, std::as_bytes(std::span(&header, 1)));
+// The header's four little-endian words, formed from its fields in registers, with magic,
+// length, check and mac given. Sealing reads a header just written field by field (this
+// transmission's ack, credit and flags); copied or loaded a word at a time instead, each
+// wide load waited for those narrow stores to drain (store forwarding fails on such
+// loads), and the stalls cost more than the header's SipHash.
+std::array<std::uint64_t, 4> header_words(const Header& header, std::uint8_t magic, std::uint16_t length,
+                                          std::uint16_t check, std::uint64_t mac) {
+  const std::uint64_t type_flags = std::uint64_t{header.type} | std::uint64_t{header.flags} << 4;
+  return {std::uint64_t{magic} | type_flags << 8 | std::uint64_t{check} << 16 | std::uint64_t{header.job_id} << 32,
+          std::uint64_t{header.src} | std::uint64_t{header.dst} << 16 | std::uint64_t{header.seq} << 32,
+          std::uint64_t{header.ack} | std::uint64_t{length} << 32 | std::uint64_t{header.credit} << 48, mac};
+}
+
+// The nested MAC (frame_codec.h): one pass over the payload in place, then SipHash-2-4 of
+// the header's words with the check zero and the payload's MAC in the mac field.
+std::uint64_t header_mac(const Header& header, std::uint8_t magic, std::uint16_t length, std::uint64_t payload_mac,
+                         const FrameKey& key) {
+  const std::array<std::uint64_t, 4> words = header_words(header, magic, length, 0, payload_mac);
+  return auth::siphash_words(key.header, std::as_bytes(std::span(words)));
 }
 
 std::uint32_t fold_crc(const auth::Fold& fold) { return crc32c(std::as_bytes(std::span(fold))); }
 
 // The check from the CRC32C state after the payload's fold: the header follows, with its
 // check field taken as zero.
-std::uint16_t finish_check(std::span<const std::byte> head, std::uint32_t crc) {
-  constexpr std::size_t check_at = offsetof(Header, check);
-  constexpr std::size_t check_size = sizeof(Header::check);
-  static constexpr std::byte zeros[check_size] = {};
-  crc = crc32c(head.first(check_at), crc);
-  crc = crc32c(std::span<const std::byte>(zeros, check_size), crc);
-  crc = crc32c(head.subspan(check_at + check_size, kHeaderSize - check_at - check_size), crc);
-  return static_cast<std::uint16_t>(crc);
+std::uint16_t finish_check(const Header& header, std::uint8_t magic, std::uint16_t length, std::uint64_t mac,
+                           std::uint32_t crc) {
+  const std::array<std::uint64_t, 4> words = header_words(header, magic, length, 0, mac);
+  return static_cast<std::uint16_t>(crc32c(std::as_bytes(std::span(words)), crc));
+}
+
+void store_word(std::byte* at, std::uint64_t word) { std::memcpy(at, &word, sizeof word); }
+
+Header header_of(std::span<const std::byte> head) {
+  Header header;
+  std::memcpy(&header, head.data(), kHeaderSize);
+  return header;
 }
 
 // Writes magic, length, mac and check into head. payload_seal: the payload's MAC and fold
@@ -47,23 +61,28 @@ void seal(std::span<std::byte> head, std::span<const std::byte> payload, const F
     if (key.checksum) taken.fold_crc = fold_crc(fold);
     payload_seal = &taken;
   }
-  Header header;
-  std::memcpy(&header, head.data(), kHeaderSize);
-  header.magic = kMagic;
-  header.length = static_cast<std::uint16_t>(payload.size());
-  header.check = 0;
-  header.mac = 0;
-  std::memcpy(head.data(), &header, kHeaderSize);
-  if (key.authenticate) header.mac = header_mac(head, payload_seal->mac, key);
-  std::memcpy(head.data() + offsetof(Header, mac), &header.mac, sizeof header.mac);
-  if (key.checksum) header.check = finish_check(head, payload_seal->fold_crc);
-  std::memcpy(head.data() + offsetof(Header, check), &header.check, sizeof header.check);
+  seal_header(head, header_of(head), payload.size(), key, *payload_seal);
 }
 
 }  // namespace
 
 std::uint16_t frame_check(std::span<const std::byte> head, std::span<const std::byte> payload) {
-  return finish_check(head, fold_crc(auth::fold_of(payload)));
+  const Header header = header_of(head);
+  return finish_check(header, header.magic, header.length, header.mac, fold_crc(auth::fold_of(payload)));
+}
+
+void seal_header(std::span<std::byte> head, const Header& header, std::size_t payload_size, const FrameKey& key,
+                 const PayloadSeal& payload_seal) {
+  const auto length = static_cast<std::uint16_t>(payload_size);
+  const std::uint64_t mac = key.authenticate ? header_mac(header, kMagic, length, payload_seal.mac, key) : 0;
+  const std::uint16_t check = key.checksum ? finish_check(header, kMagic, length, mac, payload_seal.fold_crc) : 0;
+  // Each word stored from its register as formed (a copy of the array went through the
+  // stack and read it back wider than it was written).
+  const auto [word0, word1, word2, word3] = header_words(header, kMagic, length, check, mac);
+  store_word(head.data(), word0);
+  store_word(head.data() + 8, word1);
+  store_word(head.data() + 16, word2);
+  store_word(head.data() + 24, word3);
 }
 
 FrameKey frame_key(const auth::Key& job_secret) {
@@ -130,7 +149,9 @@ Verdict check_parts(std::span<const std::byte> head, std::span<const std::byte> 
   if (addressed && key.authenticate) {
     const std::uint64_t payload_mac = copy_to != nullptr ? auth::bulk_mac_copy(key.payload, copy_to, payload)
                                                          : auth::bulk_mac(key.payload, payload);
-    if (auth::same_tag(header_mac(head, payload_mac, key), header.mac)) return Verdict::ok;
+    if (auth::same_tag(header_mac(header, header.magic, header.length, payload_mac, key), header.mac)) {
+      return Verdict::ok;
+    }
   } else if (copy_to != nullptr && !payload.empty()) {
     std::memcpy(copy_to, payload.data(), payload.size());
   }

@@ -73,6 +73,11 @@ void seal_parts(std::span<std::byte> head, std::span<const std::byte> payload, c
 // reading it again (the payload must be unchanged).
 PayloadSeal copy_payload(std::byte* destination, std::span<const std::byte> payload, const FrameKey& key);
 void seal_frame(std::span<std::byte> frame, const FrameKey& key, const PayloadSeal& payload_seal);
+// The same from the header's fields as the caller holds them (every field but magic,
+// length, check and mac set): writes the sealed header to head (kHeaderSize bytes) for a
+// payload of payload_size bytes, so a header changed for this transmission is written once.
+void seal_header(std::span<std::byte> head, const Header& header, std::size_t payload_size, const FrameKey& key,
+                 const PayloadSeal& payload_seal);
 
 // Checks an arrived frame. On ok, header receives a copy of its header and the payload
 // is frame.subspan(kHeaderSize, header.length). A frame whose MAC holds is ok without its

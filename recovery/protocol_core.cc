@@ -94,22 +94,15 @@ SendResult ProtocolCore::send(int peer, std::span<const std::byte> payload) {
     ask_for_acks();
     return SendResult::no_buffer;
   }
-  std::span<std::byte> bytes = pool_.bytes(*buffer);
-  Header header{};
-  header.type = static_cast<std::uint8_t>(FrameType::data);
-  header.job_id = config_.job_id;
-  header.src = static_cast<std::uint16_t>(config_.pid);
-  header.dst = static_cast<std::uint16_t>(peer);
-  header.seq = static_cast<std::uint32_t>(link.next_seq);
-  write_header(bytes, header);
-  OutstandingFrame frame;
+  // Built where it stays (a copy of a frame built apart waited on its narrow stores). The
+  // header is written when the frame is staged, with that transmission's fields.
+  OutstandingFrame& frame = link.queue.emplace_back();
   // The copy into the pool, the payload's MAC and its fold in one pass; every transmission seals
   // with them (the payload does not change until acknowledged).
-  frame.payload_seal = wire::copy_payload(bytes.data() + wire::kHeaderSize, payload, frame_key_);
+  frame.payload_seal = wire::copy_payload(pool_.bytes(*buffer).data() + wire::kHeaderSize, payload, frame_key_);
   frame.seq = link.next_seq++;
   frame.buffer = *buffer;
   frame.size = static_cast<std::uint16_t>(wire::kHeaderSize + payload.size());
-  link.queue.push_back(frame);
   activate(peer);
   untransmitted_bytes_ += frame.size;
   if (++untransmitted_ >= tuning::kAutoTransmit || untransmitted_bytes_ >= tuning::kAutoTransmitBytes) transmit();
@@ -207,19 +200,23 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   const Time now = batch_time_;
   SendLink& link = send_[static_cast<std::size_t>(peer)];
   std::span<std::byte> bytes = pool_.bytes(frame.buffer).first(frame.size);
-  Header header = read_header(bytes);
   std::uint64_t ack = receive_[static_cast<std::size_t>(peer)].expected;
   PolicyContext policy_context = context(now);
   policy_context.link_sendable = link_window_ > link.queued() ? link_window_ - link.queued() : 0;
   bool ask = policy_->request_ack(policy_context, link);
   std::uint32_t credit = credit_for(peer);
-  header.ack = static_cast<std::uint32_t>(ack);
+  Header header{};
+  header.type = static_cast<std::uint8_t>(FrameType::data);
   header.flags = ask ? wire::kFlagAckRequest : 0;
+  header.job_id = config_.job_id;
+  header.src = static_cast<std::uint16_t>(config_.pid);
+  header.dst = static_cast<std::uint16_t>(peer);
+  header.seq = static_cast<std::uint32_t>(frame.seq);
+  header.ack = static_cast<std::uint32_t>(ack);
   header.credit = wire::encode_credit(credit);
-  write_header(bytes, header);
-  wire::seal_frame(bytes, frame_key_, frame.payload_seal);
+  wire::seal_header(bytes, header, bytes.size() - wire::kHeaderSize, frame_key_, frame.payload_seal);
   batch_.push_back(transport::OutFrame{peer, bytes});
-  staged_.push_back(Staged{peer, frame.seq, resend, ask, ack, credit});
+  staged_.emplace_back(peer, frame.seq, resend, ask, ack, credit);
 }
 
 // Hands the batch to the output; what it refused goes back on its queues. False when the

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "recovery/crc32c.h"
 #include "recovery/frame_codec.h"
 #include "recovery/link_report.h"
 #include "recovery/protocol_core.h"
@@ -178,6 +179,60 @@ TEST_F(FrameScreeningTest, WireHeaderVersion4Layout) {
   core.on_frame(0, old, sink);
   EXPECT_EQ(core.stats().malformed_dropped, 1u);
   EXPECT_EQ(sink.payloads, 0);
+}
+
+// The seal is what frame_codec.h defines, byte for byte, whichever way it is taken: the mac is
+// SipHash-2-4 under the header key of the 32 header bytes with the check zero and the
+// payload's MAC in the mac field, the check the low 16 bits of CRC32C over the payload's
+// fold and then the header bytes with the check zero. Every field holds a distinct value, so
+// a field formed in the wrong place of its word changes the result.
+TEST(FrameSeal, MatchesTheDefinitionByteForByte) {
+  const auth::Key secret{9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 11, 12, 13, 14, 15, 16};
+  const wire::FrameKey key = wire::frame_key(secret);
+  for (std::size_t length : {5, 200, 1468}) {
+    std::vector<std::byte> payload(length);
+    for (std::size_t i = 0; i < length; ++i) payload[i] = static_cast<std::byte>(i * 37 + 11);
+    wire::Header fields{};
+    fields.type = static_cast<std::uint8_t>(wire::FrameType::nack);
+    fields.flags = wire::kFlagAckRequest;
+    fields.job_id = 0xA1B2C3D4u;
+    fields.src = 0x0102;
+    fields.dst = 0x0304;
+    fields.seq = 0x05060708u;
+    fields.ack = 0x090A0B0Cu;
+    fields.credit = 0x0D0E;
+
+    auth::Fold fold{};
+    wire::Header expected = fields;
+    expected.magic = wire::kMagic;
+    expected.length = static_cast<std::uint16_t>(length);
+    expected.check = 0;
+    expected.mac = auth::bulk_mac(key.payload, payload, &fold);
+    std::byte bytes[wire::kHeaderSize];
+    std::memcpy(bytes, &expected, wire::kHeaderSize);
+    expected.mac = auth::mac(key.header, {std::span<const std::byte>(bytes)});
+    std::memcpy(bytes, &expected, wire::kHeaderSize);
+    expected.check = static_cast<std::uint16_t>(
+        crc32c(std::span<const std::byte>(bytes), crc32c(std::as_bytes(std::span(fold)))));
+
+    std::vector<std::byte> frame(wire::kHeaderSize + length);
+    std::memcpy(frame.data(), &fields, wire::kHeaderSize);
+    std::memcpy(frame.data() + wire::kHeaderSize, payload.data(), length);
+    wire::seal_frame(frame, key);
+    wire::Header sealed;
+    std::memcpy(&sealed, frame.data(), wire::kHeaderSize);
+    EXPECT_EQ(sealed.mac, expected.mac) << length;
+    EXPECT_EQ(sealed.check, expected.check) << length;
+    EXPECT_EQ(std::memcmp(&sealed, &expected, wire::kHeaderSize), 0) << length;
+
+    // Sealed as the sender does: the payload copied with its seal, the header from fields.
+    std::vector<std::byte> sent(wire::kHeaderSize + length);
+    const wire::PayloadSeal payload_seal = wire::copy_payload(sent.data() + wire::kHeaderSize, payload, key);
+    wire::seal_header(std::span(sent).first(wire::kHeaderSize), fields, length, key, payload_seal);
+    EXPECT_EQ(sent, frame) << length;
+    wire::Header received;
+    EXPECT_EQ(wire::check_frame(frame, key, fields.job_id, fields.dst, 0x0200, received), wire::Verdict::ok);
+  }
 }
 
 // Credit travels in 16 bits: "no limit" both ways, counts saturate below it.
