@@ -11,10 +11,10 @@ namespace bsp::wire {
 namespace {
 
 // The header's four little-endian words, formed from its fields in registers, with magic,
-// length, check and mac given. Sealing reads a header just written field by field (this
-// transmission's ack, credit and flags); copied or loaded a word at a time instead, each
-// wide load waited for those narrow stores to drain (store forwarding fails on such
-// loads), and the stalls cost more than the header's SipHash.
+// length, check and mac given. Sealing comes right after this transmission's fields (ack,
+// credit, flags) were written one by one; read back from memory a word or 16 bytes at a
+// time, the header waited at every such load for those narrower stores to drain (store
+// forwarding fails), and the stalls cost more than the header's SipHash.
 std::array<std::uint64_t, 4> header_words(const Header& header, std::uint8_t magic, std::uint16_t length,
                                           std::uint16_t check, std::uint64_t mac) {
   const std::uint64_t type_flags = std::uint64_t{header.type} | std::uint64_t{header.flags} << 4;
