@@ -45,7 +45,6 @@ class Destination final : public recovery::PayloadSink {
     if (at_ + size > bytes_.size()) at_ = 0;
     return {bytes_.data() + at_, size};
   }
-  void on_payload_placed(int) override {}
   void append(std::size_t size, const std::byte* from) {
     if (at_ + size > bytes_.size()) at_ = 0;
     std::memcpy(bytes_.data() + at_, from, size);

@@ -192,6 +192,20 @@ void ProtocolCore::transmit() {
   round_robin_ = (round_robin_ + 1) % config_.nprocs;
 }
 
+// The fields every frame to peer carries (seq, magic, length, check and mac aside).
+Header ProtocolCore::header_to(int peer, FrameType type, bool ack_request, std::uint64_t ack,
+                               std::uint32_t credit) const {
+  Header header{};
+  header.type = static_cast<std::uint8_t>(type);
+  header.flags = ack_request ? wire::kFlagAckRequest : 0;
+  header.job_id = config_.job_id;
+  header.src = static_cast<std::uint16_t>(config_.pid);
+  header.dst = static_cast<std::uint16_t>(peer);
+  header.ack = static_cast<std::uint32_t>(ack);
+  header.credit = wire::encode_credit(credit);
+  return header;
+}
+
 // Writes the fresh protocol fields (piggy-backed ack, ack request, credit) into a queued
 // frame and puts it on the batch.
 void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
@@ -205,15 +219,8 @@ void ProtocolCore::stage(int peer, OutstandingFrame& frame, bool resend) {
   policy_context.link_sendable = link_window_ > link.queued() ? link_window_ - link.queued() : 0;
   bool ask = policy_->request_ack(policy_context, link);
   std::uint32_t credit = credit_for(peer);
-  Header header{};
-  header.type = static_cast<std::uint8_t>(FrameType::data);
-  header.flags = ask ? wire::kFlagAckRequest : 0;
-  header.job_id = config_.job_id;
-  header.src = static_cast<std::uint16_t>(config_.pid);
-  header.dst = static_cast<std::uint16_t>(peer);
+  Header header = header_to(peer, FrameType::data, ask, ack, credit);
   header.seq = static_cast<std::uint32_t>(frame.seq);
-  header.ack = static_cast<std::uint32_t>(ack);
-  header.credit = wire::encode_credit(credit);
   wire::seal_header(bytes, header, bytes.size() - wire::kHeaderSize, frame_key_, frame.payload_seal);
   batch_.push_back(transport::OutFrame{peer, bytes});
   staged_.emplace_back(peer, frame.seq, resend, ask, ack, credit);
@@ -633,15 +640,7 @@ void ProtocolCore::emit_report(int peer, FrameType type, bool answer, std::uint3
   control.bytes.resize(wire::kHeaderSize + report_size(report.missing.size()));
   std::size_t length = encode_report(report, std::span<std::byte>(control.bytes).subspan(wire::kHeaderSize));
   std::uint32_t credit = credit_for(peer);
-  Header header{};
-  header.type = static_cast<std::uint8_t>(type);
-  header.job_id = config_.job_id;
-  header.src = static_cast<std::uint16_t>(config_.pid);
-  header.dst = static_cast<std::uint16_t>(peer);
-  header.ack = static_cast<std::uint32_t>(link.expected);
-  header.flags = ack_request ? wire::kFlagAckRequest : 0;
-  header.credit = wire::encode_credit(credit);
-  write_header(control.bytes, header);
+  write_header(control.bytes, header_to(peer, type, ack_request, link.expected, credit));
   wire::seal_frame(std::span<std::byte>(control.bytes).first(wire::kHeaderSize + length), frame_key_);
   note_ack_sent(peer, link.expected, credit);
   switch (type) {

@@ -134,6 +134,8 @@ class ProtocolCore {
   bool flush_batch();
   void note_ack_sent(int peer, std::uint64_t ack, std::uint32_t credit);
   std::uint32_t credit_for(int peer);
+  wire::Header header_to(int peer, wire::FrameType type, bool ack_request, std::uint64_t ack,
+                         std::uint32_t credit) const;
   bool credit_allows(const SendLink& link) const;
 
   void take_ack(int peer, std::uint32_t wire_ack, bool explicit_ack, Time now);
