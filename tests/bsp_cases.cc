@@ -895,22 +895,40 @@ void enquiry() {
 // bsp::stats::communication_seconds() counts the time inside bsp_sync and nothing else:
 // across one sync it grows by that sync's length (bracketed by bsp_time), across user
 // code not at all, and it never exceeds bsp_time(). The last process sleeps 50 ms in a
-// superstep, so the others' sync of it is long enough that a mis-scaled clock shows.
+// superstep, so the others' sync of it is long enough that a mis-scaled clock shows. The
+// bracket also holds whatever ran between bsp_time and the sync's own clock reads, and a
+// process preempted there (a busy machine) sees a bracket longer than the sync: the
+// growth may fall short of it in some of kAttempts such syncs, never in all of them, and
+// never exceed it.
 void communication_time() {
+  constexpr int kAttempts = 3;
   bsp_sync();
   const double before_computing = bsp::stats::communication_seconds();
   if (me() == p() - 1) usleep(50'000);
   // (equal but for the rounding of turning clock ticks into seconds at each call)
   CHECK(std::abs(bsp::stats::communication_seconds() - before_computing) <= 1e-6 + 1e-4 * before_computing);
-  const double counted_before = bsp::stats::communication_seconds();
-  const double entered = bsp_time();
-  bsp_sync();
-  const double left = bsp_time();
-  const double counted = bsp::stats::communication_seconds() - counted_before;
-  const double slack = 0.02 * (left - entered) + 50e-6;
-  if (counted < (left - entered) - slack || counted > (left - entered) + slack) {
-    bsp_abort("communication_time on pid %d: the sync took %.6f s by bsp_time, communication_seconds grew %.6f s\n",
-              me(), left - entered, counted);
+  bool agreed = false;
+  double bracket = 0, counted = 0;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {  // every process syncs kAttempts times
+    if (attempt > 0 && me() == p() - 1) usleep(50'000);
+    const double counted_before = bsp::stats::communication_seconds();
+    const double entered = bsp_time();
+    bsp_sync();
+    const double left = bsp_time();
+    bracket = left - entered;
+    counted = bsp::stats::communication_seconds() - counted_before;
+    const double slack = 0.02 * bracket + 50e-6;
+    if (counted > bracket + slack) {
+      bsp_abort("communication_time on pid %d: the sync took %.6f s by bsp_time, communication_seconds grew %.6f s\n",
+                me(), bracket, counted);
+    }
+    agreed = agreed || counted >= bracket - slack;
+  }
+  if (!agreed) {
+    bsp_abort(
+        "communication_time on pid %d: in each of %d syncs communication_seconds grew less than bsp_time "
+        "measured (the last: %.6f s against %.6f s)\n",
+        me(), kAttempts, counted, bracket);
   }
   CHECK(bsp::stats::communication_seconds() <= bsp_time() + 50e-6);
 }
